@@ -1,0 +1,1 @@
+"""Applications: the ``docrag`` command line and the Gradio viewer."""

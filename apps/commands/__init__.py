@@ -1,0 +1,1 @@
+"""Sub-commands of the ``docrag`` CLI; each module exposes ``register(app)``."""

@@ -1,0 +1,7 @@
+"""`docrag` sub-command module (evaluate); filled in by its feature."""
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""

@@ -1,0 +1,1 @@
+"""docrag.citation"""

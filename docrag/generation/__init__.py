@@ -1,0 +1,1 @@
+"""Answer generation with visual citations."""

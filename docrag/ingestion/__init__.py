@@ -1,0 +1,1 @@
+"""PDF and image ingestion into a page corpus."""
