@@ -19,9 +19,9 @@ import hashlib
 import logging
 import shutil
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from docrag._version import __version__
 from docrag.errors import CorpusError
@@ -83,7 +83,8 @@ class Corpus:
         if self._manifest is None:
             path = self.root / "manifest.json"
             self._manifest = read_json(path) if path.exists() else _empty_manifest()
-            on_disk = {p.name for p in (self.root / "docs").iterdir() if p.is_dir()} if (self.root / "docs").exists() else set()
+            docs = self.root / "docs"
+            on_disk = {p.name for p in docs.iterdir() if p.is_dir()} if docs.exists() else set()
             if set(self._manifest["documents"]) != on_disk:
                 self._manifest = self._rebuilt_manifest(self._manifest, on_disk)
         return self._manifest

@@ -14,9 +14,9 @@ Anything that converts between spaces lives in this module.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Sequence
 
 
 class Space(str, Enum):
@@ -253,7 +253,7 @@ def _clamp(v: float, lo: float, hi: float) -> float:
 
 
 def _close_extent(a: tuple[float, float], b: tuple[float, float], rel: float = 1e-6) -> bool:
-    return all(abs(x - y) <= rel * max(1.0, abs(x), abs(y)) for x, y in zip(a, b))
+    return all(abs(x - y) <= rel * max(1.0, abs(x), abs(y)) for x, y in zip(a, b, strict=True))
 
 
 def _check_same_extent(a: tuple[float, float], b: tuple[float, float], what: str) -> None:

@@ -8,8 +8,9 @@ lists every valid family.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from docrag.errors import UnknownNameError
 
@@ -40,7 +41,8 @@ class Registry(Generic[T]):
         """Decorator: register ``factory(arg, **options)`` (``arg`` is None for bare names)."""
 
         def deco(factory: Callable[..., T]) -> Callable[..., T]:
-            self._entries[family] = Entry(family, factory, needs_arg, help or (factory.__doc__ or "").strip().split("\n")[0])
+            summary = help or (factory.__doc__ or "").strip().split("\n")[0]
+            self._entries[family] = Entry(family, factory, needs_arg, summary)
             return factory
 
         return deco

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
@@ -20,7 +21,7 @@ class ImagePart:
     image: Image.Image
 
 
-Part = Union[TextPart, ImagePart]
+Part = TextPart | ImagePart
 
 
 @dataclass

@@ -1,0 +1,188 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1, scripted by the test.
+
+Usage::
+
+    with ScriptedOpenAIServer('{"answer": "42", "coordinates": {}}') as srv:
+        backend = get_backend("openai:test-model", base_url=srv.base_url, api_key="x")
+        ...
+        srv.requests[0]               # the parsed JSON body of the first request
+        srv.images(srv.requests[0])   # the PIL images that request carried, in order
+
+``reply`` is one of
+
+* a ``str``: every request gets it;
+* a ``list`` of ``str`` (or of the tuples below): served in order, the last one repeated;
+* a callable ``reply(request_json) -> str | (status_code, body)``; ``body`` is a ``str`` (sent as
+  the error message of an OpenAI-style error object) or a ``dict`` (sent as JSON as is).
+
+A successful reply is a ``chat.completion`` object with ``choices[0].message.content`` and
+``usage``. The server speaks ``POST /v1/chat/completions`` and ``GET /v1/models``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Union
+
+from PIL import Image
+
+Scripted = Union[str, tuple[int, Union[str, dict]]]
+Reply = Union[str, list, Callable[[dict], Scripted]]
+
+
+def request_texts(request: dict) -> list[str]:
+    """All text parts of all messages of a request, in order."""
+    out: list[str] = []
+    for msg in request.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, str):
+            out.append(content)
+            continue
+        for part in content or []:
+            if part.get("type") == "text":
+                out.append(part.get("text", ""))
+    return out
+
+
+def request_images(request: dict) -> list[Image.Image]:
+    """The images a request carried (base64 data URLs), decoded to PIL, in message order."""
+    images: list[Image.Image] = []
+    for msg in request.get("messages", []):
+        content = msg.get("content")
+        if isinstance(content, str):
+            continue
+        for part in content or []:
+            if part.get("type") != "image_url":
+                continue
+            url = part["image_url"]["url"]
+            header, _, data = url.partition(",")
+            if not header.startswith("data:") or ";base64" not in header:
+                raise ValueError(f"not a base64 data URL: {url[:40]}...")
+            with Image.open(io.BytesIO(base64.b64decode(data))) as im:
+                images.append(im.convert("RGB"))
+    return images
+
+
+class ScriptedOpenAIServer:
+    """Context manager running the scripted server in a background thread (port chosen by the OS)."""
+
+    def __init__(self, reply: Reply, *, model: str = "scripted") -> None:
+        self.reply = reply
+        self.model = model
+        self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting -----------------------------------------------------------------------------
+    def _next(self, request: dict) -> Scripted:
+        if callable(self.reply):
+            return self.reply(request)
+        if isinstance(self.reply, list):
+            n = len(self.requests) - 1
+            return self.reply[min(n, len(self.reply) - 1)]
+        return self.reply
+
+    def images(self, request: dict | int = -1) -> list[Image.Image]:
+        """Images of ``request`` (a parsed request or an index into :attr:`requests`)."""
+        req = self.requests[request] if isinstance(request, int) else request
+        return request_images(req)
+
+    def texts(self, request: dict | int = -1) -> list[str]:
+        req = self.requests[request] if isinstance(request, int) else request
+        return request_texts(req)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("server not started; use it as a context manager")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+
+
+def _completion(model: str, content: str, request: dict) -> dict:
+    prompt_tokens = sum(len(t.split()) for t in request_texts(request))
+    completion_tokens = len(content.split())
+    return {
+        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
+def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+            return
+
+        def _send(self, status: int, obj: dict) -> None:
+            data = json.dumps(obj).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+            if self.path.rstrip("/") == "/v1/models":
+                self._send(200, {"object": "list", "data": [{"id": owner.model, "object": "model"}]})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length", 0))
+            body = self.rfile.read(length)
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                return
+            try:
+                request = json.loads(body)
+            except json.JSONDecodeError as exc:
+                self._send(400, {"error": {"message": f"invalid JSON: {exc}", "type": "invalid_request_error"}})
+                return
+            with owner._lock:
+                owner.requests.append(request)
+                owner.headers.append(dict(self.headers.items()))
+                try:
+                    scripted = owner._next(request)
+                except Exception as exc:  # a broken script is reported to the client, not swallowed
+                    self._send(500, {"error": {"message": f"script failed: {exc!r}", "type": "server_error"}})
+                    return
+            if isinstance(scripted, tuple):
+                status, payload = scripted
+                if isinstance(payload, dict):
+                    self._send(status, payload)
+                elif status >= 400:
+                    self._send(status, {"error": {"message": str(payload), "type": "scripted_error"}})
+                else:
+                    self._send(status, _completion(request.get("model", owner.model), str(payload), request))
+                return
+            self._send(200, _completion(request.get("model", owner.model), str(scripted), request))
+
+    return Handler
