@@ -25,7 +25,7 @@ from pathlib import Path
 
 from docrag._version import __version__
 from docrag.errors import CorpusError
-from docrag.io import atomic_write_json, read_json, read_jsonl, write_jsonl
+from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, write_jsonl
 from docrag.types import Document, Page, split_page_id
 
 log = logging.getLogger(__name__)
@@ -202,8 +202,9 @@ class StagedDocument:
     def add_page(self, page: Page) -> None:
         """Record a finished page (its image must already be written to ``staged_image_path``)."""
         self._pages[page.page_no] = page
-        # Page records are rewritten atomically; one file per page would cost more inodes.
-        write_jsonl(self.dir / "pages.partial.jsonl", [p.to_json() for p in self._sorted()])
+        # One appended, fsynced line per page (a torn last line from a crash is ignored on resume);
+        # rewriting the whole file per page would cost O(pages^2) on long documents.
+        append_jsonl(self.dir / "pages.partial.jsonl", page.to_json())
 
     def _sorted(self) -> list[Page]:
         return [self._pages[k] for k in sorted(self._pages)]

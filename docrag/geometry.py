@@ -260,3 +260,14 @@ def _check_same_extent(a: tuple[float, float], b: tuple[float, float], what: str
     if not _close_extent(a, b, rel=1e-3):
         raise GeometryError(f"box is in points of a {a[0]:.1f}x{a[1]:.1f} {what}, "
                             f"not of the {b[0]:.1f}x{b[1]:.1f} {what} asked for")
+
+
+def unrotate_box(box: Box, rotation: int) -> Box:
+    """Map a POINT box of the displayed page back into the unrotated page frame (inverse of :func:`rotate_box`)."""
+    if box.space is not Space.POINT:
+        raise GeometryError("unrotate_box takes boxes in PDF points of the displayed page")
+    r = rotation % 360
+    if r == 0:
+        return box
+    w, h = box.extent
+    return rotate_box(box, (360 - r) % 360, w, h)

@@ -1,1 +1,15 @@
-"""docrag.index"""
+"""docrag.index: retrievers (text and multimodal), persistent page indexes and MaxSim search.
+
+``get_retriever(name, **opts)`` makes a retriever from a registry name; ``open_index(corpus, name)``
+opens (building or updating as needed) the index of a corpus for that retriever.
+"""
+
+from __future__ import annotations
+
+from docrag.index.base import Retriever
+from docrag.index.open import open_index
+from docrag.index.registry import RETRIEVERS, available_retrievers, get_retriever
+from docrag.index.store import IndexStateError, PageIndex
+
+__all__ = ["RETRIEVERS", "IndexStateError", "PageIndex", "Retriever", "available_retrievers", "get_retriever",
+           "open_index"]

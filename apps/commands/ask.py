@@ -1,7 +1,126 @@
-"""`docrag` sub-command module (ask); filled in by its feature."""
+"""``docrag ask CORPUS "question"``: retrieve, answer and cite (document, page, box in PDF points).
+
+``--json`` prints one record::
+
+    {"question": str, "answer": str,
+     "citations": [{"doc": "<pdf file name>", "page": <1-based>, "boxes_pt": [[x0, y0, x1, y1], ...]}],
+     "hits": [{"doc": str, "page": int, "rank": int, "score": float}],
+     "warnings": [str], "parse_error": str | null, "retriever": str, "generator": str}
+
+Boxes are in PDF points of the displayed page (top-left origin, rotation applied), as PyMuPDF
+reports page coordinates. The index the retriever needs is built when missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
 
 import typer
 
 
+def _doc_name(corpus, doc_id: str, cache: dict[str, str]) -> str:
+    if doc_id not in cache:
+        cache[doc_id] = corpus.document(doc_id).file_name or doc_id
+    return cache[doc_id]
+
+
+def answer_record(answer, corpus) -> dict:
+    """The documented ``--json`` record of an answer."""
+    names: dict[str, str] = {}
+    return {
+        "question": answer.question,
+        "answer": answer.answer,
+        "citations": [{"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
+                       "boxes_pt": [b.to_list(2) for b in c.boxes]} for c in answer.citations],
+        "hits": [{"doc": _doc_name(corpus, h.doc_id, names), "page": h.page_no, "rank": h.rank,
+                  "score": round(float(h.score), 6)} for h in answer.hits],
+        "warnings": list(answer.warnings),
+        "parse_error": answer.parse_error,
+        "retriever": answer.retriever,
+        "generator": answer.generator,
+    }
+
+
+def save_crops(answer, corpus, folder: Path) -> list[Path]:
+    """Write the crop of every cited box (cut from the page image at its own resolution)."""
+    import io
+
+    from docrag.io import atomic_write_bytes
+
+    written: list[Path] = []
+    for ci, cit in enumerate(answer.citations, start=1):
+        page = corpus.page(cit.page_id)
+        if not cit.boxes:
+            continue
+        image = page.load_image()
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(page.file_name or page.doc_id).stem)[:60]
+        for bi, box in enumerate(cit.boxes, start=1):
+            px = box.to_pixels(*image.size).clipped()
+            crop = image.crop((int(px.x0), int(px.y0), max(int(px.x0) + 1, round(px.x1)),
+                               max(int(px.y0) + 1, round(px.y1))))
+            path = folder / f"{ci:02d}_{stem}_p{page.page_no}_box{bi}.png"
+            buf = io.BytesIO()
+            crop.save(buf, format="PNG")
+            atomic_write_bytes(path, buf.getvalue())
+            written.append(path)
+    return written
+
+
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``ask`` to ``app``."""
+
+    @app.command("ask")
+    def ask(
+        corpus: Path = typer.Argument(..., help="Corpus folder (made by 'docrag ingest')."),
+        question: str = typer.Argument(..., help="The question to answer."),
+        retriever: str | None = typer.Option(
+            None, "--retriever", "-r",
+            help="Retriever name (default: config file / DOCRAG_RETRIEVER / hybrid:bm25+minilm)."),
+        generator: str | None = typer.Option(
+            None, "--generator", "-g",
+            help="Generator: extractive, openai:<model>, qwen-vl:<path> (default: config / DOCRAG_GENERATOR / "
+                 "extractive)."),
+        k: int | None = typer.Option(None, "-k", "--k", min=1, help="Pages to retrieve (default 10)."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON record (see 'docrag ask --help')."),
+        save_crops_dir: Path | None = typer.Option(
+            None, "--save-crops", help="Write a PNG crop of each cited box into this folder."),
+        snap: bool = typer.Option(False, "--snap", help="Snap predicted boxes to layout blocks (vision generators)."),
+        index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
+        progress: bool = typer.Option(True, "--progress/--no-progress",
+                                      help="Show progress bars while building an index."),
+    ) -> None:
+        """Answer a question over a corpus with page- and box-level citations."""
+        from docrag.config import load_settings
+        from docrag.corpus import Corpus
+        from docrag.pipeline import RAG
+
+        settings = load_settings()
+        corpus_obj = Corpus.open(corpus)
+        gen_name = generator or settings.generator
+        if snap and gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
+            raise typer.BadParameter(f"--snap applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
+        gen_opts = {"snap": True} if snap else None
+        rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
+                  show_progress=progress, settings=settings, generator_options=gen_opts)
+        answer = rag.ask(question, k=k)
+        if save_crops_dir is not None:
+            crops = save_crops(answer, corpus_obj, save_crops_dir)
+        if as_json:
+            typer.echo(json.dumps(answer_record(answer, corpus_obj), ensure_ascii=False))
+        else:
+            rec = answer_record(answer, corpus_obj)
+            typer.echo(f"Answer: {rec['answer']}")
+            if not rec["citations"]:
+                typer.echo("Citations: none")
+            for c in rec["citations"]:
+                typer.echo(f"  [{c['doc']} p.{c['page']}]")
+                for b in c["boxes_pt"]:
+                    typer.echo(f"      box (pt): {b}")
+            if rec["parse_error"]:
+                typer.echo(f"Parse error: {rec['parse_error']}", err=True)
+            for w in rec["warnings"]:
+                typer.echo(f"Warning: {w}", err=True)
+        if save_crops_dir is not None:
+            typer.echo(f"{len(crops)} crop(s) written to {save_crops_dir}", err=True)

@@ -1,7 +1,109 @@
-"""`docrag` sub-command module (evaluate); filled in by its feature."""
+"""``docrag eval`` (resumable batch evaluation into a RUN_DIR) and ``docrag compare`` (retrievers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 
+CONTEXTS = ("retrieved", "oracle", "none")
+
+
+def _levels(value: str) -> tuple[str, ...]:
+    levels = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [v for v in levels if v not in ("page", "block")]
+    if bad or not levels:
+        raise typer.BadParameter(f"--levels {value!r}: use page, block or page,block")
+    return levels
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``eval`` and ``compare`` to ``app``."""
+
+    @app.command("eval")
+    def eval_cmd(
+        corpus: Path = typer.Argument(..., help="Corpus folder (made by 'docrag ingest')."),
+        qa: Path = typer.Option(..., "--qa", help="Questions: our QA JSONL, or FinRAGBench-V queries (JSON/JSONL)."),
+        out: Path = typer.Option(..., "--out", "-o", help="RUN_DIR: records, reports and plots go here (resumable)."),
+        qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
+        retriever: str = typer.Option("bm25", "--retriever", "-r",
+                                      help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, none)."),
+        generator: str = typer.Option("extractive", "--generator", "-g",
+                                      help="Generator name (extractive, openai:<model>, qwen-vl:<path>, none)."),
+        judge: str = typer.Option("grounding", "--judge", "-j",
+                                  help="Citation judge (grounding, openai:<model>, qwen-vl:<path>, none)."),
+        answer_judge: str = typer.Option("auto", "--answer-judge",
+                                         help="Answer-accuracy judge: auto (the citation judge when it is a model, "
+                                              "else proxy), proxy (offline numeric/ROUGE proxy), none, openai:<model>."),
+        context: str = typer.Option("retrieved", "--context",
+                                    help="Pages the generator sees: retrieved (top k), oracle (gold pages), none."),
+        k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
+        levels: str = typer.Option("page,block", "--levels", help="Citation levels to judge: page, block or both."),
+        mode: str = typer.Option("crop", "--mode", help="Block-level judging: crop (image-cropping) or box (box-bounding)."),
+        limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+        index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default CORPUS/indexes/<name>)."),
+        overwrite: bool = typer.Option(False, "--overwrite", help="Discard RUN_DIR if it holds a run with another config."),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+    ) -> None:
+        """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
+        from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
+        from docrag.eval.runner import EvalConfig, Evaluator
+
+        if context not in CONTEXTS:
+            raise typer.BadParameter(f"--context {context!r}: use {', '.join(CONTEXTS)}")
+        if mode not in ("crop", "box"):
+            raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
+        config = EvalConfig(retriever=retriever, generator=generator, judge=judge, answer_judge=answer_judge,
+                            context=context, k=k, levels=_levels(levels), mode=mode,
+                            index_dir=str(index_dir) if index_dir else None)
+        ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
+                                  show_progress=progress)
+        report = ev.run()
+        ret, gen = report.get("retrieval"), report.get("generation")
+        if ret:
+            ov = ret["groups"]["overall"]
+            typer.echo("retrieval  " + "  ".join(f"{metric_label(m)} {ov[m]:.2f}" for m in ret["metrics"])
+                       + f"  (n={ov['n']}, pytrec_eval max diff {ret['pytrec_eval_max_abs_diff']})")
+        if gen:
+            ov = gen["groups"]["overall"]
+            shown = [f"{GEN_LABELS[c] + (' (proxy)' if c == 'accuracy' and gen['accuracy_is_proxy'] else '')} "
+                     f"{'-' if ov.get(c) is None else format(ov[c], '.2f')}" for c in GEN_COLUMNS]
+            typer.echo("generation " + "  ".join(shown) + f"  (n={ov['n']})")
+            typer.echo("stages     " + "  ".join(f"{s} {n}" for s, n in ov["attribution"].items()))
+        typer.echo(f"reports in {out}/report.md (json, csv, png beside it)")
+
+    @app.command("compare")
+    def compare_cmd(
+        corpus: Path = typer.Argument(..., help="Corpus folder."),
+        qa: Path = typer.Option(..., "--qa", help="Questions (our QA JSONL or FinRAGBench-V queries)."),
+        retrievers: str = typer.Option("bm25,minilm,hybrid:bm25+minilm", "--retrievers",
+                                       help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
+        qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
+        k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
+        per_category: bool = typer.Option(False, "--per-category", help="Also one row per category and language."),
+        out: Path | None = typer.Option(None, "--out", "-o", help="Write the results as JSON to this file."),
+        runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Write each retriever's TREC run + qrels here."),
+        limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+        index_dir: Path | None = typer.Option(None, "--index-dir",
+                                              help="Parent folder for the indexes (default: inside CORPUS)."),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+    ) -> None:
+        """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
+        from docrag.corpus import Corpus
+        from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
+        from docrag.eval.data import load_qa
+
+        names = [r.strip() for r in retrievers.split(",") if r.strip()]
+        if not names:
+            raise typer.BadParameter("--retrievers: give at least one retriever name")
+        if len(set(names)) != len(names):
+            raise typer.BadParameter(f"--retrievers {retrievers!r}: a retriever is named twice")
+        c = Corpus.open(corpus)
+        items = load_qa(qa, c, qrels=qrels, limit=limit)
+        result = compare_retrievers(c, items, names, k=k, index_dir=index_dir, runs_dir=runs_dir,
+                                    show_progress=progress)
+        result["qa"] = str(qa)
+        typer.echo(render_table(result, per_category=per_category))
+        if out is not None:
+            write_compare_json(result, out)
+            typer.echo(f"results written to {out}")

@@ -1,7 +1,105 @@
-"""`docrag` sub-command module (index); filled in by its feature."""
+"""``docrag index`` (build or update a retriever's index of a corpus) and ``docrag search``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
 
+DEFAULT_RETRIEVER = "bm25"
+
+
+def _parse_filters(items: list[str]) -> dict:
+    """``key=value`` (repeat a key, or use commas, for several values) -> filter dict."""
+    out: dict[str, list] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"--filter {item!r}: expected FIELD=VALUE (e.g. lang=en, doc_id=abc,def)")
+        vals: list = [v.strip() for v in value.split(",") if v.strip()]
+        if key.strip() in ("page_no", "pages"):
+            try:
+                vals = [int(v) for v in vals]
+            except ValueError:
+                raise typer.BadParameter(f"--filter {item!r}: page_no takes integers") from None
+        out.setdefault(key.strip(), []).extend(vals)
+    return out
+
+
+def _retriever_options(device: str | None, batch_size: int | None, pool_factor: int | None) -> dict:
+    opts: dict = {}
+    if device:
+        opts["device"] = device
+    if batch_size:
+        opts["batch_size"] = batch_size
+    if pool_factor and pool_factor > 1:
+        opts["pool_factor"] = pool_factor
+    return opts
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``index`` and ``search`` to ``app``."""
+
+    @app.command("index")
+    def index_cmd(
+        corpus: Path = typer.Argument(..., help="Corpus folder (made by 'docrag ingest')."),
+        retriever: str = typer.Option(DEFAULT_RETRIEVER, "--retriever", "-r",
+                                      help="Retriever name, e.g. bm25, minilm, colqwen2:<path>, hybrid:bm25+minilm."),
+        index_dir: Path | None = typer.Option(None, "--index-dir",
+                                              help="Index folder (default CORPUS/indexes/<name>)."),
+        device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1, help="Pages per encoding batch."),
+        pool_factor: int | None = typer.Option(None, "--pool-factor", min=1,
+                                               help="Multi-vector token pooling factor (hierarchical pooling)."),
+        binarize: bool = typer.Option(False, "--binarize", help="Also store sign bits for a popcount first stage."),
+        rebuild: bool = typer.Option(False, "--rebuild", help="Discard the existing index and encode every page."),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+    ) -> None:
+        """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
+        from docrag.index import open_index
+
+        opts = _retriever_options(device, batch_size, pool_factor)
+        if binarize:
+            opts["binarize"] = True
+        if rebuild:
+            opts["rebuild"] = True
+        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=progress, **opts)
+        where = getattr(idx, "dir", None) or index_dir or "(part indexes)"
+        typer.echo(f"{retriever}: {len(idx)} page(s) indexed in {where}")
+
+    @app.command("search")
+    def search_cmd(
+        corpus: Path = typer.Argument(..., help="Corpus folder."),
+        query: str = typer.Argument(..., help="The question or keywords."),
+        retriever: str = typer.Option(DEFAULT_RETRIEVER, "--retriever", "-r", help="Retriever name."),
+        k: int = typer.Option(10, "-k", "--top-k", min=1, help="How many pages to return."),
+        index_dir: Path | None = typer.Option(None, "--index-dir",
+                                              help="Index folder (default CORPUS/indexes/<name>)."),
+        filters: list[str] = typer.Option([], "--filter", "-f",
+                                          help="Only pages with FIELD=VALUE (doc_id, file_name, lang, page_no, ...)."),
+        device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu."),
+        as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
+        build: bool = typer.Option(True, "--build/--no-build",
+                                   help="Build or update the index first when the corpus changed."),
+    ) -> None:
+        """Search CORPUS and print the best pages (file name, page, score)."""
+        from docrag.corpus import Corpus
+        from docrag.index import open_index
+
+        c = Corpus.open(corpus)
+        idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
+                         **_retriever_options(device, None, None))
+        hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
+        rows = []
+        for h in hits:
+            page = c.page(h.page_id)
+            rows.append({"rank": h.rank, "score": round(h.score, 6), "file_name": page.file_name,
+                         "page_no": page.page_no, "page_id": h.page_id, "retriever": h.retriever})
+        if as_json:
+            typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+            return
+        if not rows:
+            typer.echo("no matching pages")
+        for r in rows:
+            typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}")

@@ -1,7 +1,64 @@
-"""`docrag` sub-command module (ingest); filled in by its feature."""
+"""``docrag ingest``: PDFs, page images and folders of them into a page corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 
+RENDERERS = ("pymupdf", "pdf2image")
+OCR_MODES = ("auto", "always", "never")
+IMAGE_FORMATS = ("png", "jpeg")
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}", param_hint=name)
+    return value
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``ingest`` to ``app``."""
+
+    @app.command("ingest")
+    def ingest_cmd(
+        paths: list[Path] = typer.Argument(..., help="PDFs, page images (PNG/JPEG/TIFF) or folders (recursive)."),
+        out: Path = typer.Option(..., "--out", "-o", help="Corpus folder (created when new or empty)."),
+        dpi: float = typer.Option(144, "--dpi", min=18, max=1200, help="Resolution of the page images."),
+        renderer: str = typer.Option("pymupdf", "--renderer", help="pymupdf (fast) or pdf2image (poppler)."),
+        ocr: str = typer.Option("auto", "--ocr",
+                                help="auto: OCR pages without a usable text layer; always; never."),
+        lang: str = typer.Option("en,ch", "--lang", help="OCR languages, comma separated (en, ch)."),
+        image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
+        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+    ) -> None:
+        """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
+
+        Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors.
+        """
+        from docrag.corpus import Corpus
+        from docrag.errors import CorpusError, InputError
+        from docrag.ingestion import ingest
+        from docrag.ingestion.ocr import parse_langs
+
+        _choice("--renderer", renderer, RENDERERS)
+        _choice("--ocr", ocr, OCR_MODES)
+        _choice("--image-format", image_format, IMAGE_FORMATS)
+        try:
+            parse_langs(lang)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--lang") from None
+        try:
+            Corpus.create(out)
+        except CorpusError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--out") from None
+        try:
+            report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
+                            image_format=image_format, show_progress=progress)
+        except InputError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        for path, reason in report.failures:
+            typer.echo(f"failed: {path}: {reason}", err=True)
+        typer.echo(f"{out}: {report.summary()}")
+        if report.failures:
+            raise typer.Exit(1)

@@ -1,1 +1,5 @@
-"""PDF and image ingestion into a page corpus."""
+"""PDF and image ingestion into a page corpus: ``ingest(paths, out=...) -> IngestReport``."""
+
+from docrag.ingestion.pipeline import IngestReport, ingest
+
+__all__ = ["IngestReport", "ingest"]

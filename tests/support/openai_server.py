@@ -25,13 +25,14 @@ import base64
 import io
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any
 
 from PIL import Image
 
-Scripted = Union[str, tuple[int, Union[str, dict]]]
-Reply = Union[str, list, Callable[[dict], Scripted]]
+Scripted = str | tuple[int, str | dict]
+Reply = str | list | Callable[[dict], Scripted]
 
 
 def request_texts(request: dict) -> list[str]:
@@ -75,16 +76,17 @@ class ScriptedOpenAIServer:
         self.model = model
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
+        self.errors: list[Exception] = []   # exceptions raised by a callable script
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     # -- scripting -----------------------------------------------------------------------------
-    def _next(self, request: dict) -> Scripted:
+    def _next(self, request: dict, n: int) -> Scripted:
+        """The scripted reply to the ``n``-th request (0-based); callables run concurrently."""
         if callable(self.reply):
             return self.reply(request)
         if isinstance(self.reply, list):
-            n = len(self.requests) - 1
             return self.reply[min(n, len(self.reply) - 1)]
         return self.reply
 
@@ -109,7 +111,8 @@ class ScriptedOpenAIServer:
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-openai", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="scripted-openai", daemon=True)
         self._thread.start()
         return self
 
@@ -167,13 +170,15 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, {"error": {"message": f"invalid JSON: {exc}", "type": "invalid_request_error"}})
                 return
             with owner._lock:
+                n = len(owner.requests)
                 owner.requests.append(request)
                 owner.headers.append(dict(self.headers.items()))
-                try:
-                    scripted = owner._next(request)
-                except Exception as exc:  # a broken script is reported to the client, not swallowed
-                    self._send(500, {"error": {"message": f"script failed: {exc!r}", "type": "server_error"}})
-                    return
+            try:
+                scripted = owner._next(request, n)
+            except Exception as exc:  # a broken script is reported to the client, not swallowed
+                owner.errors.append(exc)
+                self._send(500, {"error": {"message": f"script failed: {exc!r}", "type": "server_error"}})
+                return
             if isinstance(scripted, tuple):
                 status, payload = scripted
                 if isinstance(payload, dict):

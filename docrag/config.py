@@ -1,0 +1,156 @@
+"""User settings: built-in defaults < config file < ``DOCRAG_*`` environment variables < CLI flags.
+
+The config file is TOML, at ``~/.config/docrag/config.toml`` (``$XDG_CONFIG_HOME/docrag/config.toml``
+when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
+
+    retriever = "hybrid:bm25+minilm"    # DOCRAG_RETRIEVER  -- default retriever of `ask`/`RAG`
+    generator = "extractive"            # DOCRAG_GENERATOR  -- e.g. "openai:gpt-4o", "qwen-vl:/models/Qwen2.5-VL-7B"
+    judge = "grounding"                 # DOCRAG_JUDGE      -- citation judge, e.g. "openai:gpt-4o"
+    k = 10                              # DOCRAG_K          -- pages retrieved per question
+    index_dir = "/data/indexes"         # DOCRAG_INDEX_DIR  -- where indexes live (default: inside the corpus)
+
+    [generation]                        # options passed to the generator
+    max_width = 1024                    # DOCRAG_MAX_WIDTH   resize policy: fit max_width x max_height
+    max_height = 768                    # DOCRAG_MAX_HEIGHT
+    max_pixels = 786432                 # DOCRAG_MAX_PIXELS  optional area budget
+    max_pages = 10                      # DOCRAG_MAX_PAGES   pages sent to a vision model
+    coords = "pixel"                    # DOCRAG_COORDS      openai reply convention: pixel | norm1000
+    snap = false                        # DOCRAG_SNAP        snap boxes to layout blocks
+    max_tokens = 1024                   # DOCRAG_MAX_TOKENS
+    concurrency = 4                     # DOCRAG_CONCURRENCY requests in flight for batches
+
+    [openai]                            # the OpenAI-compatible endpoint (generator and judge)
+    base_url = "http://localhost:8000/v1"   # else $OPENAI_BASE_URL, else api.openai.com
+    api_key_env = "OPENAI_API_KEY"          # name of the variable holding the key (never the key itself)
+    timeout = 120
+
+The default retriever and generator are the best offline choices measured by the project; they
+live in :data:`DEFAULT_RETRIEVER` / :data:`DEFAULT_GENERATOR` and nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docrag.errors import InputError
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+DEFAULT_RETRIEVER = "hybrid:bm25+minilm"
+DEFAULT_GENERATOR = "extractive"
+DEFAULT_JUDGE = "grounding"
+DEFAULT_K = 10
+
+_TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": str, "judge": str, "k": int,
+                                                "index_dir": str}
+_GENERATION: dict[str, Callable[[str], Any]] = {
+    "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
+    "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
+    "concurrency": int}
+_OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str, "timeout": float}
+
+
+def config_path() -> Path:
+    """Where the config file is read from (it need not exist)."""
+    if os.environ.get("DOCRAG_CONFIG"):
+        return Path(os.environ["DOCRAG_CONFIG"]).expanduser()
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "docrag" / "config.toml"
+
+
+@dataclass
+class Settings:
+    """Resolved settings (see the module docstring for keys and precedence)."""
+
+    retriever: str = DEFAULT_RETRIEVER
+    generator: str = DEFAULT_GENERATOR
+    judge: str = DEFAULT_JUDGE
+    k: int = DEFAULT_K
+    index_dir: str | None = None
+    generation: dict[str, Any] = field(default_factory=dict)
+    openai: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, str] = field(default_factory=dict)   # key -> "default" | file path | env var
+
+    def generator_options(self, name: str | None = None) -> dict[str, Any]:
+        """Options for ``get_generator(name)``: [generation] plus, for ``openai:``, the endpoint."""
+        name = name or self.generator
+        family = name.partition(":")[0]
+        opts = dict(self.generation)
+        if family == "openai":
+            opts.update(self.backend_options(name))
+        elif family == "qwen-vl":
+            opts.pop("concurrency", None)
+        else:  # extractive and other offline generators only read pages
+            opts = {k: v for k, v in opts.items() if k == "max_pages"}
+        return opts
+
+    def backend_options(self, name: str) -> dict[str, Any]:
+        """Options for ``get_backend(name)`` (the endpoint of ``openai:`` backends)."""
+        if name.partition(":")[0] != "openai":
+            return {}
+        opts: dict[str, Any] = {}
+        if self.openai.get("base_url"):
+            opts["base_url"] = self.openai["base_url"]
+        if self.openai.get("api_key_env"):
+            var = self.openai["api_key_env"]
+            if os.environ.get(var):
+                opts["api_key"] = os.environ[var]
+        if self.openai.get("timeout"):
+            opts["timeout"] = float(self.openai["timeout"])
+        return opts
+
+
+def _convert(key: str, value: Any, conv: Callable[[str], Any], where: str) -> Any:
+    try:
+        return conv(value) if not isinstance(value, bool) or conv is not int else int(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: {key} = {value!r} is not valid ({exc})") from exc
+
+
+def load_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Defaults, then the config file, then ``DOCRAG_*`` variables (CLI flags are applied by callers)."""
+    env = os.environ if environ is None else environ
+    path = path or config_path()
+    s = Settings()
+    s.source = {k: "default" for k in _TOP_LEVEL}
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"{path}: not valid TOML ({exc}); fix or remove it (or set DOCRAG_CONFIG)") from exc
+        known = set(_TOP_LEVEL) | {"generation", "openai"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InputError(f"{path}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+    for key, conv in _TOP_LEVEL.items():
+        if key in data:
+            setattr(s, key, _convert(key, data[key], conv, str(path)))
+            s.source[key] = str(path)
+    for section, spec in (("generation", _GENERATION), ("openai", _OPENAI)):
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise InputError(f"{path}: [{section}] must be a table")
+        bad = sorted(set(table) - set(spec))
+        if bad:
+            raise InputError(f"{path}: unknown key(s) in [{section}]: {', '.join(bad)}; "
+                             f"valid: {', '.join(sorted(spec))}")
+        getattr(s, section).update({k: _convert(k, v, spec[k], f"{path} [{section}]") for k, v in table.items()})
+    for key, conv in _TOP_LEVEL.items():
+        var = f"DOCRAG_{key.upper()}"
+        if env.get(var):
+            setattr(s, key, _convert(key, env[var], conv, var))
+            s.source[key] = var
+    for key, conv in _GENERATION.items():
+        var = f"DOCRAG_{key.upper()}"
+        if env.get(var):
+            s.generation[key] = _convert(key, env[var], conv, var)
+    return s

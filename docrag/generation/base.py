@@ -1,0 +1,149 @@
+"""The Generator protocol, its registry, and the shared vision-language-model generator.
+
+Registry names: ``extractive`` (offline baseline), ``openai:<model>``, ``qwen-vl:<path>``.
+:class:`VLMGenerator` does the work common to every chat model: resize pages, build the prompt,
+call a :class:`~docrag.backends.base.ChatBackend` (dropping the lowest-ranked page and retrying
+when the request is too large), parse the reply and map every box into the page's PDF points.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, runtime_checkable
+
+from docrag.backends.base import BackendError, ChatBackend, ChatReply, RequestTooLargeError
+from docrag.errors import InputError
+from docrag.generation.images import ResizePolicy, SentImage, prepare_images
+from docrag.generation.parse import (
+    COORD_CONVENTIONS,
+    ImageFrame,
+    citations_from_coordinates,
+    parse_reply,
+)
+from docrag.generation.prompt import PROMPT_VERSION, build_messages
+from docrag.generation.snap import snap_citations
+from docrag.registry import Registry
+from docrag.types import Answer, Page
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Answers a question from pages (in rank order) with citations in the pages' PDF points."""
+
+    name: str
+
+    def generate(self, question: str, pages: Sequence[Page]) -> Answer: ...
+
+
+GENERATORS: Registry[Generator] = Registry(
+    "generator",
+    lazy_modules={"extractive": "docrag.generation.extractive",
+                  "openai": "docrag.generation.openai_gen",
+                  "qwen-vl": "docrag.generation.qwen_vl_gen"},
+)
+
+log = logging.getLogger(__name__)
+
+
+def get_generator(name: str, **options: Any) -> Generator:
+    """The generator called ``name`` (``extractive``, ``openai:<model>``, ``qwen-vl:<path>``)."""
+    return GENERATORS.create(name, **options)
+
+
+def generate_many(generator: Generator, items: Sequence[tuple[str, Sequence[Page]]],
+                  concurrency: int = 1) -> list[Answer]:
+    """``generator.generate`` over ``(question, pages)`` items, ``concurrency`` at a time, in order."""
+    if concurrency <= 1 or len(items) <= 1:
+        return [generator.generate(q, p) for q, p in items]
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="docrag-gen") as pool:
+        return list(pool.map(lambda item: generator.generate(*item), items))
+
+
+class VLMGenerator:
+    """A generator backed by a chat model that sees the page images.
+
+    ``coords`` is the reply convention (``pixel``, ``model_pixels``, ``norm1000``; see
+    :mod:`docrag.generation.parse`). ``max_pages`` caps the pages sent (lowest ranks dropped first).
+    ``snap`` snaps boxes to layout blocks (unsnapped ones kept in ``answer.meta``).
+    """
+
+    def __init__(self, backend: ChatBackend, *, coords: str = "pixel", resize: ResizePolicy | None = None,
+                 max_pages: int | None = None, max_tokens: int = 1024, temperature: float = 0.0,
+                 snap: bool = False, concurrency: int = 4, name: str | None = None) -> None:
+        if coords not in COORD_CONVENTIONS:
+            raise InputError(f"coords must be one of {', '.join(COORD_CONVENTIONS)}, got {coords!r}")
+        if max_pages is not None and max_pages < 1:
+            raise InputError(f"max_pages must be at least 1, got {max_pages}")
+        self.backend = backend
+        self.name = name or backend.name
+        self.coords = coords
+        self.resize = resize or ResizePolicy()
+        self.max_pages = max_pages
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.snap = snap
+        self.concurrency = max(1, int(concurrency))
+
+    # -- hooks for model families -------------------------------------------------------------
+    def prepare(self, pages: Sequence[Page]) -> list[SentImage]:
+        """Page images as they will be sent (subclasses may resize further)."""
+        return prepare_images(list(pages), self.resize)
+
+    def model_sizes(self, reply: ChatReply, images: Sequence[SentImage]) -> list[tuple[int, int] | None]:
+        """The model's own input size per image, when the backend reports it."""
+        sizes = reply.meta.get("input_sizes") or []
+        return [tuple(sizes[i]) if i < len(sizes) else None for i in range(len(images))]
+
+    # -- generation ----------------------------------------------------------------------------
+    def generate(self, question: str, pages: Sequence[Page]) -> Answer:
+        t0 = time.perf_counter()
+        pages = list(pages)[: self.max_pages] if self.max_pages else list(pages)
+        warnings: list[str] = []
+        images = self.prepare(pages)
+        reply: ChatReply | None = None
+        while True:
+            messages = build_messages(question, images, self.coords)
+            try:
+                reply = self.backend.chat(messages, max_tokens=self.max_tokens, temperature=self.temperature)
+                break
+            except RequestTooLargeError as exc:
+                if len(images) <= 1:
+                    raise BackendError(f"{self.name}: request too large even with one page: {exc}") from exc
+                dropped = images.pop()
+                warnings.append(f"request too large with {len(images) + 1} pages; dropped the "
+                                f"lowest-ranked page {dropped.page.page_id} and retried")
+                log.warning("%s: %s", self.name, warnings[-1])
+        parsed = parse_reply(reply.text)
+        warnings.extend(parsed.repairs)
+        sizes = self.model_sizes(reply, images)
+        frames = [ImageFrame(img.index, img.page, img.size, sizes[i]) for i, img in enumerate(images)]
+        if self.coords == "model_pixels" and any(s is None for s in sizes):
+            warnings.append("the backend did not report the model's input sizes; boxes read in the sent size")
+        citations, box_warnings = citations_from_coordinates(parsed.coordinates, frames, self.coords)
+        warnings.extend(box_warnings)
+        meta: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "coords": self.coords,
+                                "images": [{"index": f.index, "page_id": f.page.page_id,
+                                            "sent_size": list(f.sent_size),
+                                            "model_size": list(f.model_size) if f.model_size else None}
+                                           for f in frames]}
+        if self.snap:
+            meta["unsnapped_citations"] = [c.to_json() for c in citations]
+            citations = snap_citations(citations, {p.page_id: p for p in pages})
+        return Answer(question=question, answer=parsed.answer, citations=citations, raw=reply.text,
+                      warnings=warnings, parse_error=parsed.error, usage=dict(reply.usage),
+                      latency_s=time.perf_counter() - t0, generator=self.name, meta=meta)
+
+    def generate_many(self, items: Sequence[tuple[str, Sequence[Page]]]) -> list[Answer]:
+        """Many questions, ``concurrency`` requests in flight at a time, answers in input order."""
+        return generate_many(self, items, self.concurrency)
+
+
+def resize_policy_from(options: dict[str, Any]) -> ResizePolicy:
+    """Pop ``max_width`` / ``max_height`` / ``max_pixels`` from ``options`` into a policy."""
+    kw = {k: options.pop(k) for k in ("max_width", "max_height", "max_pixels") if options.get(k) is not None}
+    for k in ("max_width", "max_height", "max_pixels"):
+        options.pop(k, None)
+    return ResizePolicy(**{k: int(v) for k, v in kw.items()})

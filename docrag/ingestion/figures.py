@@ -1,0 +1,173 @@
+"""Figure detection (embedded images and clusters of vector graphics) and caption linking.
+
+Vector figures are found from *graphic* paths only: curves, diagonal lines and filled shapes
+without text in them (bars, pie slices, chart series). Rules and frames (axis-aligned strokes) are
+left to table detection; a frame tightly enclosing a cluster (a chart panel) becomes its box.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from docrag.geometry import Box, union
+from docrag.ingestion.layout import FIGURE_CAPTION_RE, TABLE_CAPTION_RE
+from docrag.types import Block, BlockKind, Word
+
+log = logging.getLogger(__name__)
+
+MIN_FIGURE_SIDE_PT = 24.0     # images/graphics smaller than this on either side are decoration
+MIN_FIGURE_AREA = 0.008       # ... or smaller than this fraction of the page
+MAX_IMAGE_AREA = 0.9          # an image covering the page is a scan or background, not a figure
+MIN_GRAPHIC_ITEMS = 6         # a vector figure has at least this many graphic drawing items
+CLUSTER_GAP_PT = 12.0         # graphic paths closer than this belong to one figure
+LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (ticks, legend)
+CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
+
+
+def _is_graphic(d: dict, words: list[Word], to_display) -> bool:
+    for item in d.get("items", ()):
+        op = item[0]
+        if op in ("c", "qu"):
+            return True
+        if op == "l":
+            p, q = item[1], item[2]
+            if abs(p.x - q.x) > 0.5 and abs(p.y - q.y) > 0.5:
+                return True
+    fill = d.get("fill")
+    if fill is not None and d.get("type") in ("f", "fs") and min(fill) < 0.97:  # white fills are invisible
+        r = d["rect"]
+        if min(r.width, r.height) > 3.0:
+            box = to_display(r.x0, r.y0, r.x1, r.y1)
+            return not any(box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)
+                           for w in words)
+    return False
+
+
+def _panels(drawings: list[dict], to_display) -> list[Box]:
+    """Rectangles drawn as frames (candidate chart panels)."""
+    out = []
+    for d in drawings:
+        for item in d.get("items", ()):
+            if item[0] == "re":
+                r = item[1]
+                if min(r.width, r.height) > 20:
+                    out.append(to_display(r.x0, r.y0, r.x1, r.y1))
+    return out
+
+
+def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int]]:
+    """Greedy single-link clustering of (box, n_items) by distance <= CLUSTER_GAP_PT."""
+    clusters = list(boxes)
+    changed = True
+    while changed:
+        changed = False
+        out: list[tuple[Box, int]] = []
+        for box, n in clusters:
+            for i, (cb, cn) in enumerate(out):
+                if cb.expanded(CLUSTER_GAP_PT).intersection_area(box) > 0:
+                    out[i] = (union([cb, box]), cn + n)
+                    changed = True
+                    break
+            else:
+                out.append((box, n))
+        clusters = out
+    return clusters
+
+
+def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list[Block]:
+    """Figure blocks: embedded images and clusters of vector graphics (display-frame boxes)."""
+    from docrag.ingestion.textlayer import to_display_box
+
+    def to_display(*c):
+        return to_display_box(frame, *c)
+
+    page_area = frame.width * frame.height
+    found: list[tuple[Box, str]] = []
+    for info in page.get_image_info():
+        box = to_display(*info["bbox"])
+        if box.is_valid() and _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area:
+            found.append((box, "image"))
+    if drawings:
+        graphic = [(to_display(*d["rect"]), len(d.get("items", ()))) for d in drawings
+                   if _is_graphic(d, words, to_display)]
+        graphic = [(b.expanded(0.5).clipped(), n) for b, n in graphic]
+        panels = _panels(drawings, to_display)
+        for box, n in _cluster(graphic):
+            if n < MIN_GRAPHIC_ITEMS:
+                continue
+            panel = max((p for p in panels if p.contains(box, tol=2.0) and p.area <= 0.5 * page_area
+                         and p.area <= 6 * max(box.area, 1.0)), key=lambda p: p.area, default=None)  # outer frame
+            box = panel if panel is not None else _with_labels(_with_axes(box, drawings, to_display), words)
+            if _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area:
+                found.append((box, "drawing"))
+    blocks = [Block(kind=BlockKind.FIGURE, box=box.clipped(), meta={"source": source}) for box, source in found]
+    return _merge(blocks)
+
+
+def _big_enough(box: Box, page_area: float) -> bool:
+    return (box.width >= MIN_FIGURE_SIDE_PT and box.height >= MIN_FIGURE_SIDE_PT
+            and box.area >= MIN_FIGURE_AREA * page_area)
+
+
+def _with_axes(box: Box, drawings: list[dict], to_display) -> Box:
+    """Grow a cluster of graphics by the axis-aligned strokes touching it (axes, gridlines)."""
+    zone = box.expanded(6.0)
+    extra = []
+    for d in drawings:
+        for item in d.get("items", ()):
+            if item[0] == "l":
+                p, q = item[1], item[2]
+                seg = to_display(min(p.x, q.x), min(p.y, q.y), max(p.x, q.x), max(p.y, q.y))
+                if seg.width <= 1.0 or seg.height <= 1.0:
+                    seg = seg.expanded(0.5)
+                    if zone.intersection_area(seg) > 0 and seg.width <= 2 * box.width and seg.height <= 2 * box.height:
+                        extra.append(seg)
+    return union([box, *extra]).clipped() if extra else box
+
+
+def _with_labels(box: Box, words: list[Word]) -> Box:
+    """Grow a figure box by the short labels hugging it (axis ticks, legends)."""
+    grown = box
+    for _ in range(3):
+        zone = grown.expanded(LABEL_GAP_PT)
+        near = [w for w in words if zone.intersection_area(w.box) > 0.5 * w.box.area
+                and w.box.width < 0.5 * box.width and not grown.contains(w.box)]
+        if not near:
+            break
+        grown = union([grown, *[w.box for w in near]])
+    return grown.clipped()
+
+
+def _merge(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    for b in sorted(blocks, key=lambda b: -b.box.area):
+        if any(o.box.coverage_of(b.box) > 0.6 for o in out):
+            continue
+        out.append(b)
+    return out
+
+
+def attach_captions(blocks: list[Block]) -> None:
+    """Link each figure/table to the nearest caption block above or below it (same column)."""
+    captions = [b for b in blocks if b.kind in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE)]
+    used: set[int] = set()
+    for target in blocks:
+        if target.kind not in (BlockKind.FIGURE, BlockKind.TABLE):
+            continue
+        pattern = FIGURE_CAPTION_RE if target.kind is BlockKind.FIGURE else TABLE_CAPTION_RE
+        best, best_gap = None, CAPTION_GAP_PT
+        for c in captions:
+            if c.block_id in used or not pattern.match(c.text.strip()):
+                continue
+            if min(c.box.x1, target.box.x1) - max(c.box.x0, target.box.x0) <= 0:
+                continue
+            gap = max(target.box.y0 - c.box.y1, c.box.y0 - target.box.y1)
+            if gap < best_gap:
+                best, best_gap = c, gap
+        if best is not None:
+            used.add(best.block_id)
+            best.kind = BlockKind.CAPTION
+            target.meta["caption"] = best.text
+            target.meta["caption_block"] = best.block_id
+            if not target.text:
+                target.text = best.text

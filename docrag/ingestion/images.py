@@ -1,0 +1,101 @@
+"""Page images (PNG, JPEG, TIFF) as documents: one page per image (per frame for multi-page TIFF).
+
+A page image's size in points is ``pixels * 72 / dpi``, where ``dpi`` is the image's own
+resolution metadata (PNG pHYs, JPEG JFIF/EXIF, TIFF resolution) or :data:`DEFAULT_DPI` when it has
+none or an implausible one. The page image is stored at its original pixel size.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from docrag.ingestion.ocr import ocr_image
+from docrag.ingestion.ocrpage import ocr_to_page_content
+from docrag.ingestion.textlayer import detect_lang
+from docrag.io import atomic_write_bytes
+from docrag.types import Page, TextSource
+
+DEFAULT_DPI = 144.0
+MAX_IMAGE_PIXELS = 100_000_000
+
+
+def image_frames(path: Path) -> int:
+    """Number of frames of a page image, or ``FileFailed`` when it cannot be decoded."""
+    from PIL import Image, UnidentifiedImageError
+
+    from docrag.ingestion.pipeline import FileFailed
+
+    try:
+        with Image.open(path) as im:
+            w, h = im.size
+            if w * h > MAX_IMAGE_PIXELS:
+                raise FileFailed(f"image is too large ({w} x {h} pixels; at most {MAX_IMAGE_PIXELS:,} pixels)")
+            if w < 8 or h < 8:
+                raise FileFailed(f"image is too small to be a page ({w} x {h} pixels)")
+            n = int(getattr(im, "n_frames", 1) or 1)
+            im.seek(n - 1)
+            im.load()  # decodes the last frame: catches truncated files
+    except FileFailed:
+        raise
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
+        raise FileFailed(f"corrupt or truncated image ({exc})") from exc
+    return n
+
+
+def image_dpi(im) -> float:
+    """The image's horizontal resolution in dots per inch, or :data:`DEFAULT_DPI`."""
+    dpi = im.info.get("dpi")
+    try:
+        value = float(dpi[0]) if dpi else 0.0
+    except (TypeError, ValueError, IndexError):
+        value = 0.0
+    return value if 36.0 <= value <= 2400.0 else DEFAULT_DPI
+
+
+def process_image_page(path: Path, page_no: int, staged, opts) -> Page:
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im.seek(page_no - 1)
+        dpi = image_dpi(im)
+        rgb = im.convert("RGB")
+    buf = io.BytesIO()
+    if opts.image_ext == "jpg":
+        rgb.save(buf, format="JPEG", quality=90)
+    else:
+        rgb.save(buf, format="PNG", compress_level=3)
+    atomic_write_bytes(staged.staged_image_path(page_no, opts.image_ext), buf.getvalue())
+    w_px, h_px = rgb.size
+    width_pt, height_pt = w_px * 72.0 / dpi, h_px * 72.0 / dpi
+    page = Page(doc_id=staged.document.doc_id, page_no=page_no, width_pt=width_pt, height_pt=height_pt,
+                rotation=0, image=staged.image_relpath(page_no, opts.image_ext), image_width=w_px,
+                image_height=h_px, dpi=dpi, file_name=staged.document.file_name)
+    if opts.ocr != "never":
+        from docrag.ingestion import layout, pdfpage, tables
+
+        content = ocr_to_page_content(ocr_image(_for_ocr(rgb, dpi), opts.langs), width_pt, height_pt)
+        page.words, page.text = content.words, content.text
+        page.text_source = TextSource.OCR if content.text.strip() else TextSource.NONE
+        table_blocks = tables.detect_tables(None, None, page.words, [])
+        text_blocks = layout.text_blocks(content.lines, [b.box for b in table_blocks])
+        page.blocks = pdfpage.finish_blocks(text_blocks, table_blocks, page.words)
+    page.lang = detect_lang(page.text)
+    return page
+
+
+OCR_TARGET_WIDTH = 2400  # about 290 dpi for an A4/Letter page
+
+
+def _for_ocr(rgb, dpi: float):
+    """Upscale small page images to about :data:`OCR_TARGET_WIDTH` pixels wide for OCR.
+
+    OCR boxes are mapped back through normalized page coordinates, so the scale never leaks out.
+    """
+    from PIL import Image
+
+    gray = rgb.convert("L")
+    if gray.width < OCR_TARGET_WIDTH * 0.7:
+        scale = min(2.5, OCR_TARGET_WIDTH / gray.width)
+        gray = gray.resize((round(gray.width * scale), round(gray.height * scale)), Image.LANCZOS)
+    return gray

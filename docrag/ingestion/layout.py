@@ -1,0 +1,128 @@
+"""Text layout blocks (paragraph, title, list, caption) from text lines of the PDF or of OCR.
+
+PDF text blocks as MuPDF reports them are sometimes single lines, sometimes a whole table; so
+blocks are rebuilt from *lines*: consecutive lines of one column, font and spacing form a
+paragraph; an indent, a wider gap, a font change or a new list item starts a new one.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from docrag.geometry import Box, union
+from docrag.ingestion.textlayer import PageFrame, join_words, to_display_box
+from docrag.types import Block, BlockKind
+
+_NUMERAL = r"[\dA-Za-z一二三四五六七八九十]"
+CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|table|source|note|图|表|资料来源|注)\s*"
+                        r"([\dA-Za-z一二三四五六七八九十:：.])", re.IGNORECASE)
+FIGURE_CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|图)\s*" + _NUMERAL, re.IGNORECASE)
+TABLE_CAPTION_RE = re.compile(r"^(table|表)\s*" + _NUMERAL, re.IGNORECASE)
+LIST_RE = re.compile(r"^([•●▪■◦‣\-–*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|[ivx]{1,4}[.)])\s")
+
+
+@dataclass
+class TextLine:
+    """One line of text in the displayed page's points, with its font size and weight."""
+
+    box: Box
+    text: str
+    size: float
+    bold: bool
+    block_no: int = 0
+
+
+def pdf_text_lines(textdict: dict, frame: PageFrame) -> list[TextLine]:
+    """Lines of ``page.get_text("dict")`` (MuPDF order) in the displayed page's points."""
+    out: list[TextLine] = []
+    for b in textdict.get("blocks", []):
+        if b.get("type", 0) != 0:
+            continue
+        for line in b.get("lines", []):
+            toks, sizes, bold, chars = [], [], 0, 0
+            for span in line.get("spans", []):
+                t = span.get("text", "").strip()
+                if not t:
+                    continue
+                toks.append(t)
+                sizes.extend([float(span.get("size", 0.0))] * len(t))
+                chars += len(t)
+                if span.get("flags", 0) & 16 or "bold" in span.get("font", "").lower():
+                    bold += len(t)
+            if not toks:
+                continue
+            box = to_display_box(frame, *line["bbox"])
+            if box.is_valid():
+                out.append(TextLine(box, join_words(" ".join(toks).split()), statistics.median(sizes),
+                                    bold > 0.6 * chars, int(b.get("number", 0))))
+    return out
+
+
+def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:
+    """Group consecutive lines into paragraphs (see module docstring)."""
+    if not lines:
+        return []
+    gaps = [b.box.y0 - a.box.y1 for a, b in zip(lines, lines[1:], strict=False)
+            if abs(b.box.y0 - a.box.y1) <= 2 * a.size and _h_overlap(a.box, b.box) > 0]
+    usual_gap = statistics.median(gaps) if gaps else 2.0
+    groups: list[list[TextLine]] = [[lines[0]]]
+    for line in lines[1:]:
+        cur = groups[-1]
+        prev = cur[-1]
+        left = min(x.box.x0 for x in cur)
+        right = max(x.box.x1 for x in cur)
+        em = max(min(prev.size, line.size), 1.0)  # font size: line boxes include leading
+        gap = line.box.y0 - prev.box.y1
+        same = (abs(line.size - prev.size) <= 0.6 and line.bold == prev.bold
+                and line.box.y0 > prev.box.y0 + 0.3 * em
+                and gap <= max(usual_gap + 0.6 * em, 0.5 * em)
+                and _h_overlap(prev.box, line.box) > 0.3 * min(prev.box.width, line.box.width)
+                and not (line.box.x0 > left + 0.5 * em and right - left > 12 * em)
+                and not (prev.box.x1 < right - 3 * em and prev.text.rstrip()[-1:] in ".:!?。：！？")
+                and not (LIST_RE.match(line.text) and not LIST_RE.match(cur[0].text))
+                and not CAPTION_RE.match(line.text))
+        if same:
+            cur.append(line)
+        else:
+            groups.append([line])
+    return groups
+
+
+def classify(groups: list[list[TextLine]]) -> list[Block]:
+    """Blocks of kind title / list / caption / text, decided from font size, weight and wording."""
+    if not groups:
+        return []
+    weights: dict[float, int] = {}
+    for g in groups:
+        for line in g:
+            weights[round(line.size, 1)] = weights.get(round(line.size, 1), 0) + len(line.text)
+    body = max(weights, key=weights.get)
+    blocks = []
+    for g in groups:
+        text = "\n".join(line.text for line in g).strip()
+        size = statistics.median(line.size for line in g)
+        bold = sum(line.bold for line in g) > len(g) / 2
+        n_words = len(text.split())
+        short = len(g) <= 3 and n_words <= 20
+        if CAPTION_RE.match(g[0].text) and n_words <= 80:
+            kind = BlockKind.CAPTION
+        elif short and (size >= body * 1.15 or (bold and size >= body * 0.95)) and text[-1:] not in ".;,":
+            kind = BlockKind.TITLE
+        elif sum(bool(LIST_RE.match(line.text)) for line in g) >= max(1, len(g) // 3) and LIST_RE.match(g[0].text):
+            kind = BlockKind.LIST
+        else:
+            kind = BlockKind.TEXT
+        blocks.append(Block(kind=kind, box=union([line.box for line in g]), text=text))
+    return blocks
+
+
+def text_blocks(lines: list[TextLine], exclude: list[Box]) -> list[Block]:
+    """Paragraph-level blocks from ``lines``, leaving out lines that lie inside ``exclude`` regions."""
+    kept = [ln for ln in lines if not any(r.coverage_of(ln.box) >= 0.6 for r in exclude)]
+    return classify(paragraphs(kept))
+
+
+def _h_overlap(a: Box, b: Box) -> float:
+    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))

@@ -1,0 +1,142 @@
+"""OCR of page images: Tesseract (via pytesseract) when installed, else RapidOCR's bundled models.
+
+Both engines return lines of words with boxes in *pixels of the image they read*; the caller
+converts them to page points with :mod:`docrag.geometry`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+from dataclasses import dataclass, field
+
+from docrag.errors import MissingDependencyError
+
+log = logging.getLogger(__name__)
+
+# Names users give in --lang, mapped to Tesseract's traineddata names.
+TESSERACT_LANGS = {"en": "eng", "eng": "eng", "english": "eng", "ch": "chi_sim", "zh": "chi_sim",
+                   "chi_sim": "chi_sim", "cn": "chi_sim", "chinese": "chi_sim",
+                   "zh-tw": "chi_tra", "chi_tra": "chi_tra"}
+
+
+@dataclass
+class OcrWord:
+    text: str
+    box: tuple[float, float, float, float]  # pixels of the OCR'd image
+    conf: float
+
+
+@dataclass
+class OcrLine:
+    block_no: int
+    words: list[OcrWord] = field(default_factory=list)
+
+
+@dataclass
+class OcrResult:
+    engine: str
+    lines: list[OcrLine]
+    image_size: tuple[int, int]
+
+
+def parse_langs(lang: str) -> list[str]:
+    """``"en,ch"`` -> ``["en", "ch"]`` (validated against the names docrag knows)."""
+    out = [part.strip().lower() for part in lang.replace("+", ",").split(",") if part.strip()]
+    unknown = [p for p in out if p not in TESSERACT_LANGS]
+    if unknown or not out:
+        raise ValueError(f"unknown OCR language(s) {unknown or lang!r}; use a comma list of "
+                         f"{sorted(set(TESSERACT_LANGS))}")
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _tesseract_langs() -> frozenset[str] | None:
+    """Languages of an installed Tesseract, or None when it (or pytesseract) is missing."""
+    if shutil.which("tesseract") is None:
+        return None
+    try:
+        import pytesseract
+
+        return frozenset(pytesseract.get_languages(config=""))
+    except ImportError:
+        return None
+    except Exception as exc:  # a broken tesseract install: fall back, but say why
+        log.warning("tesseract found but unusable (%s); using RapidOCR", exc)
+        return None
+
+
+def available_engine() -> str:
+    if _tesseract_langs() is not None:
+        return "tesseract"
+    try:
+        import rapidocr_onnxruntime  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(
+            "OCR needs Tesseract (apt install tesseract-ocr tesseract-ocr-chi-sim; pip install pytesseract) "
+            "or RapidOCR (pip install rapidocr-onnxruntime); or pass --ocr never") from None
+    return "rapidocr"
+
+
+def ocr_image(image, langs: list[str]) -> OcrResult:
+    """Recognise words in a PIL image with the best available engine."""
+    engine = available_engine()
+    if engine == "tesseract":
+        return _tesseract(image, langs)
+    return _rapidocr(image)
+
+
+def _tesseract(image, langs: list[str]) -> OcrResult:
+    import pytesseract
+
+    have = _tesseract_langs() or frozenset()
+    wanted = [TESSERACT_LANGS[lang] for lang in langs]
+    use = [t for t in dict.fromkeys(wanted) if t in have]
+    missing = [t for t in wanted if t not in have]
+    if missing:
+        log.warning("tesseract has no %s data; OCR uses %s", "+".join(missing), "+".join(use) or "eng")
+    data = pytesseract.image_to_data(image.convert("L"), lang="+".join(use) or "eng",
+                                     config="--psm 3", output_type=pytesseract.Output.DICT)
+    lines: dict[tuple[int, int, int], OcrLine] = {}
+    for i, text in enumerate(data["text"]):
+        text = (text or "").strip()
+        conf = float(data["conf"][i])
+        if not text or conf < 0:
+            continue
+        key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+        line = lines.setdefault(key, OcrLine(block_no=data["block_num"][i] * 1000 + data["par_num"][i]))
+        x, y, w, h = (float(data[k][i]) for k in ("left", "top", "width", "height"))
+        line.words.append(OcrWord(text, (x, y, x + w, y + h), conf))
+    return OcrResult("tesseract", list(lines.values()), image.size)
+
+
+@functools.lru_cache(maxsize=1)
+def _rapid_engine():
+    from rapidocr_onnxruntime import RapidOCR
+
+    return RapidOCR()
+
+
+def _rapidocr(image) -> OcrResult:
+    import numpy as np
+
+    result, _ = _rapid_engine()(np.asarray(image.convert("RGB")))
+    lines = []
+    for i, (quad, text, score) in enumerate(result or []):
+        xs = [float(p[0]) for p in quad]
+        ys = [float(p[1]) for p in quad]
+        x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+        toks = text.split()
+        total = sum(len(t) for t in toks) + max(len(toks) - 1, 0)
+        line = OcrLine(block_no=i)
+        pos = 0
+        for tok in toks:  # apportion the line box to its words by character count
+            a = x0 + (x1 - x0) * pos / max(total, 1)
+            pos += len(tok)
+            b = x0 + (x1 - x0) * pos / max(total, 1)
+            pos += 1
+            line.words.append(OcrWord(tok, (a, y0, b, y1), float(score) * 100))
+        if line.words:
+            lines.append(line)
+    return OcrResult("rapidocr", lines, image.size)

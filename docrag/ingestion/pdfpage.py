@@ -1,0 +1,182 @@
+"""One PDF page -> one :class:`docrag.types.Page`: image, words, text (or OCR), layout blocks."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from docrag.geometry import Box
+from docrag.ingestion import figures, layout, tables
+from docrag.ingestion.ocr import ocr_image
+from docrag.ingestion.ocrpage import ocr_to_page_content
+from docrag.ingestion.render import Rendered, effective_dpi, render_pymupdf
+from docrag.ingestion.textlayer import (
+    PageFrame,
+    detect_lang,
+    extract_lines,
+    garbage_ratio,
+    join_words,
+    looks_like_words,
+    page_text,
+    text_flags,
+)
+from docrag.types import Block, BlockKind, Page, TextSource, Word
+
+log = logging.getLogger(__name__)
+
+MIN_PAGE_PT = 3.0        # the PDF spec's smallest page side (points)
+MAX_PAGE_PT = 14400.0    # the PDF spec's largest page side (200 inches)
+MIN_TEXT_CHARS = 10      # fewer non-space characters than this is "no text layer"
+OCR_DPI = 300            # pages are OCR'd from a rendering at this resolution ...
+OCR_MAX_PIXELS = 12_000_000  # ... unless that would exceed this many pixels
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    dpi: float
+    renderer: str
+    ocr: str
+    langs: list[str]
+    image_ext: str
+
+
+def open_pdf(path: Path):
+    """Open a PDF or raise ``FileFailed`` with a reason a user understands."""
+    import pymupdf
+
+    from docrag.ingestion.pipeline import FileFailed
+
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:  # MuPDF raises several types for broken files
+        raise FileFailed(f"corrupt or unreadable PDF ({exc})") from exc
+    try:
+        if doc.needs_pass:
+            raise FileFailed("encrypted PDF that needs a password; decrypt it first (e.g. qpdf --decrypt)")
+        if doc.page_count == 0:
+            raise FileFailed("PDF has no pages (empty, or truncated/damaged beyond repair)")
+        for i in range(doc.page_count):
+            try:
+                rect = doc[i].rect
+            except Exception as exc:
+                raise FileFailed(f"page {i + 1} cannot be read ({exc})") from exc
+            w, h = rect.width, rect.height
+            if not (MIN_PAGE_PT <= w <= MAX_PAGE_PT and MIN_PAGE_PT <= h <= MAX_PAGE_PT):
+                raise FileFailed(f"page {i + 1} has an absurd size ({w:.1f} x {h:.1f} pt; "
+                                 f"allowed {MIN_PAGE_PT:g}..{MAX_PAGE_PT:g} pt per side)")
+    except BaseException:
+        doc.close()
+        raise
+    return doc
+
+
+def text_is_garbage(text: str) -> bool:
+    """A text layer of junk: replacement/private-use characters or few word-like tokens."""
+    return bool(text.strip()) and (garbage_ratio(text) >= 0.1 or looks_like_words(text) < 0.6)
+
+
+def needs_ocr(page, text: str, frame: PageFrame) -> bool:
+    """``--ocr auto``: OCR when the text layer is junk, or thin while images (or outlined text) fill the page."""
+    if text_is_garbage(text):
+        return True
+    n_chars = sum(not c.isspace() for c in text)
+    if n_chars >= 200:
+        return False
+    page_area = frame.width * frame.height
+    image_area = sum(abs((i["bbox"][2] - i["bbox"][0]) * (i["bbox"][3] - i["bbox"][1])) for i in page.get_image_info())
+    if image_area >= 0.5 * page_area and n_chars < 100:
+        return True
+    if n_chars < MIN_TEXT_CHARS:
+        n_paths = sum(len(d.get("items", ())) for d in page.get_cdrawings())
+        return image_area >= 0.05 * page_area or n_paths >= 200
+    return False
+
+
+def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Rendered | None = None) -> Page:
+    page = pdf[page_no - 1]
+    frame = PageFrame.of(page)
+    dpi = effective_dpi(frame.width, frame.height, opts.dpi)
+    image_path = staged.staged_image_path(page_no, opts.image_ext)
+    if rendered is None:
+        rendered = render_pymupdf(page, dpi, image_path, opts.image_ext)
+
+    textpage = page.get_textpage(flags=text_flags())
+    lines = extract_lines(page, textpage, frame)
+    text = page_text(lines)
+    need_ocr = opts.ocr == "always" or (opts.ocr == "auto" and needs_ocr(page, text, frame))
+
+    result = Page(doc_id=staged.document.doc_id, page_no=page_no, width_pt=frame.width, height_pt=frame.height,
+                  rotation=frame.rotation, image=staged.image_relpath(page_no, opts.image_ext),
+                  image_width=rendered.width, image_height=rendered.height, dpi=rendered.dpi,
+                  file_name=staged.document.file_name)
+    text_blocks: list[Block]
+    text_lines: list[layout.TextLine]
+    if need_ocr:
+        content = ocr_to_page_content(ocr_image(_ocr_render(page), opts.langs), frame.width, frame.height)
+        words, text, text_lines = content.words, content.text, content.lines
+        result.text_source = TextSource.OCR if text.strip() else TextSource.NONE
+    elif text.strip():
+        words = [w for line in lines for w in line.words]
+        text_lines = layout.pdf_text_lines(page.get_text("dict", textpage=textpage), frame)
+        result.text_source = TextSource.PDF
+    else:
+        words, text, text_lines = [], "", []
+    result.words, result.text = words, text
+    result.lang = detect_lang(text)
+
+    drawings = page.get_drawings()
+    figure_blocks = figures.detect_figures(page, frame, words, drawings)
+    if result.text_source is TextSource.OCR:  # the scanned image holding the OCR'd text is no figure
+        figure_blocks = [f for f in figure_blocks if f.meta.get("source") != "image"
+                         or sum(f.box.contains(w.box, tol=1.0) for w in words) < 0.3 * len(words)]
+    table_blocks = tables.detect_tables(page, frame, words, drawings, [b.box for b in figure_blocks])
+    figure_blocks = [f for f in figure_blocks if f.meta.get("source") == "image"
+                     or not any(t.box.coverage_of(f.box) > 0.5 for t in table_blocks)]
+    regions = table_blocks + figure_blocks
+    text_blocks = layout.text_blocks(text_lines, [b.box for b in regions])
+    result.blocks = finish_blocks(text_blocks, regions, words)
+    return result
+
+
+def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: list[Word]) -> list[Block]:
+    """Blocks in reading order (regions before the first text block below them), with ids and captions.
+
+    A figure's text is its caption, else the words inside it (labels, legend).
+    """
+    ordered = list(text_blocks)
+    for rb in sorted(region_blocks, key=lambda b: (b.box.y0, b.box.x0)):
+        pos = len(ordered)
+        for i, tb in enumerate(ordered):
+            if tb.box.y0 >= rb.box.y0 and _h_overlap(tb.box, rb.box) > 0:
+                pos = i
+                break
+        ordered.insert(pos, rb)
+    for i, b in enumerate(ordered):
+        b.block_id = i
+    figures.attach_captions(ordered)
+    for b in ordered:
+        if b.kind is BlockKind.FIGURE and not b.text:
+            inside = [w.text for w in words if b.box.contains(w.box, tol=1.0)]
+            b.text = join_words(inside)[:500]
+    return ordered
+
+
+def _h_overlap(a: Box, b: Box) -> float:
+    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+
+
+def _ocr_render(page):
+    """The page as a grayscale PIL image at OCR resolution."""
+    import pymupdf
+    from PIL import Image
+
+    px = page.rect.width * page.rect.height * (OCR_DPI / 72.0) ** 2
+    dpi = OCR_DPI if px <= OCR_MAX_PIXELS else int(OCR_DPI * (OCR_MAX_PIXELS / px) ** 0.5)
+    zoom = dpi / 72.0
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
+    return Image.frombytes("L", (pix.width, pix.height), pix.samples)
+
+
+__all__ = ["PageOptions", "open_pdf", "process_pdf_page", "finish_blocks", "needs_ocr"]

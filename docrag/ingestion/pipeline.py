@@ -1,0 +1,237 @@
+"""``ingest``: PDFs and page images into a page corpus (render, text, OCR, layout blocks).
+
+One document at a time: every page is staged (image + record) in the corpus's staging folder, then
+the document becomes visible with one atomic rename. A run that is interrupted resumes from the
+pages already staged; a file that fails leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docrag.corpus import Corpus, CorpusWriter, StagedDocument
+from docrag.errors import DocragError, InputError
+from docrag.ingestion.images import image_frames, process_image_page
+from docrag.ingestion.ocr import parse_langs
+from docrag.ingestion.pdfpage import PageOptions, open_pdf, process_pdf_page
+from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS, render_pdf2image
+from docrag.ingestion.sources import Source, discover
+from docrag.io import sha256_file
+from docrag.types import Document, Page, TextSource
+
+log = logging.getLogger(__name__)
+
+OCR_MODES = ("auto", "always", "never")
+PDF2IMAGE_CHUNK = 16
+
+PageHook = Callable[[Document, Page], None]
+
+
+@dataclass
+class IngestReport:
+    """What one ``ingest`` call did. File lists hold source paths as given (resolved)."""
+
+    added: list[str] = field(default_factory=list)      # new documents
+    replaced: list[str] = field(default_factory=list)   # changed files whose old pages were replaced
+    skipped: list[str] = field(default_factory=list)    # already in the corpus, unchanged
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    n_pages: int = 0          # pages processed in this run (resumed pages included)
+    n_ocr_pages: int = 0
+    doc_ids: list[str] = field(default_factory=list)   # every document of this run's good files
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def summary(self) -> str:
+        return (f"{len(self.added)} added, {len(self.replaced)} replaced, {len(self.skipped)} unchanged, "
+                f"{len(self.failures)} failed; {self.n_pages} page(s) ({self.n_ocr_pages} OCR) "
+                f"in {self.seconds:.1f}s")
+
+
+class FileFailed(Exception):
+    """A source file cannot be ingested; the message is the reason shown to the user."""
+
+
+class HookInterrupt(BaseException):
+    """Carries an exception raised by an ``on_page`` hook past the per-file error handling."""
+
+
+def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: float = 144,
+           renderer: str = "pymupdf", ocr: str = "auto", lang: str = "en,ch", image_format: str = "png",
+           show_progress: bool = True, on_page: PageHook | None = None) -> IngestReport:
+    """Ingest PDFs, page images and folders of them (recursively) into the corpus at ``out``.
+
+    ``ocr``: ``auto`` OCRs pages without a usable text layer, ``always`` every page, ``never`` none.
+    ``lang``: OCR languages, e.g. ``"en,ch"``. Page images (PNG/JPEG/TIFF) become one-page
+    documents (one page per TIFF frame) whose point size is ``pixels * 72 / dpi``, ``dpi`` being the
+    image's own resolution metadata or 144 when it has none. ``on_page`` is called after each page
+    is staged (tests use it to interrupt a run). Raises :class:`InputError` for bad options;
+    per-file problems are reported in ``IngestReport.failures`` and recorded in the corpus manifest.
+    """
+    opts = _options(dpi, renderer, ocr, lang, image_format)
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    t0 = time.perf_counter()
+    corpus = Corpus.create(out)
+    writer = corpus.writer()
+    sources, rejected = discover(paths, exclude=Path(out))
+    report = IngestReport()
+    for r in rejected:
+        _fail(writer, report, r.path, r.reason)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
+    try:
+        for src in bar:
+            bar.set_postfix_str(src.path.name[-40:])
+            try:
+                _ingest_file(src, writer, opts, report, show_progress, on_page)
+            except (FileFailed, DocragError) as exc:
+                _fail(writer, report, src.path, str(exc))
+    except HookInterrupt as stop:
+        raise stop.__cause__ from None
+    finally:
+        bar.close()
+    report.seconds = time.perf_counter() - t0
+    log.info("ingest into %s: %s", out, report.summary())
+    return report
+
+
+def _options(dpi: float, renderer: str, ocr: str, lang: str, image_format: str) -> PageOptions:
+    if not (18 <= float(dpi) <= 1200):
+        raise InputError(f"dpi must be between 18 and 1200, got {dpi}")
+    if renderer not in RENDERERS:
+        raise InputError(f"unknown renderer {renderer!r}; choose one of {', '.join(RENDERERS)}")
+    if ocr not in OCR_MODES:
+        raise InputError(f"unknown OCR mode {ocr!r}; choose one of {', '.join(OCR_MODES)}")
+    fmt = IMAGE_FORMATS.get(image_format.lower())
+    if fmt is None:
+        raise InputError(f"unknown image format {image_format!r}; choose png or jpeg")
+    try:
+        langs = parse_langs(lang)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return PageOptions(dpi=float(dpi), renderer=renderer, ocr=ocr, langs=langs, image_ext=fmt)
+
+
+def _fail(writer: CorpusWriter, report: IngestReport, path: Path, reason: str) -> None:
+    spath = str(Path(path).resolve())
+    log.info("failed: %s: %s", path, reason)
+    report.failures.append((str(path), reason))
+    writer.record_failure(spath, reason)
+
+
+def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
+                 show_progress: bool, on_page: PageHook | None) -> None:
+    source_path = str(src.path.resolve())
+    sha = sha256_file(src.path)
+    doc_id = sha[:16]
+    previous = writer.doc_for_source(source_path)
+    if writer.has_document(doc_id):
+        report.skipped.append(source_path)
+        report.doc_ids.append(doc_id)
+        if previous is None:  # the same content under another name: remember this name too
+            writer.corpus.manifest["sources"][source_path] = doc_id
+            writer._save_manifest()
+        return
+    if src.kind == "pdf":
+        _ingest_pdf(src, sha, writer, opts, report, show_progress, on_page)
+    else:
+        _ingest_image(src, sha, writer, opts, report, show_progress, on_page)
+    (report.replaced if previous and previous != doc_id else report.added).append(source_path)
+    report.doc_ids.append(doc_id)
+
+
+def _document(src: Source, sha: str, n_pages: int, opts: PageOptions, title: str = "") -> Document:
+    return Document(doc_id=sha[:16], file_name=src.path.name, source_path=str(src.path.resolve()),
+                    sha256=sha, n_pages=n_pages, kind=src.kind, title=title,
+                    meta={"dpi": opts.dpi, "renderer": opts.renderer if src.kind == "pdf" else "image",
+                          "ocr": opts.ocr, "lang": ",".join(opts.langs), "image_format": opts.image_ext})
+
+
+def _run_pages(staged: StagedDocument, page_nos: Iterable[int], make_page: Callable[[int], Page],
+               report: IngestReport, show_progress: bool, on_page: PageHook | None) -> None:
+    from tqdm.auto import tqdm
+
+    todo = [n for n in page_nos if n not in staged.done_pages()]
+    done_before = staged.document.n_pages - len(todo)
+    bar = tqdm(total=staged.document.n_pages, initial=done_before, desc=staged.document.file_name[-30:],
+               unit="page", leave=False, disable=not show_progress)
+    for n in todo:
+        page = make_page(n)
+        staged.add_page(page)
+        bar.update(1)
+        if on_page is not None:
+            try:
+                on_page(staged.document, page)
+            except BaseException as exc:  # the caller stops the run: keep staged pages for resume
+                raise HookInterrupt() from exc
+    bar.close()
+    for n in range(1, staged.document.n_pages + 1):
+        report.n_pages += 1
+        if staged.page(n).text_source is TextSource.OCR:
+            report.n_ocr_pages += 1
+
+
+def _ingest_pdf(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
+                show_progress: bool, on_page: PageHook | None) -> None:
+    pdf = open_pdf(src.path)  # raises FileFailed with the reason
+    try:
+        title = (pdf.metadata or {}).get("title", "") or ""
+        staged = writer.begin(_document(src, sha, pdf.page_count, opts, title))
+        try:
+            prerendered: dict = {}
+
+            def make(n: int) -> Page:
+                if opts.renderer == "pdf2image" and n not in prerendered:
+                    chunk = [m for m in range(n, min(n + PDF2IMAGE_CHUNK, pdf.page_count + 1))
+                             if m not in staged.done_pages()]
+                    outs = {m: staged.staged_image_path(m, opts.image_ext) for m in chunk}
+                    prerendered.update(render_pdf2image(src.path, chunk, _pdf2image_dpi(pdf, chunk, opts), outs,
+                                                        opts.image_ext))
+                return process_pdf_page(pdf, n, staged, opts, prerendered.pop(n, None))
+
+            _run_pages(staged, range(1, pdf.page_count + 1), make, report, show_progress, on_page)
+        except FileFailed:
+            staged.abort()
+            raise
+        except (KeyboardInterrupt, SystemExit, HookInterrupt):
+            raise  # staged pages stay for the next run to resume
+        except Exception as exc:  # any other error in this file: report it, keep nothing
+            staged.abort()
+            log.debug("ingest of %s failed", src.path, exc_info=True)
+            raise FileFailed(f"cannot process the PDF ({type(exc).__name__}: {exc})") from exc
+        staged.commit()
+    finally:
+        pdf.close()
+
+
+def _pdf2image_dpi(pdf, page_nos: list[int], opts: PageOptions) -> float:
+    from docrag.ingestion.render import effective_dpi
+
+    return min(effective_dpi(pdf[n - 1].rect.width, pdf[n - 1].rect.height, opts.dpi) for n in page_nos)
+
+
+def _ingest_image(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
+                  show_progress: bool, on_page: PageHook | None) -> None:
+    frames = image_frames(src.path)  # raises FileFailed
+    staged = writer.begin(_document(src, sha, frames, opts))
+    try:
+        _run_pages(staged, range(1, frames + 1), lambda n: process_image_page(src.path, n, staged, opts),
+                   report, show_progress, on_page)
+    except FileFailed:
+        staged.abort()
+        raise
+    except (KeyboardInterrupt, SystemExit, HookInterrupt):
+        raise
+    except Exception as exc:
+        staged.abort()
+        log.debug("ingest of %s failed", src.path, exc_info=True)
+        raise FileFailed(f"cannot process the image ({type(exc).__name__}: {exc})") from exc
+    staged.commit()

@@ -1,0 +1,299 @@
+"""Table detection that stays fast: cheap evidence first, PyMuPDF ``find_tables`` only where it pays.
+
+1. *Ruled* candidates: clusters of horizontal rules (lines or thin rectangles among the page's
+   vector drawings) with similar horizontal extent.
+2. *Aligned* candidates: runs of text rows that split into several short cells at wide gaps
+   (tables without rules, OCR'd tables).
+3. A candidate is kept when the words inside it form rows of several cells; ruled candidates are
+   handed to ``find_tables`` restricted to their region (``clip``), which gives cell structure.
+
+All boxes are in the displayed page's points.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import statistics
+from dataclasses import dataclass
+
+from docrag.geometry import Box, union, unrotate_box
+from docrag.types import Block, BlockKind, Word
+
+log = logging.getLogger(__name__)
+
+_NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
+MIN_RULE_PT = 15.0
+MAX_RULE_GAP_PT = 260.0
+
+
+@dataclass
+class Row:
+    words: list[Word]
+    cells: list[list[Word]]
+
+    @property
+    def box(self) -> Box:
+        return union([w.box for w in self.words])
+
+    @property
+    def y0(self) -> float:
+        return min(w.box.y0 for w in self.words)
+
+    @property
+    def y1(self) -> float:
+        return max(w.box.y1 for w in self.words)
+
+    @property
+    def height(self) -> float:
+        return statistics.median(w.box.height for w in self.words)
+
+
+def text_rows(words: list[Word]) -> list[Row]:
+    """Words grouped into visual rows (vertical overlap) and split into cells at wide gaps."""
+    rows: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
+        cy = (w.box.y0 + w.box.y1) / 2
+        if rows:
+            last = rows[-1]
+            ly0 = statistics.median(x.box.y0 for x in last[-3:])
+            ly1 = statistics.median(x.box.y1 for x in last[-3:])
+            if ly0 <= cy <= ly1:
+                last.append(w)
+                continue
+        rows.append([w])
+    out = []
+    for ws in rows:
+        ws.sort(key=lambda w: w.box.x0)
+        h = statistics.median(w.box.height for w in ws)
+        cells: list[list[Word]] = [[ws[0]]]
+        for prev, w in zip(ws, ws[1:], strict=False):
+            if w.box.x0 - prev.box.x1 > max(0.9 * h, 4.0):
+                cells.append([w])
+            else:
+                cells[-1].append(w)
+        out.append(Row(ws, cells))
+    return out
+
+
+def _is_tabular(row: Row) -> bool:
+    n = len(row.cells)
+    if n < 2:
+        return False
+    sizes = [_n_words(c) for c in row.cells]
+    if max(sizes) > 10 or statistics.median(sizes) > 4:
+        return False
+    numeric = sum(all(_NUMERIC.match(w.text) for w in c) for c in row.cells)
+    return n >= 3 or numeric >= 1
+
+
+def aligned_regions(rows: list[Row]) -> list[Box]:
+    """Regions of >= 3 tabular rows close together (short one-cell label rows may sit between)."""
+    regions: list[Box] = []
+    run: list[Row] = []
+    pending: list[Row] = []
+
+    def close() -> None:
+        if sum(_is_tabular(r) for r in run) >= 3:
+            regions.append(union([r.box for r in run]))
+        run.clear()
+        pending.clear()
+
+    for row in rows:
+        last = (pending or run)[-1] if (pending or run) else None
+        if last is not None and row.y0 - last.y1 > 2.2 * max(row.height, last.height):
+            close()
+            last = None
+        if _is_tabular(row):
+            run.extend(pending)
+            pending.clear()
+            run.append(row)
+        elif run and _n_words(row.words) <= 6 and len(pending) < 2:
+            pending.append(row)
+        else:
+            close()
+    close()
+    return regions
+
+
+def _segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
+    """Horizontal and vertical rules (display-frame boxes) among vector drawings."""
+    horiz: list[Box] = []
+    vert: list[Box] = []
+    for d in drawings:
+        for item in d.get("items", []):
+            op = item[0]
+            if op == "l":
+                p, q = item[1], item[2]
+                x0, x1, y0, y1 = min(p.x, q.x), max(p.x, q.x), min(p.y, q.y), max(p.y, q.y)
+            elif op == "re":
+                r = item[1]
+                x0, y0, x1, y1 = r.x0, r.y0, r.x1, r.y1
+                if min(x1 - x0, y1 - y0) > 3.0:
+                    continue  # a filled area, not a rule
+            else:
+                continue
+            try:
+                box = to_display(x0, y0 - 0.5, x1, y1 + 0.5)
+            except ValueError:
+                continue
+            if box.width >= MIN_RULE_PT and box.height <= 4.0:
+                horiz.append(box)
+            elif box.height >= MIN_RULE_PT and box.width <= 4.0:
+                vert.append(box)
+    return horiz, vert
+
+
+def ruled_regions(horiz: list[Box], vert: list[Box]) -> list[Box]:
+    """Regions spanned by >= 2 horizontal rules of similar extent (or a grid of rules)."""
+    horiz = sorted(horiz, key=lambda b: b.y0)
+    groups: list[list[Box]] = []
+    for h in horiz:
+        for g in groups:
+            ref = union(g)
+            ov = min(ref.x1, h.x1) - max(ref.x0, h.x0)
+            if ov >= 0.6 * max(h.width, min(ref.width, h.width)) and h.y0 - ref.y1 <= MAX_RULE_GAP_PT:
+                g.append(h)
+                break
+        else:
+            groups.append([h])
+    regions = []
+    for g in groups:
+        box = union(g)
+        if len(g) >= 2 and box.height >= 12.0:
+            regions.append(box)
+    for v in vert:  # vertical rules extend a region they touch
+        for i, r in enumerate(regions):
+            if r.expanded(3).intersection_area(v) > 0:
+                regions[i] = union([r, v])
+    return regions
+
+
+def _merge(boxes: list[Box]) -> list[Box]:
+    boxes = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                inter = a.intersection_area(b)
+                if inter > 0.3 * min(a.area, b.area) or a.contains(b) or b.contains(a):
+                    boxes[i] = union([a, b])
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
+def _cells_text(rows: list[Row]) -> list[list[str]]:
+    return [[" ".join(w.text for w in c) for c in r.cells] for r in rows]
+
+
+def detect_tables(page, frame, words: list[Word], drawings: list[dict],
+                  exclude: list[Box] | None = None) -> list[Block]:
+    """Table blocks of one page. ``page``/``frame`` may be None (page images: aligned text only).
+
+    Words and rules inside ``exclude`` (figures) are ignored.
+    """
+    exclude = exclude or []
+    words = [w for w in words if not any(r.coverage_of(w.box) > 0.5 for r in exclude)]
+    if not words:
+        return []
+    rows = text_rows(words)
+    candidates: list[tuple[Box, bool]] = [(b, False) for b in aligned_regions(rows)]
+    if page is not None and drawings:
+        from docrag.ingestion.textlayer import to_display_box
+
+        horiz, vert = _segments(drawings, lambda *c: to_display_box(frame, *c))
+        horiz = [h for h in horiz if not any(r.coverage_of(h) > 0.5 for r in exclude)]
+        vert = [v for v in vert if not any(r.coverage_of(v) > 0.5 for r in exclude)]
+        candidates += [(b, True) for b in ruled_regions(horiz, vert)]
+    if not candidates:
+        return []
+    boxes = _merge([b for b, _ in candidates])
+    ruled = [any(r and b.intersection_area(c) > 0 for c, r in candidates) for b in boxes]
+    blocks: list[Block] = []
+    for box, is_ruled in zip(boxes, ruled, strict=False):
+        inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
+        for segment in _segments_between_prose(inside):
+            if sum(len(r.cells) >= 2 for r in segment) < max(2, 0.4 * len(segment)) or len(segment) < 3:
+                continue
+            blocks.append(_table_block(page, frame, segment, box, is_ruled, drawings, exclude))
+    return blocks
+
+
+def _n_words(words: list[Word]) -> int:
+    """Words that carry letters or digits (dot leaders and dashes do not count)."""
+    return sum(any(ch.isalnum() for ch in w.text) for w in words)
+
+
+def _is_prose(row: Row) -> bool:
+    """A row of running text (a paragraph line, a note): tables never continue through one."""
+    return (len(row.cells) == 1 and _n_words(row.words) >= 7) or max(_n_words(c) for c in row.cells) >= 12
+
+
+def _segments_between_prose(rows: list[Row]) -> list[list[Row]]:
+    segments: list[list[Row]] = [[]]
+    for r in rows:
+        if _is_prose(r):
+            segments.append([])
+        else:
+            segments[-1].append(r)
+    return [s for s in segments if s]
+
+
+def _table_block(page, frame, rows: list[Row], region: Box, is_ruled: bool, drawings: list[dict],
+                 exclude: list[Box]) -> Block:
+    tbox = union([r.box for r in rows]).expanded(1.0).clipped()
+    meta: dict = {"source": "rules" if is_ruled else "alignment"}
+    if is_ruled and page is not None:
+        pad = 1.5 * max(r.height for r in rows)
+        clip = Box(region.x0, max(region.y0, tbox.y0 - pad), region.x1, min(region.y1, tbox.y1 + pad),
+                   region.space, region.extent).expanded(2.0).clipped()
+        found = _find_tables(page, frame, clip, drawings, [w for r in rows for w in r.words])
+        if found is not None and not any(r.intersection_area(found[0]) > 0.1 * r.area for r in exclude):
+            fbox, cells = found
+            tbox = union([tbox, fbox]).clipped()
+            meta = {"source": "find_tables", "rows": cells}
+    meta.setdefault("rows", _cells_text(rows))
+    text = "\n".join(" | ".join(c for c in r) for r in meta["rows"])
+    return Block(kind=BlockKind.TABLE, box=tbox, text=text, meta=meta)
+
+
+def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
+                 words: list[Word]) -> tuple[Box, list[list[str]]] | None:
+    """PyMuPDF's table finder restricted to ``clip_box``: the largest table's box and cell texts.
+
+    Cell texts are assembled from ``words`` (already cleaned and number-joined), not re-extracted.
+    """
+    import pymupdf
+
+    from docrag.ingestion.textlayer import join_words, to_display_box
+
+    clip = unrotate_box(clip_box, frame.rotation)
+    try:
+        found = page.find_tables(clip=pymupdf.Rect(*clip.coords), strategy="lines", use_layout=False,
+                                 paths=drawings)
+    except Exception as exc:  # the finder fails on some malformed content; the region still counts
+        log.debug("find_tables failed on page %d: %s", page.number + 1, exc)
+        return None
+    tabs = [t for t in found.tables if t.row_count >= 2 and t.col_count >= 2]
+    if not tabs:
+        return None
+    best = max(tabs, key=lambda t: (t.bbox[2] - t.bbox[0]) * (t.bbox[3] - t.bbox[1]))
+    rows: list[list[str]] = []
+    for row in best.rows:
+        cells = []
+        for cell in row.cells:
+            if cell is None:
+                cells.append("")
+                continue
+            cb = to_display_box(frame, *cell)
+            inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
+            inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
+            cells.append(join_words([w.text for w in inside]))
+        rows.append(cells)
+    return to_display_box(frame, *best.bbox), rows

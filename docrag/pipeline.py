@@ -1,0 +1,102 @@
+"""``docrag.RAG``: retrieve pages for a question, then answer with visual citations.
+
+    rag = docrag.RAG("corpus/", retriever="bm25", generator="extractive")
+    answer = rag.ask("What was the total revenue in 2011?", k=10)
+    for c in answer.citations:
+        print(c.page_id, [b.to_list() for b in c.boxes])   # boxes in the page's PDF points
+
+The retriever and generator default to the user's settings (:mod:`docrag.config`), i.e. the best
+offline choices unless the config file or ``DOCRAG_*`` variables say otherwise. The index the
+retriever needs is built on first use (with a progress bar unless ``show_progress=False``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from docrag.config import Settings, load_settings
+from docrag.corpus import Corpus
+from docrag.generation.base import Generator, generate_many, get_generator
+from docrag.types import Answer, Hit, Page
+
+log = logging.getLogger(__name__)
+
+
+class RAG:
+    """A corpus, a retriever index over it and a generator."""
+
+    def __init__(self, corpus: Corpus | str | Path, retriever: str | None = None,
+                 generator: str | Generator | None = None, *, index_dir: str | Path | None = None,
+                 build: bool = True, show_progress: bool = True, settings: Settings | None = None,
+                 retriever_options: dict[str, Any] | None = None,
+                 generator_options: dict[str, Any] | None = None) -> None:
+        self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
+        self.settings = settings or load_settings()
+        self.retriever_name = retriever or self.settings.retriever
+        self.index_dir = index_dir if index_dir is not None else self.settings.index_dir
+        self.build = build
+        self.show_progress = show_progress
+        self._retriever_options = dict(retriever_options or {})
+        self._index: Any = None
+        if generator is None or isinstance(generator, str):
+            name = generator or self.settings.generator
+            opts = {**self.settings.generator_options(name), **(generator_options or {})}
+            self.generator: Generator = get_generator(name, **opts)
+        else:
+            self.generator = generator
+        self.default_k = self.settings.k
+
+    @property
+    def index(self) -> Any:
+        """The retriever's :class:`~docrag.index.PageIndex`, opened (or built) on first use."""
+        if self._index is None:
+            from docrag.index import open_index
+
+            self._index = open_index(self.corpus, self.retriever_name, index_dir=self.index_dir,
+                                     build=self.build, show_progress=self.show_progress,
+                                     **self._retriever_options)
+        return self._index
+
+    def retrieve(self, question: str, k: int | None = None) -> list[Hit]:
+        return self.index.search(question, k=k or self.default_k)
+
+    def pages_for(self, hits: Sequence[Hit]) -> list[Page]:
+        return [self.corpus.page(h.page_id) for h in hits]
+
+    def answer(self, question: str, hits: Sequence[Hit], retrieval_s: float = 0.0) -> Answer:
+        """Generate from already retrieved ``hits`` (rank order)."""
+        answer = self.generator.generate(question, self.pages_for(hits))
+        return self._finish(answer, hits, retrieval_s)
+
+    def _finish(self, answer: Answer, hits: Sequence[Hit], retrieval_s: float) -> Answer:
+        answer.hits = list(hits)
+        answer.retriever = self.retriever_name
+        answer.meta.setdefault("retrieval_s", round(retrieval_s, 4))
+        return answer
+
+    def ask(self, question: str, k: int | None = None) -> Answer:
+        """Retrieve the top ``k`` pages and answer from them; the hits are on the answer."""
+        if not question or not question.strip():
+            from docrag.errors import InputError
+
+            raise InputError("the question is empty")
+        t0 = time.perf_counter()
+        hits = self.retrieve(question, k)
+        return self.answer(question, hits, time.perf_counter() - t0)
+
+    def ask_many(self, questions: Sequence[str], k: int | None = None, concurrency: int | None = None) -> list[Answer]:
+        """Answers to many questions (batched retrieval; generation ``concurrency`` at a time)."""
+        questions = list(questions)
+        if not questions:
+            return []
+        t0 = time.perf_counter()
+        all_hits = self.index.search_batch(questions, k=k or self.default_k)
+        per_q = (time.perf_counter() - t0) / len(questions)
+        items = [(q, self.pages_for(h)) for q, h in zip(questions, all_hits, strict=True)]
+        workers = concurrency if concurrency is not None else getattr(self.generator, "concurrency", 1)
+        answers = generate_many(self.generator, items, workers)
+        return [self._finish(a, h, per_q) for a, h in zip(answers, all_hits, strict=True)]

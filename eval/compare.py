@@ -1,0 +1,120 @@
+"""Compare retrievers on one question set: nDCG@5/10, Recall@5/10, MRR@10, overall / per category /
+per language, with every run file written and cross-checked against pytrec_eval."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from docrag.corpus import Corpus
+from docrag.eval.data import QAItem
+from docrag.eval.report import groups_of, metric_label
+from docrag.eval.retrieval_metrics import (
+    DEFAULT_METRICS,
+    canonical_order,
+    max_abs_difference,
+    mean_scores,
+    pytrec_eval_scores,
+    question_scores,
+    write_trec_qrels,
+    write_trec_run,
+)
+from docrag.io import atomic_write_json
+from docrag.types import Hit
+
+log = logging.getLogger(__name__)
+
+
+def run_slug(name: str) -> str:
+    """A file-name-safe form of a retriever name (``colqwen2:/m/x`` -> ``colqwen2_m_x``)."""
+    out = "".join(c if c.isalnum() or c in "-+." else "_" for c in name)
+    return "_".join(p for p in out.split("_") if p) or "run"
+
+
+def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequence[str], *, k: int = 10,
+                       metrics: Sequence[str] = DEFAULT_METRICS, index_dir: str | Path | None = None,
+                       runs_dir: str | Path | None = None, show_progress: bool = True,
+                       indexes: dict[str, Any] | None = None) -> dict:
+    """Search every question with every retriever (top ``k``) and score the runs.
+
+    ``index_dir``: a parent folder for the indexes (one sub-folder per retriever; default: the
+    corpus's own). ``runs_dir``: where to write ``<retriever>.trec`` and ``qrels.trec``.
+    ``indexes``: already-open indexes by name (tests).
+    """
+    from docrag.index import open_index
+
+    if not retrievers:
+        raise ValueError("no retrievers to compare")
+    qrels = {it.qid: set(it.gold_pages) for it in items}
+    groups = groups_of(items)
+    out: dict[str, Any] = {"k": k, "metrics": list(metrics), "n_questions": len(items),
+                           "corpus": str(corpus.root), "retrievers": {}}
+    if runs_dir is not None:
+        write_trec_qrels(Path(runs_dir) / "qrels.trec", qrels)
+    for name in retrievers:
+        t0 = time.perf_counter()
+        if indexes and name in indexes:
+            index = indexes[name]
+        else:
+            sub = Path(index_dir) / run_slug(name) if index_dir is not None else None
+            index = open_index(corpus, name, index_dir=sub, build=True, show_progress=show_progress)
+        t1 = time.perf_counter()
+        results = _search_all(index, [it.question for it in items], k, show_progress, name)
+        t2 = time.perf_counter()
+        hits = {it.qid: canonical_order(h)[:k] for it, h in zip(items, results)}
+        ranked = {q: [h.page_id for h in hs] for q, hs in hits.items()}
+        per_q = {q: question_scores(ranked[q], qrels[q], metrics) for q in qrels}
+        theirs = pytrec_eval_scores({q: {h.page_id: h.score for h in hs} for q, hs in hits.items()},
+                                    {q: {p: 1 for p in rel} for q, rel in qrels.items()}, metrics)
+        entry: dict[str, Any] = {
+            "groups": {g: {**mean_scores(per_q, [q for q in qids if q in per_q]), "n": len(qids)}
+                       for g, qids in groups.items() if qids},
+            "open_seconds": round(t1 - t0, 3), "search_seconds": round(t2 - t1, 3),
+            "ms_per_query": round(1000 * (t2 - t1) / max(1, len(items)), 3),
+            "pytrec_eval_max_abs_diff": max_abs_difference(per_q, theirs),
+        }
+        if runs_dir is not None:
+            path = Path(runs_dir) / f"{run_slug(name)}.trec"
+            write_trec_run(path, hits, tag=run_slug(name))
+            entry["run_file"] = str(path)
+        out["retrievers"][name] = entry
+    if runs_dir is not None:
+        out["qrels_file"] = str(Path(runs_dir) / "qrels.trec")
+    return out
+
+
+def _search_all(index: Any, queries: list[str], k: int, show_progress: bool, name: str,
+                batch: int = 32) -> list[list[Hit]]:
+    from tqdm import tqdm
+
+    out: list[list[Hit]] = []
+    with tqdm(total=len(queries), desc=f"search {name}", unit="q", disable=not show_progress) as bar:
+        for s in range(0, len(queries), batch):
+            out.extend(index.search_batch(queries[s:s + batch], k=k))
+            bar.update(min(batch, len(queries) - s))
+    return out
+
+
+def render_table(result: dict, per_category: bool = False) -> str:
+    """A fixed-width table: one row per retriever (and per group with ``per_category``)."""
+    metrics = result["metrics"]
+    header = ["retriever", *(["group"] if per_category else []), *map(metric_label, metrics), "n"]
+    rows = []
+    for name, entry in result["retrievers"].items():
+        names = [g for g in entry["groups"] if per_category or g == "overall"]
+        for g in names:
+            s = entry["groups"][g]
+            rows.append([name, *([g] if per_category else []), *(f"{s[m]:.2f}" for m in metrics), str(s["n"])])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) if i < (2 if per_category else 1) else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    return "\n".join(lines)
+
+
+def write_compare_json(result: dict, path: str | Path) -> None:
+    atomic_write_json(Path(path), result)

@@ -1,0 +1,292 @@
+"""Reports of a run: ``report.json``, ``report.md`` (the paper's Table 4 / Table 5 layouts), a long
+``report.csv`` and PNG plots (metrics by category, Recall@k curve), all from the run's records.
+
+Every score is a percentage (0..100) over the questions of its group; ``n`` says how many
+questions a mean is over. Groups: ``overall``, ``category:<name>``, ``lang:<en|zh>``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from docrag.eval.attribution import STAGES, stage_counts
+from docrag.eval.data import QAItem
+from docrag.eval.retrieval_metrics import (
+    max_abs_difference,
+    mean_scores,
+    pytrec_eval_scores,
+    question_scores,
+    read_trec_qrels,
+    read_trec_run,
+    recall_curve,
+)
+from docrag.io import atomic_write_bytes, atomic_write_json, atomic_write_text
+
+log = logging.getLogger(__name__)
+
+GEN_COLUMNS = ("accuracy", "rouge_l", "numeric_match", "P_Rec", "P_Prec", "B_Rec", "B_Prec", "iou")
+GEN_LABELS = {"accuracy": "Acc", "rouge_l": "ROUGE-L", "numeric_match": "NumMatch", "P_Rec": "P_Rec",
+              "P_Prec": "P_Prec", "B_Rec": "B_Rec", "B_Prec": "B_Prec", "iou": "IoU"}
+RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR"}
+
+
+def groups_of(items: Sequence[QAItem]) -> dict[str, list[str]]:
+    """``overall``, then ``category:*`` and ``lang:*`` groups (sorted), each a list of qids."""
+    out: dict[str, list[str]] = {"overall": [it.qid for it in items]}
+    for key, attr in (("category", "category"), ("lang", "lang")):
+        values = sorted({getattr(it, attr) or "unknown" for it in items})
+        for v in values:
+            out[f"{key}:{v}"] = [it.qid for it in items if (getattr(it, attr) or "unknown") == v]
+    return out
+
+
+# -- building ---------------------------------------------------------------------------------------
+
+def build_report(items: Sequence[QAItem], retrieval: Mapping[str, dict], generations: Mapping[str, dict],
+                 config: Any, out: Path | None = None) -> dict:
+    """The report of a run from its records (only questions of ``items`` count)."""
+    groups = groups_of(items)
+    report: dict[str, Any] = {"config": config.identity() if hasattr(config, "identity") else dict(config),
+                              "n_questions": len(items)}
+    ret_q = [it for it in items if it.qid in retrieval]
+    if ret_q:
+        report["retrieval"] = retrieval_section(ret_q, retrieval, groups, config.metrics, config.k, out)
+    gen_q = [it for it in items if it.qid in generations]
+    if gen_q:
+        report["generation"] = generation_section(gen_q, generations, groups, config)
+    report["complete"] = len(gen_q) == len(items) if getattr(config, "uses_generation", False) \
+        else len(ret_q) == len(items)
+    return report
+
+
+def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, dict], groups: Mapping[str, list[str]],
+                      metrics: Sequence[str], k: int, out: Path | None) -> dict:
+    ranked = {it.qid: [h["page_id"] for h in retrieval[it.qid]["hits"]] for it in items}
+    gold = {it.qid: set(it.gold_pages) for it in items}
+    per_q = {q: question_scores(ranked[q], gold[q], metrics) for q in ranked}
+    sec: dict[str, Any] = {"metrics": list(metrics), "k": k, "groups": {}}
+    for name, qids in groups.items():
+        ids = [q for q in qids if q in per_q]
+        if ids:
+            sec["groups"][name] = {**mean_scores(per_q, ids), "n": len(ids)}
+    sec["recall_curve"] = {"overall": recall_curve(ranked, gold, k)}
+    for name, qids in groups.items():
+        if name.startswith("lang:"):
+            ids = [q for q in qids if q in ranked]
+            if ids:
+                sec["recall_curve"][name] = recall_curve({q: ranked[q] for q in ids}, {q: gold[q] for q in ids}, k)
+    sec["pytrec_eval_max_abs_diff"] = _pytrec_check(per_q, metrics, out)
+    return sec
+
+
+def _pytrec_check(per_q: Mapping[str, Mapping[str, float]], metrics: Sequence[str], out: Path | None) -> float | None:
+    """Largest difference between our per-question scores and pytrec_eval's on run.trec/qrels.trec."""
+    if out is None or not (out / "run.trec").exists() or not (out / "qrels.trec").exists():
+        return None
+    try:
+        import pytrec_eval  # noqa: F401
+    except ImportError:
+        log.warning("pytrec_eval is not installed; retrieval numbers not cross-checked")
+        return None
+    qrels = {q: r for q, r in read_trec_qrels(out / "qrels.trec").items() if q in per_q}
+    theirs = pytrec_eval_scores(read_trec_run(out / "run.trec"), qrels, metrics)
+    diff = max_abs_difference(per_q, theirs)
+    if diff > 1e-9:
+        log.error("retrieval metrics differ from pytrec_eval by %.3g", diff)
+    return diff
+
+
+def _pct_mean(values: Sequence[float | bool | None]) -> tuple[float | None, int]:
+    vals = [float(v) for v in values if v is not None]
+    return (100.0 * sum(vals) / len(vals) if vals else None), len(vals)
+
+
+def generation_section(items: Sequence[QAItem], generations: Mapping[str, dict],
+                       groups: Mapping[str, list[str]], config: Any) -> dict:
+    judge_name = config.resolved_answer_judge if hasattr(config, "resolved_answer_judge") else ""
+    sec: dict[str, Any] = {"accuracy_judge": judge_name, "accuracy_is_proxy": judge_name == "proxy",
+                           "citation_judge": getattr(config, "judge", ""), "groups": {}}
+    for name, qids in groups.items():
+        recs = [generations[q] for q in qids if q in generations]
+        if recs:
+            sec["groups"][name] = _generation_group(recs)
+    return sec
+
+
+def _generation_group(recs: Sequence[dict]) -> dict:
+    g: dict[str, Any] = {"n": len(recs)}
+    m = [r["metrics"] for r in recs]
+    g["accuracy"], g["n_accuracy"] = _pct_mean([x.get("accuracy") for x in m])
+    g["n_accuracy_errors"] = sum(1 for r in recs if r.get("answer_verdict") and r["answer_verdict"].get("correct") is None)
+    g["rouge_l"], _ = _pct_mean([x.get("rouge_l") for x in m])
+    g["numeric_match"], g["n_numeric"] = _pct_mean([x.get("numeric_match") for x in m])
+    g["iou"], g["n_iou"] = _pct_mean([x.get("iou") for x in m])
+    g["n_answered"] = sum(1 for r in recs if (r.get("answer") or {}).get("answer", "").strip())
+    g["n_parse_errors"] = sum(1 for r in recs if (r.get("answer") or {}).get("parse_error"))
+    for prefix, level in (("P", "page"), ("B", "block")):
+        res = [r["citations"][level] for r in recs if r.get("citations") and level in r["citations"]]
+        ok = [x for x in res if not x.get("excluded")]
+        g[f"{prefix}_Rec"], _ = _pct_mean([x["recall"] for x in ok])
+        g[f"{prefix}_Prec"], _ = _pct_mean([x["precision"] for x in ok])
+        g[f"n_{level}"] = len(ok)
+        g[f"n_excluded_{level}"] = len(res) - len(ok)
+        g[f"n_judge_errors_{level}"] = sum(1 for x in res if x.get("errors"))
+        g[f"judge_calls_{level}"] = sum(int(x.get("calls", 0)) for x in res)
+    g["attribution"] = stage_counts(r.get("attribution", "undetermined") for r in recs)
+    return g
+
+
+# -- writing ----------------------------------------------------------------------------------------
+
+def write_reports(report: dict, out: Path, plots: bool = True) -> list[Path]:
+    out = Path(out)
+    paths = [out / "report.json", out / "report.md", out / "report.csv"]
+    atomic_write_json(paths[0], report)
+    atomic_write_text(paths[1], render_markdown(report))
+    atomic_write_text(paths[2], render_csv(report))
+    if plots:
+        paths += write_plots(report, out)
+    return paths
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return str(v)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def metric_label(name: str) -> str:
+    fam, _, k = name.partition("@")
+    return f"{RET_LABELS.get(fam, fam)}@{k}"
+
+
+def render_markdown(report: dict) -> str:
+    cfg = report.get("config", {})
+    parts = [f"# docrag evaluation\n\n{report.get('n_questions', 0)} questions; retriever `{cfg.get('retriever')}`, "
+             f"generator `{cfg.get('generator')}`, citation judge `{cfg.get('judge')}`, answer judge "
+             f"`{cfg.get('answer_judge')}`, context `{cfg.get('context')}`, k = {cfg.get('k')}. "
+             "All scores in percent."]
+    if not report.get("complete", True):
+        parts.append("**Incomplete run**: some questions have no records yet; resume it to finish.")
+    ret = report.get("retrieval")
+    if ret:
+        rows = [[g, *(s.get(m) for m in ret["metrics"]), s["n"]] for g, s in ret["groups"].items()]
+        check = ret.get("pytrec_eval_max_abs_diff")
+        note = ("" if check is None else f"\n\nCross-check: max |ours - pytrec_eval| on run.trec = {check:.2e}.")
+        parts.append("## Retrieval (Table 4 layout)\n\n" + _table(["group", *map(metric_label, ret["metrics"]), "n"],
+                                                                   rows) + note)
+    gen = report.get("generation")
+    if gen:
+        acc_label = "Acc (proxy)" if gen.get("accuracy_is_proxy") else f"Acc ({gen.get('accuracy_judge')})"
+        header = ["group", *(acc_label if c == "accuracy" else GEN_LABELS[c] for c in GEN_COLUMNS), "n"]
+        rows = [[g, *(s.get(c) for c in GEN_COLUMNS), s["n"]] for g, s in gen["groups"].items()]
+        ov = gen["groups"].get("overall", {})
+        notes = []
+        if gen.get("accuracy_is_proxy"):
+            notes.append("Acc (proxy) is not an LLM judge: numeric match when the gold answer has numbers, "
+                         "else ROUGE-L F1 >= 0.5. Pass --answer-judge openai:<model> for the paper's judge.")
+        excl = {lv: ov.get(f"n_excluded_{lv}", 0) for lv in ("page", "block")}
+        if any(excl.values()):
+            notes.append(f"Left out of citation means (unanswered or judge error): page {excl['page']}, "
+                         f"block {excl['block']} question(s).")
+        if ov.get("n_accuracy_errors"):
+            notes.append(f"Answer-judge errors left out of Acc: {ov['n_accuracy_errors']}.")
+        parts.append("## Generation and citation (Table 5 layout)\n\n" + _table(header, rows)
+                     + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else ""))
+        att_rows = [[g, *(s["attribution"].get(st, 0) for st in STAGES)] for g, s in gen["groups"].items()]
+        parts.append("## Stage attribution (questions)\n\n" + _table(["group", *STAGES], att_rows))
+    return "\n\n".join(parts) + "\n"
+
+
+def csv_rows(report: dict) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    ret = report.get("retrieval")
+    if ret:
+        for g, s in ret["groups"].items():
+            rows += [["retrieval", g, m, s.get(m), s["n"]] for m in ret["metrics"]]
+        for g, curve in ret.get("recall_curve", {}).items():
+            rows += [["recall_curve", g, f"recall@{k}", v, None] for k, v in curve.items()]
+    gen = report.get("generation")
+    if gen:
+        for g, s in gen["groups"].items():
+            rows += [["generation", g, c, s.get(c), s["n"]] for c in GEN_COLUMNS]
+            rows += [["attribution", g, st, s["attribution"].get(st, 0), s["n"]] for st in STAGES]
+    return rows
+
+
+def render_csv(report: dict) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["section", "group", "metric", "value", "n"])
+    for row in csv_rows(report):
+        w.writerow(["" if v is None else (round(v, 6) if isinstance(v, float) else v) for v in row])
+    return buf.getvalue()
+
+
+def write_plots(report: dict, out: Path) -> list[Path]:
+    """``metrics_by_category.png`` and ``recall_at_k.png`` (matplotlib, Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    series: dict[str, Callable[[str], float | None]] = {}
+    ret, gen = report.get("retrieval"), report.get("generation")
+    if ret:
+        for m in ("recall@10", "ndcg@10"):
+            if m in ret["metrics"]:
+                series[metric_label(m)] = lambda g, m=m: ret["groups"].get(g, {}).get(m)
+    if gen:
+        for c in ("accuracy", "rouge_l", "B_Rec", "B_Prec"):
+            series[GEN_LABELS[c]] = lambda g, c=c: gen["groups"].get(g, {}).get(c)
+    cats = sorted({g for sec in (ret, gen) if sec for g in sec["groups"] if g.startswith("category:")})
+    if series and cats:
+        fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(cats) + 2), 4))
+        width = 0.8 / len(series)
+        for i, (label, fn) in enumerate(series.items()):
+            vals = [fn(c) or 0.0 for c in cats]
+            ax.bar([x + i * width for x in range(len(cats))], vals, width, label=label)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(cats))])
+        ax.set_xticklabels([c.split(":", 1)[1] for c in cats], rotation=20, ha="right")
+        ax.set_ylabel("%")
+        ax.set_ylim(0, 100)
+        ax.set_title("Metrics by category")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        written.append(_save(fig, out / "metrics_by_category.png"))
+        plt.close(fig)
+    if ret and ret.get("recall_curve"):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for g, curve in ret["recall_curve"].items():
+            ks = sorted(int(k) for k in curve)
+            ax.plot(ks, [curve[k] if k in curve else curve[str(k)] for k in ks], marker="o", label=g)
+        ax.set_xlabel("k")
+        ax.set_ylabel("Recall@k (%)")
+        ax.set_ylim(0, 100)
+        ax.set_title("Recall@k")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        written.append(_save(fig, out / "recall_at_k.png"))
+        plt.close(fig)
+    return written
+
+
+def _save(fig: Any, path: Path) -> Path:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    atomic_write_bytes(path, buf.getvalue())
+    return path

@@ -1,0 +1,76 @@
+"""``bm25``: BM25 (bm25s) over the page text layer / OCR text.
+
+Tokenizer: Latin words and numbers lower-cased, English stop words removed and Porter-stemmed
+(nltk); numbers lose thousands separators (``11,062`` -> ``11062``); runs of CJK characters become
+character unigrams plus bigrams, which works for Chinese without a dictionary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from docrag.index.base import Retriever, page_text
+from docrag.index.device import check_options
+from docrag.index.registry import RETRIEVERS
+from docrag.types import Page
+
+TOKENIZER_VERSION = "1"
+_TOKEN = re.compile(r"[0-9]+(?:[,.][0-9]+)*|[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
+    "this to was will with what which who whom how when where why do does did from has have had were been its "
+    "than per s".split())
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return _stemmer().stem(word)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+def tokenize(text: str) -> list[str]:
+    """Terms of ``text`` for BM25 (see module docstring)."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text.lower()):
+        tok = m.group(0)
+        if _CJK.match(tok):
+            chars = [c for c in tok if _CJK.match(c)]
+            out.extend(chars)
+            out.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
+        elif tok[0].isdigit():
+            out.append(tok.replace(",", "").rstrip("."))
+        elif tok not in STOPWORDS and len(tok) > 0:
+            # words that mix CJK and Latin letters arrive here only when they contain no CJK
+            out.append(_stem(tok))
+    return out
+
+
+class BM25Retriever(Retriever):
+    kind = "sparse"
+    input = "text"
+
+    def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[list[str]]:
+        return [tokenize(page_text(p)) for p in pages]
+
+    def encode_queries(self, queries: Sequence[str], show_progress: bool = False) -> list[list[str]]:
+        return [tokenize(q) for q in queries]
+
+    def describe(self) -> dict:
+        return {**super().describe(), "model": "bm25s", "settings": {"tokenizer": TOKENIZER_VERSION}}
+
+
+@RETRIEVERS.register("bm25", help="BM25 (bm25s) over page text; English and Chinese (character bigrams)")
+def make_bm25(arg: str | None, **opts) -> BM25Retriever:
+    check_options("bm25", opts, allowed=())
+    r = BM25Retriever()
+    r.name = "bm25"
+    return r

@@ -1,0 +1,85 @@
+"""``open_index``: the index of a corpus for a retriever, built or updated when needed."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from docrag.corpus import Corpus
+from docrag.index.registry import get_retriever
+from docrag.index.store import IndexStateError, PageIndex, SearchOptions, create_index, default_index_dir
+
+log = logging.getLogger(__name__)
+
+# options that configure the index rather than the retriever
+INDEX_OPTIONS = ("rebuild", "first_stage", "binarize", "n_centroids", "n_candidates", "search_mode")
+
+
+def split_options(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(retriever options, index options)."""
+    return ({k: v for k, v in opts.items() if k not in INDEX_OPTIONS},
+            {k: v for k, v in opts.items() if k in INDEX_OPTIONS})
+
+
+def search_options(index_opts: dict[str, Any], device: str | None) -> SearchOptions:
+    first = index_opts.get("first_stage", ("centroids",))
+    first = tuple([first] if isinstance(first, str) else first or ())
+    if index_opts.get("binarize") and "binary" not in first:
+        first = (*first, "binary")
+    opts = SearchOptions(first_stage=first, mode=index_opts.get("search_mode", "auto"))
+    if "n_centroids" in index_opts:
+        opts.n_centroids = int(index_opts["n_centroids"])
+    if "n_candidates" in index_opts:
+        opts.n_candidates = int(index_opts["n_candidates"])
+    if device:
+        opts.device = device
+    return opts
+
+
+def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | None = None, build: bool = True,
+               show_progress: bool = True, **opts: Any):
+    """Open the index of ``corpus`` for retriever ``name`` (default folder ``<corpus>/indexes/<slug>``).
+
+    With ``build=True`` a missing index is built and a stale one updated (only new documents are
+    encoded, removed ones dropped). With ``build=False`` a missing or stale index raises
+    :class:`IndexStateError`. Index options: ``rebuild`` (start over), ``first_stage``
+    (``"centroids"``, ``"binary"`` or both, multi-vector only), ``binarize``, ``n_centroids``,
+    ``n_candidates``, ``search_mode`` (``auto``/``exact``/``two-stage``); other options go to the
+    retriever (``device``, ``dtype``, ``batch_size``, ``pool_factor``, ...).
+    """
+    if not isinstance(corpus, Corpus):
+        corpus = Corpus.open(corpus)
+    family = name.partition(":")[0].strip()
+    if family == "hybrid":
+        from docrag.index.hybrid import open_hybrid
+
+        return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress, **opts)
+    retriever_opts, index_opts = split_options(opts)
+    retriever = get_retriever(name, **retriever_opts)
+    options = search_options(index_opts, getattr(retriever, "device", None))
+    directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
+    page_source = corpus.page
+    exists = (directory / "manifest.json").exists()
+    if index_opts.get("rebuild") and build:
+        idx = create_index(retriever, directory, page_source, options)
+    elif exists:
+        idx = PageIndex.load(retriever, directory, page_source, options)
+    elif build:
+        idx = create_index(retriever, directory, page_source, options)
+    else:
+        raise IndexStateError(f"{directory}: no {name} index for corpus {corpus.root}; build it with "
+                              f"'docrag index {corpus.root} --retriever {name}'")
+    stale = set(idx.manifest["doc_ids"]) != set(corpus.doc_ids()) or \
+        idx.manifest.get("corpus", {}).get("fingerprint") != corpus.fingerprint()
+    if stale:
+        if not build:
+            have, want = set(idx.manifest["doc_ids"]), set(corpus.doc_ids())
+            raise IndexStateError(
+                f"{directory}: the {name} index belongs to another state of corpus {corpus.root} "
+                f"(index fingerprint {idx.manifest.get('corpus', {}).get('fingerprint')}, corpus "
+                f"{corpus.fingerprint()}: {len(want - have)} document(s) not indexed, {len(have - want)} removed); "
+                f"update it with 'docrag index {corpus.root} --retriever {name}'")
+        added, removed = idx.sync(corpus, show_progress=show_progress)
+        log.info("%s index %s: %d page(s) added, %d removed", name, directory, added, removed)
+    return idx

@@ -1,0 +1,57 @@
+"""The retriever registry: names like ``bm25``, ``minilm``, ``colqwen2:<path>``, ``hybrid:a+b``.
+
+Each family lives in one module that registers itself on import; the lazy map below imports a
+module only when its family is asked for, so torch loads only for retrievers that need it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docrag.index.base import Retriever
+from docrag.registry import Registry
+
+RETRIEVERS: Registry[Retriever] = Registry(
+    "retriever",
+    lazy_modules={
+        "bm25": "docrag.index.bm25",
+        "dummy": "docrag.index.dummy",
+        "minilm": "docrag.index.dense",
+        "dense": "docrag.index.dense",
+        "colqwen2": "docrag.index.colpali_models",
+        "colqwen2.5": "docrag.index.colpali_models",
+        "colpali": "docrag.index.colpali_models",
+        "colsmol": "docrag.index.colpali_models",
+        "bi": "docrag.index.single_vector",
+        "hybrid": "docrag.index.hybrid",
+    },
+)
+
+
+def get_retriever(name: str, **opts: Any) -> Retriever:
+    """Create the retriever ``name`` (``family`` or ``family:argument``); unknown names list valid ones."""
+    retriever = RETRIEVERS.create(name, **opts)
+    retriever.name = name
+    return retriever
+
+
+_USAGE = {
+    "dense": "dense:<sentence-transformers id or path>",
+    "colqwen2": "colqwen2:<model id or path>",
+    "colqwen2.5": "colqwen2.5:<model id or path>",
+    "colpali": "colpali:<model id or path>",
+    "colsmol": "colsmol:<model id or path>",
+    "bi": "bi:<model id or path>",
+    "hybrid": "hybrid:<retriever a>+<retriever b>",
+}
+
+
+def available_retrievers() -> list[str]:
+    """Usage strings of every retriever family (``bm25``, ``colqwen2:<model id or path>``, ...),
+    without importing any model code."""
+    return [_USAGE.get(f, f) for f in RETRIEVERS.families()]
+
+
+def family_names() -> list[str]:
+    """Family names without importing any family module."""
+    return RETRIEVERS.families()

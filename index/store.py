@@ -1,0 +1,552 @@
+"""Persistent page indexes: a manifest plus immutable, memory-mapped segments.
+
+Layout of an index folder::
+
+    manifest.json                   retriever, model, settings, corpus state, live segments
+    segments/<name>/pages.json      page ids of the segment, in row order
+    segments/<name>/terms.jsonl     sparse: terms of each page
+    segments/<name>/vectors.npy     dense: (pages, dim) float32
+    segments/<name>/tokens.npy      multi: (tokens, dim) float16, rows of page i are offsets[i]:offsets[i+1]
+    segments/<name>/offsets.npy
+    segments/<name>/centroids.npy, centroid_offsets.npy, bits.npy   optional first stages
+
+Every change writes new segment folders (under a temporary name, then renamed) and only then
+rewrites ``manifest.json`` atomically, so a crash mid-update leaves the previous index loadable;
+folders the manifest does not name are garbage and removed on the next update. Deleting a
+document only marks its rows dead in the manifest; :meth:`PageIndex.compact` rewrites segments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docrag._version import __version__
+from docrag.errors import DocragError
+from docrag.index.base import Retriever
+from docrag.io import atomic_write_json, read_json, read_jsonl, write_jsonl
+from docrag.types import Hit, Page, split_page_id
+
+log = logging.getLogger(__name__)
+
+SCHEMA = "docrag.index"
+SCHEMA_VERSION = 1
+SEGMENT_PAGES = 512           # pages per committed segment while building (crash = lose < 1 segment)
+
+
+class IndexStateError(DocragError):
+    """An index folder is missing, damaged, stale or made by another retriever."""
+
+
+@dataclass
+class SearchOptions:
+    """How multi-vector indexes are searched and what first stages they build."""
+
+    first_stage: tuple[str, ...] = ("centroids",)   # any of "centroids", "binary"
+    n_centroids: int = 32
+    n_candidates: int = 256
+    mode: str = "auto"          # "auto" (two-stage when it pays), "exact", "two-stage"
+    device: str = "cpu"
+
+
+# ---------------------------------------------------------------------------------------------
+# segments
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Segment:
+    """Immutable payloads of some pages (arrays may be memory-mapped)."""
+
+    name: str
+    page_ids: list[str]
+    terms: list[list[str]] | None = None
+    vectors: np.ndarray | None = None
+    tokens: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    centroids: np.ndarray | None = None
+    centroid_offsets: np.ndarray | None = None
+    bits: np.ndarray | None = None
+    dead: set[int] = field(default_factory=set)   # rows of deleted pages
+
+    def __len__(self) -> int:
+        return len(self.page_ids)
+
+    @classmethod
+    def from_payloads(cls, kind: str, page_ids: list[str], payloads: list[Any], opts: SearchOptions) -> Segment:
+        from docrag.index.maxsim import pack_pages
+
+        seg = cls(name=f"{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}", page_ids=list(page_ids))
+        if kind == "sparse":
+            seg.terms = [list(map(str, t)) for t in payloads]
+        elif kind == "dense":
+            seg.vectors = (np.stack([np.asarray(v, np.float32) for v in payloads]) if payloads
+                           else np.zeros((0, 0), np.float32))
+        elif kind == "multi":
+            seg.tokens, seg.offsets = pack_pages([_strip_zero_rows(p) for p in payloads])
+            seg.build_first_stages(opts)
+        else:
+            raise ValueError(f"unknown payload kind {kind!r}")
+        return seg
+
+    def build_first_stages(self, opts: SearchOptions) -> None:
+        from docrag.index.twostage import binarize, page_centroids
+
+        assert self.tokens is not None and self.offsets is not None
+        if "centroids" in opts.first_stage:
+            self.centroids, self.centroid_offsets = page_centroids(self.tokens, self.offsets, opts.n_centroids,
+                                                                   device=opts.device)
+        if "binary" in opts.first_stage:
+            self.bits = binarize(self.tokens)
+
+    def save(self, seg_root: Path) -> None:
+        """Write into ``seg_root/<name>`` via a temporary folder and one rename."""
+        tmp = seg_root / f".tmp-{self.name}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        atomic_write_json(tmp / "pages.json", self.page_ids, indent=None)
+        if self.terms is not None:
+            write_jsonl(tmp / "terms.jsonl", self.terms)
+        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits"):
+            arr = getattr(self, attr)
+            if arr is not None:
+                np.save(tmp / f"{attr}.npy", np.ascontiguousarray(arr))
+        tmp.rename(seg_root / self.name)
+
+    @classmethod
+    def load(cls, seg_dir: Path, kind: str, dead: Iterable[int] = ()) -> Segment:
+        if not (seg_dir / "pages.json").exists():
+            raise IndexStateError(f"{seg_dir}: segment files missing; the index is damaged, rebuild it "
+                                  "with 'docrag index CORPUS --retriever NAME --rebuild'")
+        seg = cls(name=seg_dir.name, page_ids=read_json(seg_dir / "pages.json"), dead=set(dead))
+        if kind == "sparse":
+            seg.terms = list(read_jsonl(seg_dir / "terms.jsonl"))
+        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits"):
+            path = seg_dir / f"{attr}.npy"
+            if path.exists():
+                setattr(seg, attr, np.load(path, mmap_mode="r"))
+        return seg
+
+    def live_rows(self) -> np.ndarray:
+        return np.array([i for i in range(len(self.page_ids)) if i not in self.dead], dtype=np.int64)
+
+
+def _strip_zero_rows(mat: Any) -> np.ndarray:
+    """Drop all-zero token rows (padding that colpali models return as zero vectors)."""
+    arr = np.asarray(mat, dtype=np.float32)
+    if arr.ndim != 2:
+        raise ValueError(f"multi-vector payload must be (tokens, dim), got shape {arr.shape}")
+    return arr[np.any(arr != 0, axis=1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# the index
+# ---------------------------------------------------------------------------------------------
+PageSource = Callable[[str], Page]
+
+
+class PageIndex:
+    """Search and update an index of pages for one retriever (see module docstring)."""
+
+    def __init__(self, retriever: Retriever, directory: Path | None, manifest: dict, segments: list[Segment],
+                 page_source: PageSource | None, options: SearchOptions) -> None:
+        self.retriever = retriever
+        self.dir = directory
+        self.manifest = manifest
+        self.segments = segments
+        self.page_source = page_source
+        self.options = options
+        self._cache: dict[str, Any] = {}
+
+    # -- construction --------------------------------------------------------------------------
+    @classmethod
+    def in_memory(cls, retriever: Retriever, pages: list[Page], show_progress: bool = False,
+                  options: SearchOptions | None = None) -> PageIndex:
+        by_id = {p.page_id: p for p in pages}
+        idx = cls(retriever, None, _new_manifest(retriever, options or SearchOptions()), [],
+                  by_id.__getitem__, options or SearchOptions())
+        idx.add(pages, show_progress=show_progress)
+        return idx
+
+    @classmethod
+    def load(cls, retriever: Retriever, directory: Path, page_source: PageSource | None,
+             options: SearchOptions) -> PageIndex:
+        path = directory / "manifest.json"
+        if not path.exists():
+            raise IndexStateError(f"{directory}: no index here (no manifest.json); build it with "
+                                  f"'docrag index CORPUS --retriever {retriever.name}'")
+        manifest = read_json(path)
+        if manifest.get("schema") != SCHEMA:
+            raise IndexStateError(f"{path}: not a docrag index (schema {manifest.get('schema')!r})")
+        if int(manifest.get("schema_version", 0)) > SCHEMA_VERSION:
+            raise IndexStateError(f"{path}: index schema {manifest['schema_version']} is newer than this docrag; "
+                                  "upgrade docrag or rebuild the index")
+        _check_compatible(manifest, retriever, path)
+        stored = manifest.get("first_stage")
+        if stored is not None:
+            options.first_stage = tuple(stored)
+            options.n_centroids = int(manifest.get("n_centroids", options.n_centroids))
+        segs = [Segment.load(directory / "segments" / s["name"], manifest["kind"], s.get("dead", []))
+                for s in manifest["segments"]]
+        return cls(retriever, directory, manifest, segs, page_source, options)
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.retriever.name
+
+    @property
+    def kind(self) -> str:
+        return self.manifest["kind"]
+
+    @property
+    def page_ids(self) -> list[str]:
+        return [pid for _, _, pid in self._live()]
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return sorted(self.manifest["doc_ids"])
+
+    def __len__(self) -> int:
+        return sum(len(s) - len(s.dead) for s in self.segments)
+
+    def _live(self) -> list[tuple[int, int, str]]:
+        """(segment index, row, page id) of live pages, in index order (cached)."""
+        if "live" not in self._cache:
+            self._cache["live"] = [(si, r, s.page_ids[r]) for si, s in enumerate(self.segments)
+                                   for r in range(len(s)) if r not in s.dead]
+        return self._cache["live"]
+
+    # -- updates -------------------------------------------------------------------------------
+    def add(self, pages: Sequence[Page], show_progress: bool = True) -> int:
+        """Encode and add pages not yet indexed; commits every ~SEGMENT_PAGES pages (whole documents)."""
+        have = set(self.page_ids)
+        todo = [p for p in pages if p.page_id not in have]
+        if not todo:
+            return 0
+        batch: list[Page] = []
+        for doc_pages in _group_by_doc(todo):
+            batch.extend(doc_pages)
+            if len(batch) >= SEGMENT_PAGES:
+                self._add_segment(batch, show_progress)
+                batch = []
+        if batch:
+            self._add_segment(batch, show_progress)
+        return len(todo)
+
+    def _add_segment(self, pages: list[Page], show_progress: bool) -> None:
+        t0 = time.perf_counter()
+        payloads = self.retriever.encode_pages(pages, show_progress=show_progress)
+        if len(payloads) != len(pages):
+            raise RuntimeError(f"{self.name}: encode_pages returned {len(payloads)} payloads for {len(pages)} pages")
+        seg = Segment.from_payloads(self.kind, [p.page_id for p in pages], payloads, self.options)
+        self._record_dims(seg)
+        docs = sorted(set(self.manifest["doc_ids"]) | {p.doc_id for p in pages})
+        self._commit(self.segments + [seg], new=[seg], doc_ids=docs)
+        log.info("%s: indexed %d page(s) in %.1fs", self.name, len(pages), time.perf_counter() - t0)
+
+    def delete(self, doc_id: str) -> int:
+        """Remove every page of a document; returns how many pages were removed."""
+        return self.delete_documents([doc_id])
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> int:
+        gone = set(doc_ids)
+        removed = 0
+        for seg in self.segments:
+            for r, pid in enumerate(seg.page_ids):
+                if r not in seg.dead and split_page_id(pid)[0] in gone:
+                    seg.dead.add(r)
+                    removed += 1
+        keep = [s for s in self.segments if len(s.dead) < len(s)]
+        self._commit(keep, new=[], doc_ids=sorted(set(self.manifest["doc_ids"]) - gone))
+        if self.segments and sum(len(s.dead) for s in self.segments) > sum(len(s) for s in self.segments) // 2:
+            self.compact()
+        return removed
+
+    def compact(self) -> None:
+        """Rewrite all segments into one without dead rows."""
+        if len(self.segments) <= 1 and not any(s.dead for s in self.segments):
+            return
+        payloads, ids = [], []
+        for seg in self.segments:
+            for r in seg.live_rows():
+                ids.append(seg.page_ids[r])
+                payloads.append(_row_payload(self.kind, seg, int(r)))
+        segs = [Segment.from_payloads(self.kind, ids, payloads, self.options)] if ids else []
+        self._commit(segs, new=segs, doc_ids=self.manifest["doc_ids"])
+
+    def sync(self, corpus, show_progress: bool = True) -> tuple[int, int]:
+        """Bring the index in line with ``corpus``: drop removed documents, encode new ones."""
+        want = set(corpus.doc_ids())
+        have = set(self.manifest["doc_ids"])
+        removed = self.delete_documents(sorted(have - want)) if have - want else 0
+        added = self.add(corpus.pages(sorted(want - have)), show_progress=show_progress) if want - have else 0
+        self.manifest["corpus"] = {"root": str(corpus.root), "fingerprint": corpus.fingerprint(),
+                                   "n_documents": len(want)}
+        self._commit(self.segments, new=[], doc_ids=sorted(want))
+        return added, removed
+
+    def _record_dims(self, seg: Segment) -> None:
+        arr = seg.vectors if seg.vectors is not None else seg.tokens
+        if arr is not None and arr.ndim == 2 and arr.shape[0]:
+            dims = int(arr.shape[1])
+            if self.manifest.get("dims") not in (None, dims):
+                raise IndexStateError(f"{self.name}: new pages have {dims} dims, the index has {self.manifest['dims']}")
+            self.manifest["dims"] = dims
+
+    def _commit(self, segments: list[Segment], new: list[Segment], doc_ids: list[str]) -> None:
+        """Persist new segments, then the manifest (the commit point), then remove garbage."""
+        self.segments = segments
+        self._cache.clear()
+        self.manifest["doc_ids"] = list(doc_ids)
+        self.manifest["segments"] = [{"name": s.name, "n_pages": len(s), "dead": sorted(s.dead)} for s in segments]
+        self.manifest["page_ids"] = [pid for _, _, pid in self._live()]
+        self.manifest["n_pages"] = len(self.manifest["page_ids"])
+        self.manifest["updated"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.manifest["docrag_version"] = __version__
+        if self.dir is None:
+            return
+        seg_root = self.dir / "segments"
+        seg_root.mkdir(parents=True, exist_ok=True)
+        for seg in new:
+            seg.save(seg_root)
+        atomic_write_json(self.dir / "manifest.json", self.manifest)
+        # reload fresh segments memory-mapped so RAM holds only what searches touch
+        for i, seg in enumerate(self.segments):
+            if seg in new:
+                self.segments[i] = Segment.load(seg_root / seg.name, self.kind, seg.dead)
+        live = {s.name for s in self.segments}
+        for child in seg_root.iterdir():
+            if child.name not in live:
+                shutil.rmtree(child, ignore_errors=True)
+
+    # -- search --------------------------------------------------------------------------------
+    def search(self, query: str, k: int = 10, filter: dict | None = None) -> list[Hit]:
+        return self.search_batch([query], k=k, filter=filter)[0]
+
+    def search_batch(self, queries: Sequence[str], k: int = 10, filter: dict | None = None) -> list[list[Hit]]:
+        queries = list(queries)
+        if not queries:
+            return []
+        live = self._live()
+        if not live or k <= 0:
+            return [[] for _ in queries]
+        allowed = self._filter_mask(filter) if filter else None
+        encoded = self.retriever.encode_queries(queries)
+        if self.kind == "multi":
+            return [self._topk(row, k, allowed) for row in self._multi_scores(encoded, allowed, k)]
+        if self.kind == "sparse":  # pages sharing no term with the query are not hits
+            scores = self._sparse_scores(encoded)
+            return [self._topk(row, k, row > 0 if allowed is None else allowed & (row > 0)) for row in scores]
+        return [self._topk(row, k, allowed) for row in self._dense_scores(encoded)]
+
+    def _topk(self, scores: np.ndarray, k: int, allowed: np.ndarray | None) -> list[Hit]:
+        scores = np.asarray(scores, dtype=np.float64).copy()
+        valid = ~np.isnan(scores)
+        if allowed is not None:
+            valid &= allowed
+        idx = np.flatnonzero(valid)
+        order = idx[np.argsort(-scores[idx], kind="stable")][:k]
+        live = self._live()
+        return [Hit(page_id=live[i][2], score=float(scores[i]), rank=r + 1, retriever=self.name)
+                for r, i in enumerate(order)]
+
+    def _sparse_scores(self, encoded: list[list[str]]) -> np.ndarray:
+        if "bm25" not in self._cache:
+            import bm25s
+
+            corpus_terms = [self.segments[si].terms[r] for si, r, _ in self._live()]  # type: ignore[index]
+            model = bm25s.BM25()
+            model.index(corpus_terms, show_progress=False)
+            self._cache["bm25"] = model
+        model = self._cache["bm25"]
+        n = len(self._live())
+        out = np.zeros((len(encoded), n), dtype=np.float32)
+        for i, terms in enumerate(encoded):
+            ids = [model.vocab_dict[t] for t in terms if t in model.vocab_dict and t != ""]
+            if ids:
+                out[i] = model.get_scores(ids)[:n]
+        return out
+
+    def _dense_matrix(self) -> np.ndarray:
+        if "dense" not in self._cache:
+            rows = [np.asarray(self.segments[si].vectors[r], np.float32) for si, r, _ in self._live()]  # type: ignore[index]
+            self._cache["dense"] = np.stack(rows) if rows else np.zeros((0, 0), np.float32)
+        return self._cache["dense"]
+
+    def _dense_scores(self, encoded: list[np.ndarray]) -> np.ndarray:
+        mat = self._dense_matrix()
+        q = np.stack([np.asarray(e, np.float32) for e in encoded])
+        return q @ mat.T
+
+    def _multi_scores(self, encoded: list[np.ndarray], allowed: np.ndarray | None, k: int) -> np.ndarray:
+        from docrag.index.maxsim import maxsim_scores
+
+        live = self._live()
+        n = len(live)
+        out = np.full((len(encoded), n), np.nan, dtype=np.float32)
+        # rows per segment that may be scored, and their positions in the live list
+        per_seg: dict[int, tuple[list[int], list[int]]] = {}
+        for pos, (si, r, _) in enumerate(live):
+            if allowed is None or allowed[pos]:
+                rows, poss = per_seg.setdefault(si, ([], []))
+                rows.append(r)
+                poss.append(pos)
+        n_allowed = sum(len(v[0]) for v in per_seg.values())
+        has_stage = all(s.centroids is not None or s.bits is not None for s in self.segments)
+        mode = self.options.mode
+        two_stage = has_stage and (mode == "two-stage" or
+                                   (mode == "auto" and n_allowed > 2 * max(self.options.n_candidates, k)))
+        if mode == "two-stage" and not has_stage:
+            raise IndexStateError(f"{self.dir}: two-stage search needs first-stage data; rebuild the index "
+                                  "with a first stage (default centroids, or --binarize)")
+        dev = self.options.device
+        if not two_stage:
+            for si, (rows, poss) in per_seg.items():
+                seg = self.segments[si]
+                full = len(rows) == len(seg)
+                out[:, poss] = maxsim_scores(encoded, seg.tokens, seg.offsets, None if full else np.array(rows),
+                                             device=dev)
+            return out
+        first = np.full((len(encoded), n), -np.inf, dtype=np.float32)
+        for si, (rows, poss) in per_seg.items():
+            first[:, poss] = self._first_stage(encoded, self.segments[si], np.array(rows))
+        n_cand = max(self.options.n_candidates, k)
+        for qi, q in enumerate(encoded):
+            cand = np.argsort(-first[qi], kind="stable")[:n_cand]
+            cand = cand[np.isfinite(first[qi, cand])]
+            by_seg: dict[int, list[int]] = {}
+            for pos in cand:
+                by_seg.setdefault(live[pos][0], []).append(int(pos))
+            for si, poss in by_seg.items():
+                seg = self.segments[si]
+                rows = np.array([live[p][1] for p in poss])
+                out[qi, poss] = maxsim_scores([q], seg.tokens, seg.offsets, rows, device=dev)[0]
+        return out
+
+    def _first_stage(self, encoded: list[np.ndarray], seg: Segment, rows: np.ndarray) -> np.ndarray:
+        """Approximate scores of ``rows``: best rank from each available first stage (as a score)."""
+        from docrag.index.maxsim import maxsim_scores
+        from docrag.index.twostage import binary_maxsim
+
+        stages = []
+        if seg.centroids is not None:
+            stages.append(maxsim_scores(encoded, seg.centroids, seg.centroid_offsets, rows, device=self.options.device))
+        if seg.bits is not None:
+            sub_off = seg.offsets
+            full = binary_maxsim(encoded, seg.bits, sub_off, dim=int(seg.tokens.shape[1]))
+            stages.append(full[:, rows])
+        if len(stages) == 1:
+            return stages[0]
+        # fuse by rank so both stages contribute their best candidates
+        fused = np.zeros_like(stages[0])
+        for s in stages:
+            ranks = np.argsort(np.argsort(-s, axis=1, kind="stable"), axis=1)
+            fused += 1.0 / (60.0 + ranks)
+        return fused
+
+    # -- filters -------------------------------------------------------------------------------
+    def _filter_mask(self, filt: dict) -> np.ndarray:
+        if self.page_source is None:
+            raise IndexStateError("this index has no page records attached; filters need the corpus")
+        key = repr(sorted(filt.items(), key=lambda kv: kv[0]))
+        cached = self._cache.get("filter")
+        if cached and cached[0] == key:
+            return cached[1]
+        tests = [_field_test(name, value) for name, value in filt.items()]
+        mask = np.array([all(t(self.page_source(pid)) for t in tests) for _, _, pid in self._live()], dtype=bool)
+        self._cache["filter"] = (key, mask)
+        return mask
+
+
+_FILTER_ALIASES = {"doc_ids": "doc_id", "page_ids": "page_id", "file_names": "file_name", "langs": "lang",
+                   "pages": "page_no"}
+_PAGE_FIELDS = sorted({*Page.__dataclass_fields__, "page_id"} - {"root"})
+
+
+def _field_test(name: str, value: Any) -> Callable[[Page], bool]:
+    attr = _FILTER_ALIASES.get(name, name)
+    if attr not in _PAGE_FIELDS:
+        raise DocragError(f"unknown filter field {name!r}; filter on page fields: {', '.join(_PAGE_FIELDS)}")
+    if isinstance(value, (list, tuple, set, frozenset)):
+        wanted = set(value)
+
+        def test(page: Page) -> bool:
+            got = getattr(page, attr)
+            return (got.value if hasattr(got, "value") else got) in wanted
+    else:
+        def test(page: Page) -> bool:
+            got = getattr(page, attr)
+            return (got.value if hasattr(got, "value") else got) == value
+    return test
+
+
+def _row_payload(kind: str, seg: Segment, r: int) -> Any:
+    if kind == "sparse":
+        return seg.terms[r]  # type: ignore[index]
+    if kind == "dense":
+        return np.asarray(seg.vectors[r])  # type: ignore[index]
+    return np.asarray(seg.tokens[seg.offsets[r]:seg.offsets[r + 1]], np.float32)  # type: ignore[index]
+
+
+def _group_by_doc(pages: Sequence[Page]) -> list[list[Page]]:
+    groups: dict[str, list[Page]] = {}
+    for p in pages:
+        groups.setdefault(p.doc_id, []).append(p)
+    return list(groups.values())
+
+
+def _new_manifest(retriever: Retriever, options: SearchOptions) -> dict:
+    info = retriever.describe()
+    m = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "docrag_version": __version__,
+         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **info,
+         "retriever": retriever.name, "kind": retriever.kind, "input": retriever.input,
+         "dims": info.get("dims"), "corpus": {}, "doc_ids": [], "segments": [], "page_ids": [], "n_pages": 0}
+    if retriever.kind == "multi":
+        m["first_stage"] = list(options.first_stage)
+        m["n_centroids"] = options.n_centroids
+        m["dtype"] = "float16"
+    return m
+
+
+def _check_compatible(manifest: dict, retriever: Retriever, path: Path) -> None:
+    info = retriever.describe()
+    if manifest.get("retriever") != retriever.name:
+        raise IndexStateError(f"{path}: this index was built by retriever {manifest.get('retriever')!r}, not "
+                              f"{retriever.name!r}; choose another --index-dir or rebuild with --rebuild")
+    for key in ("model", "revision"):
+        if info.get(key) and manifest.get(key) and info[key] != manifest[key]:
+            raise IndexStateError(f"{path}: built with {key} {manifest[key]!r}, the retriever now has {info[key]!r}; "
+                                  "rebuild with --rebuild")
+    if manifest.get("settings", {}) != info.get("settings", {}):
+        raise IndexStateError(f"{path}: built with settings {manifest.get('settings')}, asked for "
+                              f"{info.get('settings')}; use the same settings or rebuild with --rebuild")
+
+
+def slug(name: str) -> str:
+    """A folder name for a retriever name (``colqwen2:/models/x`` -> ``colqwen2-models-x``)."""
+    s = re.sub(r"[^A-Za-z0-9._+-]+", "-", name).strip("-.") or "index"
+    if len(s) > 80:
+        s = f"{s[:60]}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+    return s
+
+
+def default_index_dir(corpus_root: Path, name: str) -> Path:
+    return Path(corpus_root) / "indexes" / slug(name)
+
+
+def create_index(retriever: Retriever, directory: Path, page_source: PageSource | None,
+                 options: SearchOptions) -> PageIndex:
+    """A new empty index in ``directory`` (replaces whatever index was there atomically)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    idx = PageIndex(retriever, directory, _new_manifest(retriever, options), [], page_source, options)
+    idx._commit([], new=[], doc_ids=[])
+    return idx

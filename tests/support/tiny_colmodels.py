@@ -1,0 +1,140 @@
+"""Tiny random-weight colpali-engine retrievers built offline (no hub), saved to a folder.
+
+``build_tiny_colmodel(family, out_dir)`` writes config.json, model.safetensors and the processor
+files for ``colqwen2``, ``colqwen2.5``, ``colsmol`` (ColIdefics3) or ``colpali``; load it with
+``docrag.index.get_retriever(f"{family}:{out_dir}")``. Recipes from shared/notes/offline-models.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+FAMILIES = ("colqwen2", "colqwen2.5", "colsmol", "colpali")
+TRAIN_TEXT = ["What is the total revenue in 2011?", "Table 1: arrests by offense, 2009",
+              "Abrasives production and consumption", "financial literacy and losses of households",
+              "总收入是多少", "employment by industry", "0123456789 ,.;:%$()"] * 4
+
+_QWEN_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+                 "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
+
+
+def _bpe(special: list[str], vocab_size: int = 600):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(TRAIN_TEXT, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special,
+                                                            initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return tok
+
+
+def _qwen_parts():
+    from transformers import PreTrainedTokenizerFast, Qwen2VLImageProcessor, Qwen2VLVideoProcessor
+
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=_bpe(_QWEN_SPECIAL), eos_token="<|im_end|>",
+                                     pad_token="<|endoftext|>", additional_special_tokens=_QWEN_SPECIAL[1:])
+    img = Qwen2VLImageProcessor(min_pixels=56 * 56, max_pixels=224 * 224, patch_size=14, temporal_patch_size=2,
+                                merge_size=2)
+    return hf_tok, img, Qwen2VLVideoProcessor()
+
+
+def _qwen_ids(hf_tok) -> dict:
+    tid = hf_tok.convert_tokens_to_ids
+    return dict(image_token_id=tid("<|image_pad|>"), video_token_id=tid("<|video_pad|>"),
+                vision_start_token_id=tid("<|vision_start|>"), vision_end_token_id=tid("<|vision_end|>"))
+
+
+def _text_cfg(hf_tok) -> dict:
+    return dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2,
+                rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+                tie_word_embeddings=False, bos_token_id=0, eos_token_id=2, pad_token_id=0)
+
+
+def _colqwen2(out: Path) -> None:
+    from colpali_engine.models import ColQwen2, ColQwen2Processor
+    from transformers import Qwen2VLConfig
+
+    hf_tok, img, vid = _qwen_parts()
+    proc = ColQwen2Processor(image_processor=img, tokenizer=hf_tok, video_processor=vid)
+    vision = dict(depth=2, embed_dim=32, hidden_size=64, mlp_ratio=2, num_heads=2, in_chans=3, patch_size=14,
+                  spatial_merge_size=2, temporal_patch_size=2)
+    cfg = Qwen2VLConfig(text_config=_text_cfg(hf_tok), vision_config=vision, **_qwen_ids(hf_tok))
+    cfg._attn_implementation = "eager"
+    ColQwen2(cfg).eval().save_pretrained(out)
+    proc.save_pretrained(out)
+
+
+def _colqwen25(out: Path) -> None:
+    from colpali_engine.models import ColQwen2_5, ColQwen2_5_Processor
+    from transformers import Qwen2_5_VLConfig
+
+    hf_tok, img, vid = _qwen_parts()
+    proc = ColQwen2_5_Processor(image_processor=img, tokenizer=hf_tok, video_processor=vid)
+    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, in_channels=3, out_hidden_size=64,
+                  patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=112,
+                  fullatt_block_indexes=[1])
+    cfg = Qwen2_5_VLConfig(text_config=_text_cfg(hf_tok), vision_config=vision, **_qwen_ids(hf_tok))
+    cfg._attn_implementation = "eager"
+    ColQwen2_5(cfg).eval().save_pretrained(out)
+    proc.save_pretrained(out)
+
+
+def _colsmol(out: Path) -> None:
+    from colpali_engine.models import ColIdefics3, ColIdefics3Processor
+    from transformers import Idefics3Config, Idefics3ImageProcessor, PreTrainedTokenizerFast
+
+    special = ["<|endoftext|>", "<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>", "<image>",
+               "<global-img>"] + [f"<row_{r}_col_{c}>" for r in range(1, 7) for c in range(1, 7)]
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=_bpe(special), eos_token="<end_of_utterance>",
+                                     pad_token="<|endoftext|>", bos_token="<|im_start|>",
+                                     additional_special_tokens=special[1:])
+    img = Idefics3ImageProcessor(do_image_splitting=False, size={"longest_edge": 64},
+                                 max_image_size={"longest_edge": 64})
+    proc = ColIdefics3Processor(image_processor=img, tokenizer=hf_tok, image_seq_len=4)
+    cfg = Idefics3Config(image_token_id=hf_tok.convert_tokens_to_ids("<image>"), scale_factor=2,
+                         vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                            num_attention_heads=2, image_size=64, patch_size=16),
+                         text_config=dict(model_type="llama", vocab_size=len(hf_tok), hidden_size=64,
+                                          intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                                          num_key_value_heads=2, pad_token_id=0))
+    cfg._attn_implementation = "eager"
+    ColIdefics3(cfg).eval().save_pretrained(out)
+    proc.save_pretrained(out)
+
+
+def _colpali(out: Path) -> None:
+    from colpali_engine.models import ColPali, ColPaliProcessor
+    from transformers import PaliGemmaConfig, PreTrainedTokenizerFast, SiglipImageProcessor
+
+    special = ["<pad>", "<eos>", "<bos>", "<unk>", "<image>"]
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=_bpe(special), pad_token="<pad>", eos_token="<eos>",
+                                     bos_token="<bos>", unk_token="<unk>", additional_special_tokens=["<image>"])
+    img = SiglipImageProcessor(size={"height": 28, "width": 28})
+    img.image_seq_length = 4
+    proc = ColPaliProcessor(image_processor=img, tokenizer=hf_tok)
+    cfg = PaliGemmaConfig(
+        vision_config=dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64,
+                           num_hidden_layers=2, num_attention_heads=2, image_size=28, patch_size=14,
+                           projection_dim=64),
+        text_config=dict(model_type="gemma", vocab_size=len(proc.tokenizer), hidden_size=64, intermediate_size=128,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=16),
+        projection_dim=64, image_token_index=hf_tok.convert_tokens_to_ids("<image>"))
+    cfg._attn_implementation = "eager"
+    ColPali(cfg).eval().save_pretrained(out)
+    proc.save_pretrained(out)
+
+
+_BUILDERS = {"colqwen2": _colqwen2, "colqwen2.5": _colqwen25, "colsmol": _colsmol, "colpali": _colpali}
+
+
+def build_tiny_colmodel(family: str, out_dir: str | Path, seed: int = 0) -> Path:
+    """Build, randomly initialise (seeded) and save a tiny model of ``family``; returns the folder."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    _BUILDERS[family](out)
+    return out

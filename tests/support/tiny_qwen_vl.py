@@ -1,0 +1,78 @@
+"""A tiny random-weight Qwen2.5-VL checkpoint built offline (no downloads), for end-to-end tests.
+
+``build_tiny_qwen25_vl(folder)`` writes a ~1 MB checkpoint (config.json, model.safetensors,
+tokenizer and processor files) that ``Qwen2_5_VLForConditionalGeneration.from_pretrained`` and
+``AutoProcessor.from_pretrained`` load; its output is random text, which is the point: callers
+must survive garbage replies.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+           "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] is string %}{{ m['content'] }}"
+    "{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' or 'image' in c %}"
+    "<|vision_start|><|image_pad|><|vision_end|>{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+_TRAINING_TEXT = [
+    '{"answer": "The total revenue was 42 million.", "coordinates": {"1": [[10, 20, 300, 400]]}}',
+    "What is the total revenue? Image 1: Width: 224, Height: 168",
+    "answer coordinates table chart paragraph page image width height 0123456789 [ ] { } , : \"",
+]
+
+#: Pixel budget of the tiny image processor (keeps the vision tower's input small and fast).
+MIN_PIXELS = 56 * 56
+MAX_PIXELS = 224 * 224
+
+
+def build_tiny_qwen25_vl(folder: str | Path) -> Path:
+    """Write a tiny random Qwen2.5-VL checkpoint into ``folder`` and return the folder."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import (
+        PreTrainedTokenizerFast,
+        Qwen2_5_VLConfig,
+        Qwen2_5_VLForConditionalGeneration,
+        Qwen2_5_VLProcessor,
+        Qwen2VLImageProcessor,
+        Qwen2VLVideoProcessor,
+    )
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tok = Tokenizer(models.BPE(unk_token=None))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(_TRAINING_TEXT, trainers.BpeTrainer(
+        vocab_size=600, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                     additional_special_tokens=SPECIAL[1:], chat_template=CHAT_TEMPLATE)
+    proc = Qwen2_5_VLProcessor(
+        image_processor=Qwen2VLImageProcessor(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS),
+        tokenizer=hf_tok, video_processor=Qwen2VLVideoProcessor(), chat_template=CHAT_TEMPLATE)
+    tid = hf_tok.convert_tokens_to_ids
+    text_cfg = dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                    num_attention_heads=4, num_key_value_heads=2,
+                    rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+                    tie_word_embeddings=True, bos_token_id=0, eos_token_id=2, pad_token_id=0)
+    vision_cfg = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,
+                      patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=112,
+                      fullatt_block_indexes=[1])
+    cfg = Qwen2_5_VLConfig(text_config=text_cfg, vision_config=vision_cfg,
+                           image_token_id=tid("<|image_pad|>"), video_token_id=tid("<|video_pad|>"),
+                           vision_start_token_id=tid("<|vision_start|>"),
+                           vision_end_token_id=tid("<|vision_end|>"), eos_token_id=2, pad_token_id=0,
+                           tie_word_embeddings=True)
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(0)
+    model = Qwen2_5_VLForConditionalGeneration(cfg).eval()
+    model.generation_config.pad_token_id = 0
+    model.generation_config.eos_token_id = 2
+    model.save_pretrained(folder)
+    proc.save_pretrained(folder)
+    return folder

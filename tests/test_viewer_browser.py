@@ -1,0 +1,168 @@
+"""The viewer driven in a real headless Chromium (Playwright pointed at the Debian /usr/bin/chromium).
+
+Each test starts the Gradio app on a free 127.0.0.1 port, drives the page, takes a screenshot into
+its temp dir and checks that the page made no request to any host other than the local server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.support.viewer_data import make_corpus, make_pdf, make_run
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path(os.environ.get("DOCRAG_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                  "--disable-dev-shm-usage"]
+TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(f"chromium not found at {CHROMIUM} (install Debian 'chromium' or set DOCRAG_CHROMIUM)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the 'playwright' package is not installed")
+    with sync_api.sync_playwright() as p:
+        br = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        yield br
+        br.close()
+
+
+class Served:
+    """A started viewer and a browser page on it that records every request it makes."""
+
+    def __init__(self, app, url: str, page) -> None:
+        self.app, self.url, self.page = app, url, page
+        self.requests: list[str] = []
+        page.on("request", lambda req: self.requests.append(req.url))
+
+    def outside_requests(self) -> list[str]:
+        local = urlparse(self.url).netloc
+        return [u for u in self.requests
+                if urlparse(u).scheme in ("http", "https", "ws", "wss") and urlparse(u).netloc != local]
+
+
+@pytest.fixture
+def serve(browser) -> Iterator:
+    from docrag.apps.viewer import serve as start
+
+    started: list[Served] = []
+
+    def _serve(app) -> Served:
+        url = start(app, host="127.0.0.1", port=0, block=False)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.set_default_timeout(TIMEOUT_MS)
+        served = Served(app, url, page)
+        started.append(served)
+        page.goto(url)
+        page.wait_for_selector("#question textarea")
+        return served
+
+    yield _serve
+    for s in started:
+        s.page.close()
+        s.app.close()
+
+
+def _textarea_value(page, elem_id: str) -> str:
+    return page.eval_on_selector(f"#{elem_id} textarea", "el => el.value")
+
+
+def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) -> None:
+    """Real pipeline (bm25 + extractive) on the ingested dev corpus: answer, citations, boxed pages."""
+    from docrag.apps.viewer import build_app
+
+    app = build_app(dev_corpus, retriever="bm25", generator="extractive", allow_upload=False)
+    s = serve(app)
+    page = s.page
+    page.fill("#question textarea", "What share of German households reported a financial loss due to the crisis?")
+    page.click("#ask")
+    page.wait_for_function("document.querySelector('#answer textarea').value.length > 0")
+    page.wait_for_selector("#cited-pages img")
+    answer = _textarea_value(page, "answer")
+    assert answer.strip()
+    citations = page.inner_text("#citations")
+    assert ".pdf" in citations, citations
+    cited_imgs = page.locator("#cited-pages img")
+    assert cited_imgs.count() >= 1
+    assert page.locator("#crops img").count() >= 1
+    assert "retrieved by `bm25`" not in page.inner_text("#ask-status")  # markdown rendered, not raw
+    assert "bm25" in page.inner_text("#ask-status")
+    hits = page.inner_text("#hits")
+    assert "ecb_wp1299" in hits or ".pdf" in hits
+    page.screenshot(path=str(tmp_path / "ask.png"), full_page=True)
+    assert (tmp_path / "ask.png").stat().st_size > 10_000
+    # a second question reuses the cached pipeline
+    viewer = app.docrag_viewer
+    assert len(viewer.pipelines) == 1
+    page.fill("#question textarea", "How many arrests for fraud were reported?")
+    page.click("#ask")
+    page.wait_for_function(f"document.querySelector('#answer textarea').value !== {answer!r}")
+    assert len(viewer.pipelines) == 1
+    assert not s.outside_requests(), s.outside_requests()
+
+
+def test_runs_tab_filters_and_shows_gold_and_predicted_boxes(serve, tmp_path: Path) -> None:
+    from docrag.apps.viewer import build_app
+
+    corpus = make_corpus(tmp_path / "corpus")
+    run_dir = make_run(tmp_path / "run", corpus)
+    s = serve(build_app(corpus, run_dir, allow_upload=False))
+    page = s.page
+    page.get_by_role("tab", name="Runs").click()
+    page.wait_for_selector("#run-pages img")
+    table = page.inner_text("#run-table")
+    assert "q1" in table and "q2" in table, table
+    assert "q1" in page.inner_text("#run-detail")
+    # filter: only the table question with a retrieval miss is left, and its detail is shown
+    page.click("#filter-category input")
+    page.get_by_role("option", name="table").click()
+    page.wait_for_function("!document.querySelector('#run-table').innerText.includes('q1')")
+    assert "q2" in page.inner_text("#run-table")
+    page.wait_for_function("document.querySelector('#run-detail').innerText.includes('1,200')")
+    assert page.locator("#run-pages img").count() == 2   # gold page + the wrongly cited page
+    assert page.locator("#run-crops img").count() >= 2
+    assert "3 percent" in _textarea_value(page, "run-raw")
+    page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
+    assert not s.outside_requests(), s.outside_requests()
+
+
+def test_upload_adds_good_pdf_and_rejects_bad_file(serve, tmp_path: Path) -> None:
+    from docrag.apps.viewer import build_app
+    from docrag.corpus import Corpus
+
+    corpus = make_corpus(tmp_path / "corpus")
+    before = sorted(corpus.doc_ids())
+    good = make_pdf(tmp_path / "quarterly report (final).pdf")
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"this is not a pdf at all")
+    s = serve(build_app(corpus, upload_dir=tmp_path / "uploads"))
+    page = s.page
+    page.get_by_text("Add PDFs to the corpus").click()
+
+    page.set_input_files("#upload input[type=file]", [str(bad)])
+    page.wait_for_selector("#upload :text('broken.pdf')")
+    page.click("#upload-button")
+    page.wait_for_function("document.querySelector('#upload-status textarea').value.includes('rejected')")
+    assert "not a PDF" in _textarea_value(page, "upload-status")
+    assert sorted(Corpus.open(corpus.root).doc_ids()) == before
+
+    page.set_input_files("#upload input[type=file]", [str(good)])
+    page.wait_for_selector("#upload :text('quarterly')")
+    page.click("#upload-button")
+    page.wait_for_function("document.querySelector('#upload-status textarea').value.includes('added')")
+    assert "quarterly_report_final.pdf" in _textarea_value(page, "upload-status")
+    page.wait_for_function("document.querySelector('#corpus-info').innerText.includes('3 document')")
+    after = Corpus.open(corpus.root)
+    assert len(after.doc_ids()) == 3 and set(before) < set(after.doc_ids())
+    assert (tmp_path / "uploads" / "quarterly_report_final.pdf").exists()
+    assert not (tmp_path / "uploads" / "broken.pdf").exists()
+    page.screenshot(path=str(tmp_path / "upload.png"), full_page=True)
+    assert not s.outside_requests(), s.outside_requests()
