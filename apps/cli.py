@@ -9,7 +9,7 @@ import sys
 import typer
 
 from docrag._version import __version__
-from docrag.apps.commands import ask, corpus, evaluate, index, ingest, view
+from docrag.apps.commands import ask, cite, corpus, evaluate, index, ingest, view
 from docrag.errors import DocragError
 
 app = typer.Typer(
@@ -20,7 +20,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (ingest, corpus, index, ask, evaluate, view):
+for module in (ingest, corpus, index, ask, cite, evaluate, view):
     module.register(app)
 
 

@@ -8,7 +8,8 @@ Stable element ids (used by the browser tests): ``#question``, ``#ask``, ``#answ
 ``#citations``, ``#cited-pages``, ``#crops``, ``#hits``, ``#verdicts``, ``#raw``, ``#ask-status``,
 ``#upload``, ``#upload-button``, ``#upload-status``, ``#corpus-info``; runs tab: ``#run-dir``,
 ``#load-run``, ``#run-summary``, ``#run-table``, ``#run-question``, ``#run-detail``,
-``#run-pages``, ``#run-crops``, ``#run-verdicts``, ``#run-raw``.
+``#run-pages``, ``#run-crops``, ``#run-verdicts``, ``#run-raw`` and the filters ``#filter-*``
+(see ``docs/viewer.md``).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_JUDGE = "none"
-CITATION_HEADERS = ["#", "file", "page", "page id", "boxes (pt)", "verdict"]
-HIT_HEADERS = ["rank", "score", "file", "page", "page id", "cited"]
+CITATION_HEADERS = ["#", "file", "page", "boxes (pt)", "verdict", "page id"]
+HIT_HEADERS = ["rank", "score", "file", "page", "cited", "page id"]
 VERDICT_HEADERS = ["unit", "verdict", "detail"]
 
 RagFactory = Callable[[Corpus, str, str], Any]
@@ -100,9 +101,16 @@ def default_choices() -> Defaults:
     return Defaults(s.retriever, s.generator, judge, int(s.k))
 
 
-def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, index_dir: Path | None = None) -> Any:
+def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None) -> Any:
+    """``docrag.pipeline.RAG``; with ``indexes_root``, each retriever's index lives in its own
+    sub-folder there (``<root>/<retriever slug>``), else where the settings put it."""
     from docrag.pipeline import RAG
 
+    index_dir = None
+    if indexes_root is not None:
+        from docrag.index.store import slug
+
+        index_dir = Path(indexes_root) / slug(retriever)
     return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False)
 
 
@@ -198,9 +206,12 @@ class Viewer:
             return AskResult(status="Type a question first.")
         if len(self.corpus) == 0:
             return AskResult(status="The corpus is empty: upload a PDF first.")
+        retriever, generator = (retriever or "").strip(), (generator or "").strip()
+        if not retriever or not generator:
+            return AskResult(status="Choose a retriever and a generator.")
         k = int(k or self.k)
         try:
-            rag, lock = self.pipelines.get(retriever.strip(), generator.strip())
+            rag, lock = self.pipelines.get(retriever, generator)
             t0 = time.perf_counter()
             with lock:
                 answer = rag.ask(question, k=k)
@@ -214,8 +225,8 @@ class Viewer:
             result.verdict_rows, verdict_note = self.judge_answer(answer, judge)
             by_unit = {row[0]: row[1] for row in result.verdict_rows}
             for row in result.citation_rows:
-                row[5] = by_unit.get(row[3], "")
-        result.status = self._status(answer, elapsed, retriever, generator) + verdict_note
+                row[4] = by_unit.get(row[5], "")
+        result.status = self._status(answer, elapsed, retriever, generator) + result.status + verdict_note
         return result
 
     def _status(self, answer: Answer, elapsed: float, retriever: str, generator: str) -> str:
@@ -235,7 +246,7 @@ class Viewer:
             file_name, page_no = self.page_label(cit.page_id)
             boxes = "; ".join(
                 "[" + ", ".join(f"{v:.0f}" for v in b.coords) + "]" for b in cit.boxes) or "(whole page)"
-            res.citation_rows.append([i, file_name, page_no, cit.page_id, boxes, ""])
+            res.citation_rows.append([i, file_name, page_no, boxes, "", cit.page_id])
             try:
                 page = self.corpus.page(cit.page_id)
             except (CorpusError, ValueError) as exc:
@@ -248,7 +259,7 @@ class Viewer:
         for hit in answer.hits:
             file_name, page_no = self.page_label(hit.page_id)
             cited = "yes" if hit.page_id in cited_ids else ""
-            res.hit_rows.append([hit.rank, round(float(hit.score), 4), file_name, page_no, hit.page_id, cited])
+            res.hit_rows.append([hit.rank, round(float(hit.score), 4), file_name, page_no, cited, hit.page_id])
             try:
                 page = self.corpus.page(hit.page_id)
             except (CorpusError, ValueError):
@@ -310,8 +321,7 @@ class Viewer:
                           f"{caption} — gold {len(gold)}, cited {len(pred)}"))
             crops += [(c, f"cited · {file_name} p.{page_no}") for c in page_crops(page, pred)]
             crops += [(c, f"gold · {file_name} p.{page_no}") for c in page_crops(page, gold)]
-        verdicts = [[str(v.get("unit", v.get("key", ""))), str(v.get("verdict", v.get("value", ""))),
-                     str(v.get("detail", v.get("raw", v.get("reason", ""))))] for v in rec.verdicts]
+        verdicts = [[v.get("unit", ""), v.get("verdict", ""), v.get("detail", "")] for v in rec.verdicts]
         return {"markdown": _record_markdown(rec, self), "pages": pages, "crops": crops,
                 "verdicts": verdicts, "raw": rec.answer.raw if rec.answer else ""}
 
@@ -324,34 +334,9 @@ def _evaluate_citations(answer: Answer, corpus: Corpus, judge: Any) -> list[Any]
             evaluate(answer, corpus, judge=judge, level="block", mode="crop")]
 
 
-def _verdict_text(v: dict | None) -> str:
-    if not v:
-        return "not asked"
-    return v.get("value", "?") + (f" ({v['error']})" if v.get("error") else "")
-
-
-def _unit_label(level: str, unit: dict) -> str:
-    if level == "page" or not unit.get("box"):
-        return str(unit.get("page_id", ""))
-    return f"{unit.get('page_id', '')} [" + ", ".join(f"{v:.0f}" for v in unit["box"]) + "]"
-
-
 def _verdict_rows(results: Sequence[Any]) -> list[list[Any]]:
-    """``[unit, verdict, detail]`` rows: one per level for S(C), then one per cited unit."""
-    rows: list[list[Any]] = []
-    for res in results:
-        data = res.to_json()
-        level = data.get("level", "")
-        rows.append([f"{level}: all {data.get('n_units', 0)} unit(s)", _verdict_text(data.get("support_all")),
-                     f"recall {_pct(data.get('recall'))}, precision {_pct(data.get('precision'))}"])
-        for unit in data.get("units", []):
-            flag = unit.get("irrelevant")
-            verdict = "undecided" if flag is None else "irrelevant" if flag else "relevant"
-            rows.append([_unit_label(level, unit), verdict,
-                         f"alone: {_verdict_text(unit.get('alone'))}; without it: "
-                         f"{_verdict_text(unit.get('without'))}"])
-        rows += [[f"{level}: error", "error", e] for e in data.get("errors", [])]
-    return rows
+    """``[unit, verdict, detail]`` rows: per level S(C), then one row per cited unit."""
+    return [[r["unit"], r["verdict"], r["detail"]] for r in runs.citation_verdicts(res.to_json() for res in results)]
 
 
 def _pct(value: Any) -> str:
@@ -369,7 +354,8 @@ def _citation_scores_note(results: Sequence[Any]) -> str:
 
 def _record_markdown(rec: runs.RunRecord, viewer: Viewer) -> str:
     gold_pages = ", ".join(" p.".join(viewer.page_label(p)) for p in rec.gold_pages) or "—"
-    lines = [f"### {rec.qid} · {rec.category or 'uncategorised'} · {rec.lang or '?'}",
+    lines = [f"### {rec.qid} · {rec.category or 'uncategorised'} · {rec.lang or '?'}"
+             + (f" · stage: {rec.stage}" if rec.stage else ""),
              f"**Question:** {rec.question}",
              f"**Gold answer:** {rec.gold_answer or '—'}  \n**Gold pages:** {gold_pages}"]
     if rec.answer is not None:
@@ -377,13 +363,22 @@ def _record_markdown(rec: runs.RunRecord, viewer: Viewer) -> str:
         if rec.answer.parse_error:
             lines.append(f"**Parse error:** {rec.answer.parse_error}")
         lines += [f"⚠ {w}" for w in rec.answer.warnings]
+    if rec.answer_verdict:
+        v = rec.answer_verdict
+        verdict = "error" if v.get("error") else runs.tri_state(v.get("correct"))
+        why = v.get("raw") or v.get("error") or ""
+        lines.append(f"**Answer correct:** {verdict} (judge `{v.get('judge', '?')}`: {why})")
+    if rec.retrieval:
+        rank = rec.gold_rank
+        lines.append(f"**Retrieval:** gold page {'at rank ' + str(rank) if rank else 'not retrieved'}; "
+                     + " · ".join(f"{k} {runs.fmt_value(v)}" for k, v in (rec.retrieval.get("metrics") or {}).items()))
     if rec.error:
         lines.append(f"**Error:** {rec.error}")
     if rec.metrics:
-        lines.append("**Metrics:** " + " · ".join(f"{k} {runs._fmt(v)}" for k, v in rec.metrics.items()
+        lines.append("**Metrics:** " + " · ".join(f"{k} {runs.fmt_value(v)}" for k, v in rec.metrics.items()
                                                   if not isinstance(v, (dict, list))))
-    lines.append(f"<span style='color:rgb{GOLD_COLOR}'>■ gold boxes (dashed)</span> · "
-                 f"<span style='color:rgb{PRED_COLOR}'>■ predicted boxes (numbered)</span>")
+    lines.append(f"<span style='color:rgb{GOLD_COLOR}'>■ gold boxes (green, dashed)</span> · "
+                 f"<span style='color:rgb{PRED_COLOR}'>■ predicted boxes (red, numbered)</span>")
     return "\n\n".join(lines)
 
 
@@ -405,7 +400,8 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     ``retriever``/``generator``/``judge``/``k`` preselect the Ask tab's controls (default: the
     user's settings from ``docrag.config``; the judge defaults to none unless one is configured).
     ``rag_factory(corpus, retriever, generator)`` builds a pipeline (default:
-    ``docrag.pipeline.RAG`` with ``index_dir``); pipelines are cached per (retriever, generator).
+    ``docrag.pipeline.RAG``; ``index_dir`` holds one index folder per retriever, default: the
+    settings' location, inside the corpus); pipelines are cached per (retriever, generator).
     ``run_dir`` is loaded into the Runs tab on page load. The :class:`Viewer` behind the app is
     ``app.docrag_viewer``.
     """
@@ -419,7 +415,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     retriever, generator = retriever or defaults.retriever, generator or defaults.generator
     judge, k = judge or defaults.judge, int(k or defaults.k)
     if rag_factory is None:
-        rag_factory = functools.partial(_default_rag_factory, index_dir=Path(index_dir) if index_dir else None)
+        rag_factory = functools.partial(_default_rag_factory, indexes_root=Path(index_dir) if index_dir else None)
     viewer = Viewer(corpus, Path(run_dir) if run_dir else None, rag_factory=rag_factory,
                     judge_factory=judge_factory, upload_dir=Path(upload_dir) if upload_dir else None,
                     upload_policy=upload_policy, allow_upload=allow_upload, k=k)
@@ -448,18 +444,20 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
                 with gr.Column(scale=1):
                     answer = gr.Textbox(label="Answer", lines=3, interactive=False, elem_id="answer")
                     citations = gr.Dataframe(frame([], CITATION_HEADERS), label="Citations", interactive=False,
-                                             wrap=True, elem_id="citations")
+                                             wrap=True, elem_id="citations",
+                                             column_widths=["6%", "34%", "8%", "26%", "12%", "14%"])
                     verdicts = gr.Dataframe(frame([], VERDICT_HEADERS), label="Judge verdicts",
                                             interactive=False, wrap=True, elem_id="verdicts")
                     hits = gr.Dataframe(frame([], HIT_HEADERS), label="Retrieved pages", interactive=False,
-                                        elem_id="hits")
+                                        wrap=True, elem_id="hits",
+                                        column_widths=["8%", "12%", "44%", "8%", "10%", "18%"])
                 with gr.Column(scale=1):
                     cited_pages = gr.Gallery(label="Cited pages (cited boxes in red, numbered)", columns=1,
-                                             height=640, object_fit="contain", format="png",
+                                             height="auto", object_fit="contain", format="png",
                                              elem_id="cited-pages")
-                    crops = gr.Gallery(label="Crops of the cited boxes", columns=3, height=220,
+                    crops = gr.Gallery(label="Crops of the cited boxes", columns=3, height="auto",
                                        object_fit="contain", format="png", elem_id="crops")
-            retrieved = gr.Gallery(label="Retrieved pages (rank, score)", columns=6, height=260,
+            retrieved = gr.Gallery(label="Retrieved pages (rank, score)", columns=6, height="auto",
                                    object_fit="contain", elem_id="retrieved-pages")
             with gr.Accordion("Raw model reply", open=False):
                 raw = gr.Textbox(label="Raw reply", lines=6, interactive=False, elem_id="raw")
@@ -502,8 +500,8 @@ def _with(choices: list[str], value: str) -> list[str]:
 
 def _build_runs_tab(gr: Any, pd: Any, app: Any, viewer: Viewer, run_dir: str | Path | None) -> None:
     tri = [runs.ANY, runs.YES, runs.NO, runs.UNKNOWN]
-    cite_filters = {"any": (0.0, 1.0), "full (= 1)": (1.0, 1.0), "below 1": (0.0, 0.999999),
-                    "zero": (0.0, 0.0)}
+    cite_filters: dict[str, tuple[float, float] | None] = {
+        runs.ANY: None, "= 1": (1.0, 1.0), "< 1": (0.0, 1.0 - 1e-9), "= 0": (0.0, 0.0)}
 
     with gr.Tab("Runs", id="runs-tab"):
         with gr.Row():
@@ -516,16 +514,19 @@ def _build_runs_tab(gr: Any, pd: Any, app: Any, viewer: Viewer, run_dir: str | P
             f_lang = gr.Dropdown([runs.ANY], value=runs.ANY, label="Language", elem_id="filter-lang")
             f_ok = gr.Dropdown(tri, value=runs.ANY, label="Answer correct", elem_id="filter-correct")
             f_miss = gr.Dropdown(tri, value=runs.ANY, label="Retrieval miss", elem_id="filter-miss")
-            f_cite = gr.Dropdown(list(cite_filters), value="any", label="Citation recall",
-                                 elem_id="filter-citation")
+            f_rec = gr.Dropdown(list(cite_filters), value=runs.ANY, label="Citation recall",
+                                elem_id="filter-citation-recall")
+            f_prec = gr.Dropdown(list(cite_filters), value=runs.ANY, label="Citation precision",
+                                 elem_id="filter-citation-precision")
+            f_stage = gr.Dropdown([runs.ANY], value=runs.ANY, label="Stage", elem_id="filter-stage")
             f_text = gr.Textbox(label="Search", elem_id="filter-text")
         table = gr.Dataframe(pd.DataFrame([], columns=runs.TABLE_HEADERS), interactive=False, wrap=True,
                              label="Questions", elem_id="run-table")
         pick = gr.Dropdown([], label="Question", elem_id="run-question", allow_custom_value=False)
         detail = gr.Markdown("", elem_id="run-detail")
         pages = gr.Gallery(label="Pages (gold boxes green & dashed, predicted boxes red & numbered)",
-                           columns=2, height=640, object_fit="contain", format="png", elem_id="run-pages")
-        crops = gr.Gallery(label="Crops (cited and gold)", columns=4, height=240, object_fit="contain",
+                           columns=2, height="auto", object_fit="contain", format="png", elem_id="run-pages")
+        crops = gr.Gallery(label="Crops (cited and gold)", columns=4, height="auto", object_fit="contain",
                            format="png", elem_id="run-crops")
         verdicts = gr.Dataframe(pd.DataFrame([], columns=VERDICT_HEADERS), label="Judge verdicts",
                                 interactive=False, wrap=True, elem_id="run-verdicts")
@@ -534,35 +535,36 @@ def _build_runs_tab(gr: Any, pd: Any, app: Any, viewer: Viewer, run_dir: str | P
         def empty_detail(message: str = ""):
             return (message, [], [], pd.DataFrame([], columns=VERDICT_HEADERS), "")
 
-        def filtered(path: str, cat: str, lang: str, ok: str, miss: str, cite: str, text: str):
+        def filtered(path: str, cat: str, lang: str, ok: str, miss: str, rec: str, prec: str, stage: str,
+                     text: str):
             run = viewer.load_run(path)
-            lo, hi = cite_filters.get(cite, (0.0, 1.0))
-            return run, runs.filter_records(run.records, cat, lang, ok, miss, lo, hi, text)
+            return run, runs.filter_records(run.records, cat, lang, ok, miss, cite_filters.get(rec),
+                                            cite_filters.get(prec), stage, text)
+
+        def reset(values: list[str] | None = None):
+            return gr.update(choices=[runs.ANY, *(values or [])], value=runs.ANY)
 
         def on_load(path: str):
+            empty_table = pd.DataFrame([], columns=runs.TABLE_HEADERS)
             if not str(path).strip():
-                return ("Enter a run directory.", gr.update(choices=[runs.ANY], value=runs.ANY),
-                        gr.update(choices=[runs.ANY], value=runs.ANY),
-                        pd.DataFrame([], columns=runs.TABLE_HEADERS), gr.update(choices=[], value=None),
-                        *empty_detail())
+                return ("Enter a run directory.", reset(), reset(), reset(), empty_table,
+                        gr.update(choices=[], value=None), *empty_detail())
             try:
                 run = viewer.load_run(path)
             except DocragError as exc:
-                return (f"**Error:** {exc}", gr.update(), gr.update(),
-                        pd.DataFrame([], columns=runs.TABLE_HEADERS), gr.update(choices=[], value=None),
-                        *empty_detail())
+                return (f"**Error:** {exc}", reset(), reset(), reset(), empty_table,
+                        gr.update(choices=[], value=None), *empty_detail())
             ids = [r.qid for r in run.records]
             first = ids[0] if ids else None
             det = _detail_outputs(viewer, run, first) if first else empty_detail()
-            return (runs.summary_markdown(run),
-                    gr.update(choices=[runs.ANY, *run.values("category")], value=runs.ANY),
-                    gr.update(choices=[runs.ANY, *run.values("lang")], value=runs.ANY),
+            return (runs.summary_markdown(run), reset(run.values("category")), reset(run.values("lang")),
+                    reset(run.values("stage")),
                     pd.DataFrame(runs.table_rows(run.records), columns=runs.TABLE_HEADERS),
                     gr.update(choices=ids, value=first), *det)
 
-        def on_filter(path, cat, lang, ok, miss, cite, text):
+        def on_filter(path, cat, lang, ok, miss, rec, prec, stage, text):
             try:
-                _, recs = filtered(path, cat, lang, ok, miss, cite, text)
+                _, recs = filtered(path, cat, lang, ok, miss, rec, prec, stage, text)
             except DocragError as exc:
                 return pd.DataFrame([], columns=runs.TABLE_HEADERS), gr.update(choices=[], value=None), \
                     *empty_detail(f"**Error:** {exc}")
@@ -580,22 +582,24 @@ def _build_runs_tab(gr: Any, pd: Any, app: Any, viewer: Viewer, run_dir: str | P
             except DocragError as exc:
                 return empty_detail(f"**Error:** {exc}")
 
-        def on_select(evt):
+        def on_select(path: str, evt):
             row = evt.row_value if evt is not None else None
-            return gr.update(value=str(row[0])) if row else gr.update()
+            if not row:
+                return gr.update(), *empty_detail()
+            return gr.update(value=str(row[0])), *on_pick(path, str(row[0]))
 
         on_select.__annotations__["evt"] = gr.SelectData  # gradio injects the event by annotation
 
         detail_outputs = [detail, pages, crops, verdicts, raw]
-        filters = [run_box, f_cat, f_lang, f_ok, f_miss, f_cite, f_text]
-        load_outputs = [summary, f_cat, f_lang, table, pick, *detail_outputs]
+        filters = [run_box, f_cat, f_lang, f_ok, f_miss, f_rec, f_prec, f_stage, f_text]
+        load_outputs = [summary, f_cat, f_lang, f_stage, table, pick, *detail_outputs]
         load_btn.click(on_load, [run_box], load_outputs, api_name=False)
         run_box.submit(on_load, [run_box], load_outputs, api_name=False)
-        for dd in (f_cat, f_lang, f_ok, f_miss, f_cite):
+        for dd in (f_cat, f_lang, f_ok, f_miss, f_rec, f_prec, f_stage):
             dd.input(on_filter, filters, [table, pick, *detail_outputs], api_name=False)
         f_text.submit(on_filter, filters, [table, pick, *detail_outputs], api_name=False)
-        pick.change(on_pick, [run_box, pick], detail_outputs, api_name=False)
-        table.select(on_select, None, [pick], api_name=False)
+        pick.input(on_pick, [run_box, pick], detail_outputs, api_name=False)
+        table.select(on_select, [run_box], [pick, *detail_outputs], api_name=False)
         if run_dir:
             app.load(on_load, [run_box], load_outputs, api_name=False)
 

@@ -26,17 +26,11 @@ log = logging.getLogger(__name__)
 ANY = "any"
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 
-# Metric names the table shows, first match wins (the runner's names, then older spellings).
-CORRECT_KEYS = ("answer_correct", "judge_correct", "correct", "numeric_match")
-MISS_KEYS = ("retrieval_miss",)
-CITATION_COLUMNS = {
-    "page recall": ("page_recall", "p_rec", "P_Rec"),
-    "page precision": ("page_precision", "p_prec", "P_Prec"),
-    "block recall": ("block_recall", "b_rec", "B_Rec"),
-    "block precision": ("block_precision", "b_prec", "B_Prec"),
-}
-TABLE_HEADERS = ["id", "category", "lang", "correct", "retrieval miss", *CITATION_COLUMNS,
-                 "box IoU", "question"]
+CORRECT_KEYS = ("accuracy", "answer_correct", "correct")
+LEVELS = ("page", "block")
+CITATION_COLUMNS = {f"{lv} {m}": f"{lv}_{m}" for lv in LEVELS for m in ("recall", "precision")}
+TABLE_HEADERS = ["id", "category", "lang", "correct", "retrieval miss", "gold rank", *CITATION_COLUMNS,
+                 "IoU", "stage", "question"]
 
 
 @dataclass
@@ -58,7 +52,11 @@ class RunRecord:
     gold_boxes: list[GoldBox] = field(default_factory=list)
     answer: Answer | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
-    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    verdicts: list[dict[str, str]] = field(default_factory=list)       # rows {unit, verdict, detail}
+    citations: dict[str, dict[str, Any]] = field(default_factory=dict)  # level -> CitationResult json
+    retrieval: dict[str, Any] = field(default_factory=dict)
+    answer_verdict: dict[str, Any] = field(default_factory=dict)
+    stage: str = ""
     error: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -71,17 +69,36 @@ class RunRecord:
     @property
     def correct(self) -> bool | None:
         value = self.metric(CORRECT_KEYS)
+        if value is None and self.answer_verdict.get("correct") is not None:
+            value = self.answer_verdict["correct"]
         return None if value is None else bool(value)
 
     @property
     def retrieval_miss(self) -> bool | None:
-        value = self.metric(MISS_KEYS)
-        if value is not None:
-            return bool(value)
-        if not self.gold_pages or self.answer is None:
-            return None
-        retrieved = {h.page_id for h in self.answer.hits}
-        return not (set(self.gold_pages) & retrieved)
+        """True when no gold page was retrieved (None: no retrieval stage, e.g. oracle context)."""
+        if self.retrieval.get("gold_retrieved") is not None:
+            return not self.retrieval["gold_retrieved"]
+        if "retrieval_miss" in self.metrics:
+            return bool(self.metrics["retrieval_miss"])
+        return None
+
+    @property
+    def gold_rank(self) -> int | None:
+        rank = self.retrieval.get("gold_rank")
+        return int(rank) if rank is not None else None
+
+    def citation_score(self, level: str, which: str) -> float | None:
+        """Citation ``recall``/``precision`` (0..1) at ``level``; None when not evaluated or excluded."""
+        res = self.citations.get(level) or {}
+        value = res.get(which)
+        if value is None:
+            value = self.metrics.get(f"{level}_{which}")
+        return _num(value)
+
+    def main_citation_score(self, which: str) -> float | None:
+        """Block-level score when the run has it, else page level."""
+        block = self.citation_score("block", which)
+        return block if block is not None else self.citation_score("page", which)
 
     def predicted_boxes(self, pid: str) -> list[Box]:
         if self.answer is None:
@@ -161,36 +178,70 @@ def _gold_box(rec: Mapping[str, Any], doc_id: str | None, corpus: Corpus | None)
 
 
 def parse_record(d: Mapping[str, Any], corpus: Corpus | None = None) -> RunRecord:
-    """Normalise one ``generations.jsonl`` line (flat or with a nested ``gold`` object)."""
+    """Normalise one ``generations.jsonl`` line of the evaluation runner."""
     gold = d.get("gold") if isinstance(d.get("gold"), Mapping) else {}
     doc = str(_first(gold, "doc", default=_first(d, "doc", default="")))
     doc_id = _first(gold, "doc_id", default=_first(d, "doc_id")) or _doc_id_for(corpus, doc)
-    pages_raw = _first(gold, "page_ids", "pages", default=_first(d, "gold_page_ids", "gold_pages", "pages", default=[]))
+    pages_raw = _first(gold, "pages", "page_ids", default=_first(d, "gold_pages", default=[]))
     gold_pages = [p for p in (_page_id(v, doc_id) for v in pages_raw or []) if p]
-    boxes_raw = _first(gold, "boxes", default=_first(d, "gold_boxes", "boxes", default=[]))
+    boxes_raw = _first(gold, "boxes", default=_first(d, "gold_boxes", default=[]))
     gold_boxes = [g for g in (_gold_box(b, doc_id, corpus) for b in boxes_raw or [] if isinstance(b, Mapping)) if g]
-    ans_raw = _first(d, "answer_record", "prediction", "result", "answer")
     answer = None
     error = str(_first(d, "error", default="") or "")
-    if isinstance(ans_raw, Mapping):
+    if isinstance(d.get("answer"), Mapping):
         try:
-            answer = Answer.from_json({"question": d.get("question", ""), **ans_raw})
+            answer = Answer.from_json({"question": d.get("question", ""), **d["answer"]})
         except (GeometryError, KeyError, TypeError, ValueError) as exc:
             error = error or f"answer record unreadable: {exc}"
-    metrics = dict(_first(d, "metrics", "scores", default={}) or {})
-    verdicts_raw = _first(d, "verdicts", "judge", default=[])
-    if isinstance(verdicts_raw, Mapping):
-        verdicts = [{"unit": k, **(v if isinstance(v, Mapping) else {"verdict": v})} for k, v in verdicts_raw.items()]
-    else:
-        verdicts = [v if isinstance(v, Mapping) else {"verdict": v} for v in verdicts_raw or []]
+    citations = {lv: dict(res) for lv, res in (d.get("citations") or {}).items() if isinstance(res, Mapping)}
     return RunRecord(
-        qid=str(_first(d, "id", "qid", "question_id", default="")),
+        qid=str(_first(d, "qid", "id", default="")),
         question=str(d.get("question", "")),
-        category=str(_first(d, "category", default=_first(gold, "category", default="")) or ""),
-        lang=str(_first(d, "lang", "language", default=_first(gold, "lang", default="")) or ""),
+        category=str(_first(d, "category", default="") or ""),
+        lang=str(_first(d, "lang", "language", default="") or ""),
         gold_answer=str(_first(gold, "answer", default=_first(d, "gold_answer", default="")) or ""),
-        gold_pages=gold_pages, gold_boxes=gold_boxes, answer=answer, metrics=metrics,
-        verdicts=[dict(v) for v in verdicts], error=error, raw=dict(d))
+        gold_pages=gold_pages, gold_boxes=gold_boxes, answer=answer,
+        metrics=dict(d.get("metrics") or {}), verdicts=citation_verdicts(citations.values()),
+        citations=citations, retrieval=dict(d.get("retrieval") or {}),
+        answer_verdict=dict(d.get("answer_verdict") or {}), stage=str(d.get("attribution") or ""),
+        error=error, raw=dict(d))
+
+
+def _verdict_text(v: Mapping[str, Any] | None) -> str:
+    if not v:
+        return "not asked"
+    return str(v.get("value", "?")) + (f" ({v['error']})" if v.get("error") else "")
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None else f"{100 * float(value):.0f}%"
+
+
+def _unit_label(level: str, unit: Mapping[str, Any]) -> str:
+    box = unit.get("box")
+    if level == "page" or not box:
+        return str(unit.get("page_id", ""))
+    return f"{unit.get('page_id', '')} [" + ", ".join(f"{float(v):.0f}" for v in box) + "]"
+
+
+def citation_verdicts(results: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """Rows ``{unit, verdict, detail}`` from CitationResult records: per level, the verdict on all
+    cited units together (recall), then each unit's relevance with the two verdicts behind it."""
+    rows: list[dict[str, str]] = []
+    for res in results:
+        level = str(res.get("level", ""))
+        support = res.get("support_all") or {}
+        detail = f"recall {_pct(res.get('recall'))}, precision {_pct(res.get('precision'))}"
+        rows.append({"unit": f"{level}: all {res.get('n_units', 0)} unit(s)", "verdict": _verdict_text(support),
+                     "detail": detail + (f"; judge said: {support['raw']}" if support.get("raw") else "")})
+        for unit in res.get("units", []):
+            flag = unit.get("irrelevant")
+            rows.append({"unit": _unit_label(level, unit),
+                         "verdict": "undecided" if flag is None else "irrelevant" if flag else "relevant",
+                         "detail": f"alone: {_verdict_text(unit.get('alone'))}; without it: "
+                                   f"{_verdict_text(unit.get('without'))}"})
+        rows += [{"unit": f"{level}: error", "verdict": "error", "detail": str(e)} for e in res.get("errors", [])]
+    return rows
 
 
 def load_run(run_dir: str | Path, corpus: Corpus | None = None) -> Run:
@@ -215,13 +266,13 @@ def load_run(run_dir: str | Path, corpus: Corpus | None = None) -> Run:
         by_id[rec.qid] = rec
     if len(by_id) != len(records):
         problems.append(f"{len(records) - len(by_id)} repeated question record(s); showing the latest")
-    fp = config.get("corpus_fingerprint")
+    fp = config.get("identity", {}).get("corpus_fingerprint", config.get("corpus_fingerprint"))
     if corpus is not None and fp and fp != corpus.fingerprint():
         problems.append("the run was made on a different version of this corpus; boxes may not match")
     return Run(root=root, config=config, report=report, records=list(by_id.values()), problems=problems)
 
 
-def _tri(value: bool | None) -> str:
+def tri_state(value: bool | None) -> str:
     return UNKNOWN if value is None else YES if value else NO
 
 
@@ -233,11 +284,19 @@ def _num(value: Any) -> float | None:
     return None
 
 
+def _in_range(value: float | None, bounds: tuple[float, float] | None) -> bool:
+    if bounds is None:
+        return True
+    return value is not None and bounds[0] <= value <= bounds[1]
+
+
 def filter_records(records: Iterable[RunRecord], category: str = ANY, lang: str = ANY,
-                   correct: str = ANY, retrieval_miss: str = ANY, min_citation_recall: float = 0.0,
-                   max_citation_recall: float = 1.0, text: str = "") -> list[RunRecord]:
-    """Records matching every filter (``ANY`` disables a filter; citation recall is the block
-    recall, or the page recall when the run has no block level)."""
+                   correct: str = ANY, retrieval_miss: str = ANY,
+                   citation_recall: tuple[float, float] | None = None,
+                   citation_precision: tuple[float, float] | None = None, stage: str = ANY,
+                   text: str = "") -> list[RunRecord]:
+    """Records matching every filter (``ANY``/None disables one). Citation bounds are inclusive
+    ranges on the block-level score, or the page-level one when the run has no block level."""
     text = text.strip().lower()
     out = []
     for r in records:
@@ -245,22 +304,23 @@ def filter_records(records: Iterable[RunRecord], category: str = ANY, lang: str 
             continue
         if lang != ANY and r.lang != lang:
             continue
-        if correct != ANY and _tri(r.correct) != correct:
+        if correct != ANY and tri_state(r.correct) != correct:
             continue
-        if retrieval_miss != ANY and _tri(r.retrieval_miss) != retrieval_miss:
+        if retrieval_miss != ANY and tri_state(r.retrieval_miss) != retrieval_miss:
             continue
-        if min_citation_recall > 0.0 or max_citation_recall < 1.0:
-            rec = _num(r.metric(CITATION_COLUMNS["block recall"]))
-            rec = rec if rec is not None else _num(r.metric(CITATION_COLUMNS["page recall"]))
-            if rec is None or not (min_citation_recall <= rec <= max_citation_recall):
-                continue
+        if stage != ANY and r.stage != stage:
+            continue
+        if not _in_range(r.main_citation_score("recall"), citation_recall):
+            continue
+        if not _in_range(r.main_citation_score("precision"), citation_precision):
+            continue
         if text and text not in r.question.lower() and text not in r.qid.lower():
             continue
         out.append(r)
     return out
 
 
-def _fmt(value: Any) -> str:
+def fmt_value(value: Any) -> str:
     if isinstance(value, bool):
         return YES if value else NO
     num = _num(value)
@@ -273,25 +333,33 @@ def table_rows(records: Iterable[RunRecord]) -> list[list[str]]:
     """Rows for the runs table, in :data:`TABLE_HEADERS` order."""
     rows = []
     for r in records:
-        cites = [_fmt(r.metric(keys)) for keys in CITATION_COLUMNS.values()]
-        iou = _fmt(r.metric(("box_iou", "iou", "best_match_iou")))
-        rows.append([r.qid, r.category, r.lang, _tri(r.correct), _tri(r.retrieval_miss), *cites, iou,
-                     r.question])
+        cites = [fmt_value(r.citation_score(*col.split("_"))) for col in CITATION_COLUMNS.values()]
+        rows.append([r.qid, r.category, r.lang, tri_state(r.correct), tri_state(r.retrieval_miss),
+                     fmt_value(r.gold_rank), *cites, fmt_value(r.metrics.get("iou")), r.stage, r.question])
     return rows
 
 
+def _overall(section: Any) -> dict[str, Any]:
+    groups = section.get("groups", {}) if isinstance(section, Mapping) else {}
+    overall = groups.get("overall", {}) if isinstance(groups, Mapping) else {}
+    return {k: v for k, v in overall.items()
+            if _num(v) is not None and k != "n" and not k.startswith(("n_", "judge_calls"))}
+
+
 def summary_markdown(run: Run) -> str:
-    """A short header for the run: its configuration and headline scores."""
-    cfg = run.config
+    """A short header for the run: its configuration and headline scores (percent)."""
+    cfg = run.config.get("identity", {}).get("config", run.config)
     parts = [f"**Run** `{run.root}` — {len(run.records)} question(s)"]
-    for key in ("retriever", "generator", "judge", "k", "corpus"):
+    if run.config.get("status"):
+        parts.append(f"status: {run.config['status']}")
+    for key in ("retriever", "generator", "judge", "answer_judge", "context", "k"):
         if key in cfg:
             parts.append(f"{key}: `{cfg[key]}`")
     lines = [" · ".join(parts)]
-    scores = run.report.get("scores", run.report) if isinstance(run.report, Mapping) else {}
-    flat = {k: v for k, v in scores.items() if _num(v) is not None} if isinstance(scores, Mapping) else {}
-    if flat:
-        lines.append(" · ".join(f"{k} {_fmt(v)}" for k, v in list(flat.items())[:12]))
+    for section in ("retrieval", "generation"):
+        scores = _overall(run.report.get(section))
+        if scores:
+            lines.append(f"**{section}:** " + " · ".join(f"{k} {fmt_value(v)}" for k, v in scores.items()))
     lines += [f"⚠ {p}" for p in run.problems]
     return "\n\n".join(lines)
 

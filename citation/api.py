@@ -7,9 +7,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docrag.backends.base import BackendError
 from docrag.citation.cache import VerdictCache, open_cache, verdict_key
 from docrag.citation.evidence import (
     CitationUnits,
+    EvidenceImage,
     Level,
     Mode,
     PageLookup,
@@ -18,9 +20,19 @@ from docrag.citation.evidence import (
     citation_units,
     evidence_images,
 )
-from docrag.citation.judge import PROMPT_VERSION, Judge, JudgeContext, build_prompt, resolve_judge
+from docrag.citation.judge import (
+    PROMPT_VERSION,
+    Judge,
+    JudgeContext,
+    build_prompt,
+    call_judge,
+    judge_cache_id,
+    judge_name,
+    resolve_judge,
+)
 from docrag.citation.metrics import CallCounter, UnitVerdict, distinct_sets, score_units, timed
 from docrag.citation.verdict import Verdict
+from docrag.errors import DocragError
 from docrag.types import Answer
 
 log = logging.getLogger(__name__)
@@ -95,27 +107,40 @@ class _Session:
                  context: JudgeContext, cache: VerdictCache | None) -> None:
         self.judge, self.units, self.mode, self.prompt = judge, units, mode, prompt
         self.context, self.cache, self.counter = context, cache, CallCounter()
-        self.use_cache = cache is not None and judge.cache_id is not None
+        self.cache_id = judge_cache_id(judge)
+        self.use_cache = cache is not None and self.cache_id is not None
 
     def key(self, idx: frozenset[int]) -> str:
         images = evidence_images([self.units[i] for i in sorted(idx)], self.mode)
-        return verdict_key(str(self.judge.cache_id), PROMPT_VERSION, self.prompt,
+        return verdict_key(str(self.cache_id), PROMPT_VERSION, self.prompt,
                            [im.content_hash() for im in images])
 
+    def _ask(self, images: Sequence[EvidenceImage]) -> Verdict:
+        try:
+            return call_judge(self.judge, self.prompt, images, self.context)
+        except (DocragError, BackendError, OSError) as exc:   # a failed call is an error verdict
+            return Verdict.failed(f"judge call failed: {type(exc).__name__}: {exc}")
+
     def __call__(self, idx: frozenset[int]) -> Verdict:
-        key = self.key(idx) if self.use_cache else None
+        key = None
+        if self.use_cache:
+            try:
+                key = self.key(idx)
+            except OSError as exc:   # image unreadable: cannot hash it, ask without the cache
+                log.warning("verdict cache skipped for %s: %s", self.context.qid or "answer", exc)
         if key is not None:
             hit = self.cache.get(key)  # type: ignore[union-attr]
             if hit is not None:
                 self.counter.cache_hits += 1
                 return hit
         images = evidence_images([self.units[i] for i in sorted(idx)], self.mode)
-        verdict, seconds = timed(lambda: self.judge.judge(self.prompt, images, self.context))
+        verdict, seconds = timed(lambda: self._ask(images))
         self.counter.record_call(verdict, seconds)
         if verdict.is_error:
-            log.warning("judge %s error on %s: %s", self.judge.name, self.context.qid or "answer", verdict.error)
+            log.warning("judge %s error on %s: %s", judge_name(self.judge), self.context.qid or "answer",
+                        verdict.error)
         elif key is not None:
-            self.cache.put(key, verdict, judge=self.judge.name)  # type: ignore[union-attr]
+            self.cache.put(key, verdict, judge=judge_name(self.judge))  # type: ignore[union-attr]
         return verdict
 
 
@@ -135,7 +160,7 @@ def evaluate(answer: Answer, corpus_or_pages: PageSource, judge: str | Judge = "
     vcache = open_cache(cache)
     lookup = corpus_or_pages if isinstance(corpus_or_pages, PageLookup) else PageLookup(corpus_or_pages)
     cu: CitationUnits = citation_units(answer, lookup, lvl)
-    result = CitationResult(answer.question, _qid(answer, qid), lvl.value, md.value, jd.name,
+    result = CitationResult(answer.question, _qid(answer, qid), lvl.value, md.value, judge_name(jd),
                             len(cu.units), None, None, warnings=list(cu.warnings))
     for pid in cu.missing_pages:
         result.errors.append(f"cited page {pid} is not in the corpus; its evidence cannot be shown")
@@ -166,19 +191,40 @@ def evaluate(answer: Answer, corpus_or_pages: PageSource, judge: str | Judge = "
 
 def evaluate_many(answers: Iterable[Answer], corpus_or_pages: PageSource, judge: str | Judge = "grounding", *,
                   levels: Sequence[str] = ("page", "block"), mode: Mode | str | None = None,
-                  cache: VerdictCache | str | None = None, progress: bool = True,
+                  cache: VerdictCache | str | None = None, progress: bool = True, workers: int = 1,
                   judge_options: dict[str, Any] | None = None) -> list[CitationResult]:
-    """Evaluate many answers at each of ``levels``; one judge and one cache for the whole batch."""
+    """Evaluate many answers at each of ``levels``; one judge and one cache for the whole batch.
+
+    Results come in input order (answer by answer, levels in the order given). ``workers`` > 1
+    evaluates answers in parallel threads (for remote judges; a local model serialises anyway).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     from tqdm import tqdm
 
     jd = resolve_judge(judge, **(judge_options or {}))
     vcache = open_cache(cache)
     lookup = corpus_or_pages if isinstance(corpus_or_pages, PageLookup) else PageLookup(corpus_or_pages)
     answers = list(answers)
+
+    def one(ans: Answer) -> list[CitationResult]:
+        return [evaluate(ans, lookup, jd, level=lvl, mode=mode if lvl != "page" else None, cache=vcache)
+                for lvl in levels]
+
+    bar = tqdm(total=len(answers), desc="citations", unit="answer", disable=not progress)
     out: list[CitationResult] = []
-    for ans in tqdm(answers, desc="citations", unit="answer", disable=not progress):
-        for lvl in levels:
-            out.append(evaluate(ans, lookup, jd, level=lvl, mode=mode if lvl != "page" else None, cache=vcache))
+    try:
+        if workers <= 1:
+            for ans in answers:
+                out.extend(one(ans))
+                bar.update(1)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for res in pool.map(one, answers):
+                    out.extend(res)
+                    bar.update(1)
+    finally:
+        bar.close()
     return out
 
 
@@ -189,7 +235,9 @@ def _mean_pct(values: list[float]) -> float | None:
 def citation_scores(results: Iterable[CitationResult]) -> dict[str, Any]:
     """Dataset scores in percent: ``P_Rec, P_Prec, B_Rec, B_Prec`` (None when a level has no
     included answer), ``n`` (questions included at some level), ``n_excluded`` (questions left out at
-    some level, by judge error or no answer), per-level counts, and judge call statistics."""
+    some level, by judge error or no answer), per-level counts, and judge call statistics
+    (``judge_calls``, ``cache_hits``, ``calls_per_answer`` over questions and per level, ``usage``,
+    ``cost``)."""
     results = list(results)
     out: dict[str, Any] = {}
     included: set[str] = set()
@@ -202,6 +250,7 @@ def citation_scores(results: Iterable[CitationResult]) -> dict[str, Any]:
         out[f"n_{level}"] = len(ok)
         out[f"n_excluded_{level}"] = len(rs) - len(ok)
         out[f"n_judge_errors_{level}"] = sum(1 for r in rs if r.errors)
+        out[f"calls_per_answer_{level}"] = sum(r.calls for r in rs) / len(rs) if rs else 0.0
         included |= {_result_key(r) for r in ok}
         excluded |= {_result_key(r) for r in rs if r.excluded}
     out["n"] = len(included)
@@ -254,7 +303,7 @@ def dry_run(answer: Answer, corpus_or_pages: PageSource, judge: str | Judge = "g
         return CallEstimate(n, 0, 0, 1 + 2 * n if n else 0, 0)
     sets = distinct_sets([u.key for u in cu.units])
     uncached = len(sets)
-    if vcache is not None and jd.cache_id is not None:
+    if vcache is not None and judge_cache_id(jd) is not None:
         context = JudgeContext(answer.question, answer.answer, lvl, md, _qid(answer, None))
         session = _Session(jd, cu.units, md, build_prompt(answer.answer, md), context, vcache)
         uncached = sum(1 for s in sets if session.key(s) not in vcache)

@@ -87,10 +87,13 @@ class Unit:
 
     @property
     def key(self) -> str:
-        """Identity of the unit's content: equal keys show the judge the same evidence."""
+        """Identity of the unit's content: equal keys show the judge the same evidence (the same
+        page, or the same pixel rectangle of the page image)."""
         if self.box is None:
             return self.page_id
-        return f"{self.page_id}@" + ",".join(f"{v:.2f}" for v in self.box.coords)
+        if self.page.image_width > 0 and self.page.image_height > 0:
+            return f"{self.page_id}@px" + ",".join(map(str, pixel_rect(self.page, self.box)))
+        return f"{self.page_id}@pt" + ",".join(f"{v:.2f}" for v in self.box.coords)
 
     def to_json(self) -> dict:
         return {"index": self.index, "page_id": self.page_id,

@@ -104,3 +104,41 @@ def get_judge(name: str, **opts: Any) -> Judge:
 
 def resolve_judge(judge: str | Judge, **opts: Any) -> Judge:
     return get_judge(judge, **opts) if isinstance(judge, str) else judge
+
+
+def judge_name(judge: Any) -> str:
+    return str(getattr(judge, "name", type(judge).__name__))
+
+
+def judge_cache_id(judge: Any) -> str | None:
+    return getattr(judge, "cache_id", None)
+
+
+def _takes_context(judge: Any) -> bool:
+    import inspect
+
+    try:
+        params = list(inspect.signature(judge.judge).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return True
+    return len(params) >= 3
+
+
+def call_judge(judge: Any, prompt: str, images: Sequence[EvidenceImage], context: JudgeContext) -> Verdict:
+    """Ask ``judge`` once. Judges written to the plain ``judge(prompt, images)`` form receive the
+    rendered PIL images; a bool or str result becomes a verdict (strings are parsed strictly)."""
+    from docrag.citation.verdict import parse_verdict
+
+    if _takes_context(judge):
+        out = judge.judge(prompt, images, context)
+    else:
+        out = judge.judge(prompt, [im.image() for im in images])
+    if isinstance(out, Verdict):
+        return out
+    if isinstance(out, bool):
+        return Verdict.yes() if out else Verdict.no()
+    if isinstance(out, str):
+        return parse_verdict(out)
+    return Verdict.failed(f"judge {judge_name(judge)} returned {type(out).__name__}, not a verdict")

@@ -31,7 +31,7 @@ live in :data:`DEFAULT_RETRIEVER` / :data:`DEFAULT_GENERATOR` and nowhere else.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,7 @@ class Settings:
     generation: dict[str, Any] = field(default_factory=dict)
     openai: dict[str, Any] = field(default_factory=dict)
     source: dict[str, str] = field(default_factory=dict)   # key -> "default" | file path | env var
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
 
     def generator_options(self, name: str | None = None) -> dict[str, Any]:
         """Options for ``get_generator(name)``: [generation] plus, for ``openai:``, the endpoint."""
@@ -100,8 +101,8 @@ class Settings:
             opts["base_url"] = self.openai["base_url"]
         if self.openai.get("api_key_env"):
             var = self.openai["api_key_env"]
-            if os.environ.get(var):
-                opts["api_key"] = os.environ[var]
+            if self.environ.get(var):
+                opts["api_key"] = self.environ[var]
         if self.openai.get("timeout"):
             opts["timeout"] = float(self.openai["timeout"])
         return opts
@@ -118,7 +119,7 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
     """Defaults, then the config file, then ``DOCRAG_*`` variables (CLI flags are applied by callers)."""
     env = os.environ if environ is None else environ
     path = path or config_path()
-    s = Settings()
+    s = Settings(environ=env)
     s.source = {k: "default" for k in _TOP_LEVEL}
     data: dict[str, Any] = {}
     if path.exists():

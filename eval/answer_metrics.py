@@ -8,6 +8,7 @@ Numeric match: the numbers of the gold answer and of the prediction are compared
 relative tolerance (default 1e-2). A number is read together with its scale word or unit
 (``million``, ``bn``, ``thousand``, ``%``, ``万``, ``亿`` ...) and may match either as written
 (``20.5`` for ``20.5 million``, ``53.2`` for ``53.2%``) or scaled (``20,500,000``, ``0.532``).
+A decimal split by text extraction (``1 .35``) is read as one number.
 The *headline* gold numbers must all be found in the prediction: the numbers outside parentheses
 (gold answers state inputs and details in parentheses: ``74.7% (8,263.3 of 11,062.6 thousand)``),
 or all numbers when every one is inside parentheses. Gold answers without numbers are not scored
@@ -113,6 +114,10 @@ _NUMBER = re.compile(
 )
 
 
+# A decimal split by text extraction ("1 .35" for 1.35, a trap of some PDF text layers).
+_SPLIT_DECIMAL = re.compile(r"(?<=\d) \.(?=\d)")
+
+
 @dataclass(frozen=True)
 class Number:
     """A number as written, with the values it may stand for (as written, scaled)."""
@@ -126,6 +131,7 @@ class Number:
 def extract_numbers(text: str) -> list[Number]:
     """Numbers in ``text`` with their scale/unit readings (see module docstring)."""
     out: list[Number] = []
+    text = _SPLIT_DECIMAL.sub(".", text)
     depth_at = _paren_depths(text)
     for m in _NUMBER.finditer(text):
         start = m.start()

@@ -17,6 +17,7 @@ from docrag.eval.retrieval_metrics import (
     canonical_order,
     max_abs_difference,
     mean_scores,
+    parse_metric,
     pytrec_eval_scores,
     question_scores,
     write_trec_qrels,
@@ -37,17 +38,20 @@ def run_slug(name: str) -> str:
 def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequence[str], *, k: int = 10,
                        metrics: Sequence[str] = DEFAULT_METRICS, index_dir: str | Path | None = None,
                        runs_dir: str | Path | None = None, show_progress: bool = True,
-                       indexes: dict[str, Any] | None = None) -> dict:
+                       indexes: dict[str, Any] | None = None, rebuild: bool = False) -> dict:
     """Search every question with every retriever (top ``k``) and score the runs.
 
     ``index_dir``: a parent folder for the indexes (one sub-folder per retriever; default: the
     corpus's own). ``runs_dir``: where to write ``<retriever>.trec`` and ``qrels.trec``.
-    ``indexes``: already-open indexes by name (tests).
+    ``indexes``: already-open indexes by name (tests). ``rebuild``: re-encode every index.
     """
     from docrag.index import open_index
 
     if not retrievers:
         raise ValueError("no retrievers to compare")
+    cut = max(parse_metric(m)[1] for m in metrics)
+    if k < cut:
+        log.warning("k = %d is below the largest metric cutoff (%d): those metrics see only the top %d", k, cut, k)
     qrels = {it.qid: set(it.gold_pages) for it in items}
     groups = groups_of(items)
     out: dict[str, Any] = {"k": k, "metrics": list(metrics), "n_questions": len(items),
@@ -60,16 +64,18 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
             index = indexes[name]
         else:
             sub = Path(index_dir) / run_slug(name) if index_dir is not None else None
-            index = open_index(corpus, name, index_dir=sub, build=True, show_progress=show_progress)
+            index = open_index(corpus, name, index_dir=sub, build=True, show_progress=show_progress,
+                               **({"rebuild": True} if rebuild else {}))
         t1 = time.perf_counter()
         results = _search_all(index, [it.question for it in items], k, show_progress, name)
         t2 = time.perf_counter()
-        hits = {it.qid: canonical_order(h)[:k] for it, h in zip(items, results)}
+        hits = {it.qid: canonical_order(h)[:k] for it, h in zip(items, results, strict=True)}
         ranked = {q: [h.page_id for h in hs] for q, hs in hits.items()}
         per_q = {q: question_scores(ranked[q], qrels[q], metrics) for q in qrels}
         theirs = pytrec_eval_scores({q: {h.page_id: h.score for h in hs} for q, hs in hits.items()},
                                     {q: {p: 1 for p in rel} for q, rel in qrels.items()}, metrics)
         entry: dict[str, Any] = {
+            "input": input_kind(index),
             "groups": {g: {**mean_scores(per_q, [q for q in qids if q in per_q]), "n": len(qids)}
                        for g, qids in groups.items() if qids},
             "open_seconds": round(t1 - t0, 3), "search_seconds": round(t2 - t1, 3),
@@ -84,6 +90,16 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
     if runs_dir is not None:
         out["qrels_file"] = str(Path(runs_dir) / "qrels.trec")
     return out
+
+
+def input_kind(index: Any) -> str:
+    """What a retriever reads: ``text`` (text layer/OCR), ``image`` (page images: multimodal) or
+    ``none``; a hybrid reads images when any part does."""
+    parts = getattr(index, "parts", None)
+    if parts:
+        kinds = {input_kind(p) for p in parts}
+        return "image" if "image" in kinds else ("text" if "text" in kinds else "none")
+    return str(getattr(getattr(index, "retriever", None), "input", "unknown"))
 
 
 def _search_all(index: Any, queries: list[str], k: int, show_progress: bool, name: str,
@@ -101,20 +117,67 @@ def _search_all(index: Any, queries: list[str], k: int, show_progress: bool, nam
 def render_table(result: dict, per_category: bool = False) -> str:
     """A fixed-width table: one row per retriever (and per group with ``per_category``)."""
     metrics = result["metrics"]
-    header = ["retriever", *(["group"] if per_category else []), *map(metric_label, metrics), "n"]
+    header = ["retriever", "input", *(["group"] if per_category else []), *map(metric_label, metrics), "n"]
     rows = []
     for name, entry in result["retrievers"].items():
         names = [g for g in entry["groups"] if per_category or g == "overall"]
         for g in names:
             s = entry["groups"][g]
-            rows.append([name, *([g] if per_category else []), *(f"{s[m]:.2f}" for m in metrics), str(s["n"])])
+            rows.append([name, entry.get("input", ""), *([g] if per_category else []),
+                         *(f"{s[m]:.2f}" for m in metrics), str(s["n"])])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)),
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
              "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) if i < (2 if per_category else 1) else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    n_text = 3 if per_category else 2
+    lines += ["  ".join(c.ljust(w) if i < n_text else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
     return "\n".join(lines)
 
 
 def write_compare_json(result: dict, path: str | Path) -> None:
     atomic_write_json(Path(path), result)
+
+
+# -- eval runs side by side --------------------------------------------------------------------------
+
+RUN_COLUMNS = (("retrieval", "ndcg@10"), ("retrieval", "recall@10"), ("retrieval", "mrr@10"),
+               ("generation", "accuracy"), ("generation", "rouge_l"), ("generation", "P_Rec"),
+               ("generation", "P_Prec"), ("generation", "B_Rec"), ("generation", "B_Prec"))
+
+
+def compare_runs(run_dirs: Sequence[str | Path], group: str = "overall") -> dict:
+    """The headline numbers of several ``docrag eval`` RUN_DIRs (e.g. a text-only and a multimodal
+    pipeline on the same questions), read from their ``report.json``."""
+    from docrag.errors import InputError
+    from docrag.io import read_json
+
+    rows = []
+    for d in run_dirs:
+        path = Path(d) / "report.json"
+        if not path.exists():
+            raise InputError(f"{path}: no report; run 'docrag eval ... --out {d}' first (or resume it)")
+        rep = read_json(path)
+        cfg = rep.get("config", {})
+        values = {}
+        for section, metric in RUN_COLUMNS:
+            values[f"{section}.{metric}"] = rep.get(section, {}).get("groups", {}).get(group, {}).get(metric)
+        rows.append({"run": str(d), "retriever": cfg.get("retriever"), "generator": cfg.get("generator"),
+                     "context": cfg.get("context"), "answer_judge": cfg.get("answer_judge"),
+                     "n": rep.get("n_questions"), "complete": rep.get("complete"), "values": values})
+    questions = {r["n"] for r in rows}
+    return {"group": group, "runs": rows, "same_question_count": len(questions) == 1}
+
+
+def render_runs_table(result: dict) -> str:
+    from docrag.eval.report import GEN_LABELS
+
+    header = ["run", "retriever", "generator", "context",
+              *(metric_label(m) if s == "retrieval" else GEN_LABELS[m] for s, m in RUN_COLUMNS), "n"]
+    rows = [[Path(r["run"]).name, str(r["retriever"]), str(r["generator"]), str(r["context"]),
+             *("-" if r["values"][f"{s}.{m}"] is None else f"{r['values'][f'{s}.{m}']:.2f}" for s, m in RUN_COLUMNS),
+             str(r["n"])] for r in result["runs"]]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) if i < 4 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+              for r in rows]
+    return "\n".join(lines)

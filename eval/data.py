@@ -23,7 +23,8 @@ pages come from the qrels rows with score > 0; a query without qrels rows falls 
 ``query-id`` (``<corpus-id>-<n>``) and ``from_pages`` (``<stem>_<page>.png``). The language is
 ``zh`` for ``queries_ch``/``_zh`` files and ``en`` for ``_en`` files, else detected from the text.
 
-Documents are matched by exact file name (``Corpus.find_documents``), never by substring; every
+Documents are matched by exact file name (``Corpus.find_documents``; a name given with folders is
+matched by its last part), never by substring; every
 question naming a document or page the corpus lacks is listed in one :class:`InputError`.
 """
 
@@ -160,7 +161,8 @@ def _qa_item(rec: Any, resolver: _DocResolver, where: str) -> QAItem:
             x0, y0, x1, y1 = (float(v) for v in b["bbox"])
             box = page.box_pt(x0, y0, x1, y1).ordered()
         except (TypeError, ValueError, GeometryError) as exc:
-            raise InputError(f"{where}: bad bbox {b['bbox']!r} ({exc}); expected [x0, y0, x1, y1] in PDF points") from None
+            raise InputError(f"{where}: bad bbox {b['bbox']!r} ({exc}); "
+                             "expected [x0, y0, x1, y1] in PDF points") from None
         boxes.append(GoldBox(pid, box))
     question = str(rec["question"])
     return QAItem(qid=str(rec["id"]), question=question, answer=str(rec["answer"]),
@@ -225,7 +227,8 @@ def read_qrels_tsv(path: Path) -> dict[str, list[str]]:
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header is None or [h.strip() for h in header[:3]] != ["query-id", "corpus-id", "score"]:
-            raise InputError(f"{path}: first line must be the header 'query-id<TAB>corpus-id<TAB>score', got {header!r}")
+            raise InputError(f"{path}: first line must be the header "
+                             f"'query-id<TAB>corpus-id<TAB>score', got {header!r}")
         for n, row in enumerate(reader, start=2):
             if not row or not "".join(row).strip():
                 continue
@@ -277,7 +280,11 @@ class _DocResolver:
 
     def document(self, name: str, where: str) -> Document:
         if name not in self._cache:
-            self._cache[name] = self.corpus.find_documents(name)
+            found = self.corpus.find_documents(name)
+            base = re.split(r"[\\/]", name)[-1]
+            if not found and base != name:  # "pdfs/x.pdf": the file name part, still matched exactly
+                found = self.corpus.find_documents(base)
+            self._cache[name] = found
         found = self._cache[name]
         if not found:
             raise InputError(f"{where}: document {name!r} is not in the corpus")

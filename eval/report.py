@@ -75,8 +75,9 @@ def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, dict], gr
         if ids:
             sec["groups"][name] = {**mean_scores(per_q, ids), "n": len(ids)}
     sec["recall_curve"] = {"overall": recall_curve(ranked, gold, k)}
+    langs = [g for g in groups if g.startswith("lang:")]
     for name, qids in groups.items():
-        if name.startswith("lang:"):
+        if name.startswith("lang:") and len(langs) > 1:
             ids = [q for q in qids if q in ranked]
             if ids:
                 sec["recall_curve"][name] = recall_curve({q: ranked[q] for q in ids}, {q: gold[q] for q in ids}, k)
@@ -115,14 +116,32 @@ def generation_section(items: Sequence[QAItem], generations: Mapping[str, dict],
         recs = [generations[q] for q in qids if q in generations]
         if recs:
             sec["groups"][name] = _generation_group(recs)
+    sec["agreement_with_iou"] = iou_agreement([generations[it.qid] for it in items])
     return sec
+
+
+def iou_agreement(recs: Sequence[dict]) -> dict[str, dict] | None:
+    """Spec §5: Pearson/Spearman/Kendall of the automatic block-level recall and precision with
+    IoU against gold boxes, over questions with gold boxes and a block-level score."""
+    from docrag.citation import agreement
+
+    iou = {r["qid"]: r["metrics"]["iou"] for r in recs if r["metrics"].get("iou") is not None}
+    if not iou:
+        return None
+    out = {}
+    for key in ("recall", "precision"):
+        auto = {r["qid"]: r["citations"]["block"][key] for r in recs
+                if r.get("citations") and "block" in r["citations"] and not r["citations"]["block"].get("excluded")}
+        out[f"block_{key}"] = agreement(auto, iou).to_json()
+    return out
 
 
 def _generation_group(recs: Sequence[dict]) -> dict:
     g: dict[str, Any] = {"n": len(recs)}
     m = [r["metrics"] for r in recs]
     g["accuracy"], g["n_accuracy"] = _pct_mean([x.get("accuracy") for x in m])
-    g["n_accuracy_errors"] = sum(1 for r in recs if r.get("answer_verdict") and r["answer_verdict"].get("correct") is None)
+    g["n_accuracy_errors"] = sum(1 for r in recs
+                                 if r.get("answer_verdict") and r["answer_verdict"].get("correct") is None)
     g["rouge_l"], _ = _pct_mean([x.get("rouge_l") for x in m])
     g["numeric_match"], g["n_numeric"] = _pct_mean([x.get("numeric_match") for x in m])
     g["iou"], g["n_iou"] = _pct_mean([x.get("iou") for x in m])
@@ -206,6 +225,15 @@ def render_markdown(report: dict) -> str:
             notes.append(f"Answer-judge errors left out of Acc: {ov['n_accuracy_errors']}.")
         parts.append("## Generation and citation (Table 5 layout)\n\n" + _table(header, rows)
                      + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else ""))
+        agr = gen.get("agreement_with_iou") or {}
+        if agr:
+            lines = []
+            for key, c in agr.items():
+                vals = ", ".join(f"{m.capitalize()} {_fmt(None if c.get(m) is None else 100 * c[m])}"
+                                 for m in ("pearson", "spearman", "kendall"))
+                lines.append(f"- {key.replace('_', ' ')} vs IoU (n = {c.get('n')}): {vals}"
+                             + (f" ({c['note']})" if c.get("note") else ""))
+            parts.append("## Agreement of automatic citation scores with IoU\n\n" + "\n".join(lines))
         att_rows = [[g, *(s["attribution"].get(st, 0) for st in STAGES)] for g, s in gen["groups"].items()]
         parts.append("## Stage attribution (questions)\n\n" + _table(["group", *STAGES], att_rows))
     return "\n\n".join(parts) + "\n"
@@ -243,6 +271,22 @@ def write_plots(report: dict, out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    with plt.rc_context({"font.family": _font_families()}):
+        return _plots(report, out, plt)
+
+
+CJK_FONTS = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans CJK JP", "SimHei", "Microsoft YaHei")
+
+
+def _font_families() -> list[str]:
+    """DejaVu Sans plus an installed CJK font (fallback), so Chinese category names render."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return ["DejaVu Sans", *[f for f in CJK_FONTS if f in installed][:1]]
+
+
+def _plots(report: dict, out: Path, plt: Any) -> list[Path]:
     written = []
     series: dict[str, Callable[[str], float | None]] = {}
     ret, gen = report.get("retrieval"), report.get("generation")
@@ -263,9 +307,9 @@ def write_plots(report: dict, out: Path) -> list[Path]:
         ax.set_xticks([x + 0.4 - width / 2 for x in range(len(cats))])
         ax.set_xticklabels([c.split(":", 1)[1] for c in cats], rotation=20, ha="right")
         ax.set_ylabel("%")
-        ax.set_ylim(0, 100)
+        ax.set_ylim(0, 105)
         ax.set_title("Metrics by category")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         written.append(_save(fig, out / "metrics_by_category.png"))
         plt.close(fig)
@@ -276,7 +320,7 @@ def write_plots(report: dict, out: Path) -> list[Path]:
             ax.plot(ks, [curve[k] if k in curve else curve[str(k)] for k in ks], marker="o", label=g)
         ax.set_xlabel("k")
         ax.set_ylabel("Recall@k (%)")
-        ax.set_ylim(0, 100)
+        ax.set_ylim(0, 105)
         ax.set_title("Recall@k")
         ax.legend(fontsize=8)
         fig.tight_layout()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from docrag.errors import InputError
 from docrag.io import atomic_write_text
@@ -34,9 +35,14 @@ def canonical_order(hits: Sequence[Hit]) -> list[Hit]:
         if h.page_id not in seen:
             seen.add(h.page_id)
             unique.append(h)
-    ordered = sorted(unique, key=lambda h: (float(h.score), h.page_id.encode("utf-8")), reverse=True)
+    ordered = sorted(unique, key=lambda h: (_score_key(h.score), h.page_id.encode("utf-8")), reverse=True)
     return [Hit(page_id=h.page_id, score=float(h.score), rank=i + 1, retriever=h.retriever)
             for i, h in enumerate(ordered)]
+
+
+def _score_key(score: float) -> float:
+    s = float(score)
+    return -math.inf if math.isnan(s) else s  # a NaN score ranks last instead of scrambling the sort
 
 
 # -- per-question metrics ------------------------------------------------------------------------
@@ -124,24 +130,38 @@ def recall_curve(run: Run, qrels: Qrels, max_k: int) -> dict[int, float]:
 
 # -- TREC files ------------------------------------------------------------------------------------
 
+def trec_id(value: str) -> str:
+    """An id as written in TREC files: whitespace and ``%`` percent-encoded (UTF-8), so ids with
+    spaces (FinRAGBench-V query ids) survive the whitespace-separated format; :func:`from_trec_id`
+    reverses it."""
+    if not value:
+        raise InputError("an empty id cannot be written to a TREC file")
+    return "".join(quote(c, safe="") if c.isspace() or c == "%" else c for c in value)
+
+
+def from_trec_id(value: str) -> str:
+    return unquote(value)
+
+
 def write_trec_run(path: Path, hits_by_qid: Mapping[str, Sequence[Hit]], tag: str = "docrag") -> None:
-    """A TREC run file ``qid Q0 page_id rank score tag`` (scores written exactly, ``repr``)."""
+    """A TREC run file ``qid Q0 page_id rank score tag`` (scores written exactly, ``repr``; ids
+    through :func:`trec_id`)."""
     lines = []
+    tag = trec_id(tag or "docrag")
     for qid, hits in hits_by_qid.items():
-        _check_id(qid, "question id")
+        q = trec_id(qid)
         for h in hits:
-            _check_id(h.page_id, "page id")
-            lines.append(f"{qid} Q0 {h.page_id} {h.rank} {float(h.score)!r} {tag or 'docrag'}\n")
+            lines.append(f"{q} Q0 {trec_id(h.page_id)} {h.rank} {float(h.score)!r} {tag}\n")
     atomic_write_text(path, "".join(lines))
 
 
 def write_trec_qrels(path: Path, qrels: Qrels) -> None:
-    """A TREC qrels file ``qid 0 page_id 1`` (binary relevance)."""
+    """A TREC qrels file ``qid 0 page_id 1`` (binary relevance; ids through :func:`trec_id`)."""
     lines = []
     for qid, rel in qrels.items():
-        _check_id(qid, "question id")
+        q = trec_id(qid)
         for pid in sorted(rel):
-            lines.append(f"{qid} 0 {pid} 1\n")
+            lines.append(f"{q} 0 {trec_id(pid)} 1\n")
     atomic_write_text(path, "".join(lines))
 
 
@@ -154,7 +174,7 @@ def read_trec_run(path: Path) -> dict[str, dict[str, float]]:
         parts = line.split()
         if len(parts) != 6:
             raise InputError(f"{path}:{n}: expected 'qid Q0 docid rank score tag', got {line!r}")
-        run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
+        run.setdefault(from_trec_id(parts[0]), {})[from_trec_id(parts[2])] = float(parts[4])
     return run
 
 
@@ -166,13 +186,8 @@ def read_trec_qrels(path: Path) -> dict[str, dict[str, int]]:
         parts = line.split()
         if len(parts) != 4:
             raise InputError(f"{path}:{n}: expected 'qid 0 docid relevance', got {line!r}")
-        qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+        qrels.setdefault(from_trec_id(parts[0]), {})[from_trec_id(parts[2])] = int(parts[3])
     return qrels
-
-
-def _check_id(value: str, what: str) -> None:
-    if not value or any(c.isspace() for c in value):
-        raise InputError(f"{what} {value!r} cannot be written to a TREC file (empty or contains whitespace)")
 
 
 # -- independent check with pytrec_eval ------------------------------------------------------------

@@ -25,9 +25,10 @@ import logging
 import platform
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from docrag._version import __version__
 from docrag.corpus import Corpus
@@ -36,8 +37,8 @@ from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_sco
 from docrag.eval.attribution import attribute, gold_box_iou
 from docrag.eval.data import QAItem, load_qa
 from docrag.eval.retrieval_metrics import DEFAULT_METRICS, canonical_order, hit_at_k, question_scores
-from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, sha256_file
-from docrag.types import Answer, Citation, Hit
+from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, sha256_file, write_jsonl
+from docrag.types import Answer, Hit
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,18 @@ RETRIEVAL_BATCH = 16
 
 class RunDirError(DocragError):
     """A RUN_DIR cannot be used as asked (made with another config, or not a run folder)."""
+
+
+def retrieval_metrics_for(k: int) -> tuple[str, ...]:
+    """The default metrics whose cutoff fits in a top-``k`` run, plus nDCG@k and Recall@k (and
+    MRR@k when MRR@10 does not fit)."""
+    from docrag.eval.retrieval_metrics import parse_metric
+
+    out = [m for m in DEFAULT_METRICS if parse_metric(m)[1] <= k]
+    out += [m for m in (f"ndcg@{k}", f"recall@{k}") if m not in out]
+    if not any(m.startswith("mrr@") for m in out):
+        out.append(f"mrr@{k}")
+    return tuple(out)
 
 
 @dataclass
@@ -65,13 +78,13 @@ class EvalConfig:
     k: int = 10
     levels: tuple[str, ...] = LEVELS
     mode: str = "crop"               # block level: crop (image-cropping) | box (box-bounding)
-    metrics: tuple[str, ...] = DEFAULT_METRICS
+    metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
     rel_tol: float = 1e-2
     index_dir: str | None = None
 
     def __post_init__(self) -> None:
         self.levels = tuple(self.levels)
-        self.metrics = tuple(self.metrics)
+        self.metrics = tuple(self.metrics) if self.metrics else retrieval_metrics_for(self.k)
         if self.context not in CONTEXTS:
             raise InputError(f"context must be one of {', '.join(CONTEXTS)}, got {self.context!r}")
         if self.k < 1:
@@ -127,6 +140,7 @@ class _Records:
     @classmethod
     def load(cls, path: Path) -> _Records:
         rec = cls(path)
+        _drop_torn_tail(path)
         for r in read_jsonl(path):
             if r["qid"] in rec.by_qid:
                 rec.duplicates += 1
@@ -150,7 +164,7 @@ class Evaluator:
                  config: EvalConfig | None = None, *, qa_identity: str | None = None,
                  overwrite: bool = False, show_progress: bool = True,
                  generator: Any = None, index: Any = None, citation_judge: Any = None,
-                 answer_judge: AnswerJudge | None = None) -> None:
+                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False) -> None:
         self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
         self.items = list(items)
         if not self.items:
@@ -163,6 +177,7 @@ class Evaluator:
         # Injected objects (tests, notebooks) replace the registry lookups.
         self._generator, self._index = generator, index
         self._citation_judge, self._answer_judge = citation_judge, answer_judge
+        self.rebuild_index = rebuild_index
         self.timings: dict[str, float] = {}
         self.qa_path: str | None = None
 
@@ -220,6 +235,12 @@ class Evaluator:
         """Run (or resume) every stage and write the reports; returns ``report.json``'s content."""
         from docrag.eval.report import build_report, write_reports
 
+        # Build the parts first: a bad name or a missing key fails before RUN_DIR is touched.
+        if self.config.uses_generation:
+            self._generator_obj()
+            self._answer_judge_obj()
+        if self.config.uses_citations:
+            self._citation_judge_obj()
         meta = self._prepare_dir()
         self.timings = {k: float(v) for k, v in meta.get("timings", {}).items()}
         session = {"started": _now(), "docrag": __version__, "resumed": bool(meta.get("sessions"))}
@@ -227,7 +248,7 @@ class Evaluator:
         meta["status"] = "running"
         meta["n_questions"] = len(self.items)
         self._save_meta(meta)
-        atomic_write_json_lines(self.out / "questions.jsonl", [it.to_json() for it in self.items])
+        write_jsonl(self.out / "questions.jsonl", [it.to_json() for it in self.items])
 
         work: dict[str, int] = {}
         cfg = self.config
@@ -266,7 +287,8 @@ class Evaluator:
             from docrag.index import open_index
 
             self._index = open_index(self.corpus, self.config.retriever, index_dir=self.config.index_dir,
-                                     build=True, show_progress=self.show_progress)
+                                     build=True, show_progress=self.show_progress,
+                                     **({"rebuild": True} if self.rebuild_index else {}))
         return self._index
 
     def _retrieve(self, records: _Records) -> int:
@@ -282,7 +304,7 @@ class Evaluator:
                 t0 = time.perf_counter()
                 results = index.search_batch([it.question for it in batch], k=self.config.k)
                 per_q = (time.perf_counter() - t0) / len(batch)
-                for it, hits in zip(batch, results):
+                for it, hits in zip(batch, results, strict=True):
                     ranked = canonical_order(hits)[: self.config.k]
                     records.add({"qid": it.qid, "retriever": self.config.retriever, "k": self.config.k,
                                  "hits": [h.to_json() for h in ranked], "seconds": round(per_q, 6)})
@@ -405,10 +427,20 @@ class Evaluator:
 
 # -- helpers ---------------------------------------------------------------------------------------
 
-def atomic_write_json_lines(path: Path, records: list[dict]) -> None:
-    from docrag.io import write_jsonl
-
-    write_jsonl(path, records)
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a half-written last line (a run killed mid-append) so new records start on a fresh line."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(-1, 2)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(0)
+        data = fh.read()
+        keep = data.rfind(b"\n") + 1
+        log.warning("%s: dropping a half-written last record (%d bytes) from an interrupted run",
+                    path, len(data) - keep)
+        fh.truncate(keep)
 
 
 def _items_hash(items: Sequence[QAItem]) -> str:

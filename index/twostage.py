@@ -24,16 +24,20 @@ def page_centroids(
     tokens: np.ndarray,
     offsets: np.ndarray,
     n_centroids: int = DEFAULT_CENTROIDS,
-    iterations: int = 8,
+    iterations: int = 6,
+    sample_tokens: int = 256,
     batch_pages: int = 64,
     device: str = "cpu",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-page spherical k-means centroids as a packed ``(centroids, offsets)`` pair (fp16).
 
-    Deterministic: initial centroids are evenly spaced tokens of the page. Pages with at most
-    ``n_centroids`` tokens keep their tokens.
+    ``iterations`` Lloyd steps run on ``sample_tokens`` evenly spaced tokens of each page, then one
+    final step assigns every token. Deterministic (initial centroids are evenly spaced tokens).
+    Pages with at most ``n_centroids`` tokens keep their tokens.
     """
     import torch
+
+    from docrag.index.maxsim import _tensor
 
     n_pages = len(offsets) - 1
     lengths = np.diff(offsets)
@@ -43,35 +47,58 @@ def page_centroids(
     dim = tokens.shape[1] if tokens.ndim == 2 else 0
     out = np.zeros((int(c_offsets[-1]), dim), dtype=np.float16)
     for b0 in range(0, n_pages, batch_pages):
-        pages = range(b0, min(b0 + batch_pages, n_pages))
-        t_max = int(max((lengths[i] for i in pages), default=0))
-        if t_max == 0:
+        pages = np.arange(b0, min(b0 + batch_pages, n_pages))
+        big = pages[lengths[pages] > n_centroids]
+        for i in pages[lengths[pages] <= n_centroids]:
+            out[c_offsets[i]:c_offsets[i + 1]] = tokens[offsets[i]:offsets[i + 1]]
+        if len(big) == 0:
             continue
-        x = np.zeros((len(pages), t_max, dim), dtype=np.float32)
-        mask = np.zeros((len(pages), t_max), dtype=bool)
-        init = np.zeros((len(pages), n_centroids), dtype=np.int64)
-        for j, i in enumerate(pages):
-            n = int(lengths[i])
-            x[j, :n] = tokens[offsets[i]:offsets[i + 1]]
-            mask[j, :n] = True
-            init[j] = np.linspace(0, max(n - 1, 0), n_centroids).round().astype(np.int64)
-        xt = torch.from_numpy(x).to(device)
-        mt = torch.from_numpy(mask).to(device)
-        cent = torch.gather(xt, 1, torch.from_numpy(init).to(device)[:, :, None].expand(-1, -1, dim)).clone()
+        t_max = int(lengths[big].max())
+        x = torch.zeros((len(big), t_max, dim), dtype=torch.float32, device=device)
+        for j, i in enumerate(big):
+            x[j, :lengths[i]] = _tensor(tokens[offsets[i]:offsets[i + 1]]).to(device=device, dtype=torch.float32)
+        n = torch.from_numpy(lengths[big]).to(device)
+        valid = torch.arange(t_max, device=device)[None, :] < n[:, None]
+        cent = _gather_rows(x, _spaced(n, n_centroids))
+        sample = _gather_rows(x, _spaced(n, sample_tokens))
         for _ in range(iterations):
-            sim = torch.bmm(xt, cent.transpose(1, 2))                    # (B, T, C)
-            assign = sim.argmax(dim=2)
-            onehot = torch.nn.functional.one_hot(assign, n_centroids).to(xt.dtype) * mt[:, :, None]
-            sums = torch.bmm(onehot.transpose(1, 2), xt)                 # (B, C, d)
-            filled = onehot.sum(dim=1) > 0                               # (B, C)
-            new = torch.nn.functional.normalize(sums, dim=2)
-            cent = torch.where(filled[:, :, None], new, cent)
-        cent_np = cent.cpu().numpy()
-        for j, i in enumerate(pages):
-            n = int(lengths[i])
-            rows = tokens[offsets[i]:offsets[i + 1]] if n <= n_centroids else cent_np[j]
-            out[c_offsets[i]:c_offsets[i + 1]] = rows
+            cent = _lloyd_step(sample, None, cent)
+        cent = _lloyd_step(x, valid, cent)
+        cent_np = cent.cpu().numpy().astype(np.float16)
+        for j, i in enumerate(big):
+            out[c_offsets[i]:c_offsets[i + 1]] = cent_np[j]
     return out, c_offsets
+
+
+def _spaced(lengths, k: int):
+    """(pages, k) evenly spaced row indices within each page's length."""
+    import torch
+
+    steps = torch.linspace(0, 1, k, device=lengths.device)[None, :]
+    return ((lengths[:, None] - 1).float() * steps).round().long()
+
+
+def _gather_rows(x, idx):
+    import torch
+
+    return torch.gather(x, 1, idx[:, :, None].expand(-1, -1, x.shape[2]))
+
+
+def _lloyd_step(x, valid, cent):
+    """One spherical k-means step over (B, T, d) tokens (``valid`` masks padding)."""
+    import torch
+
+    b, _, d = x.shape
+    c = cent.shape[1]
+    assign = torch.bmm(x, cent.transpose(1, 2)).argmax(dim=2)          # (B, T)
+    if valid is not None:
+        assign = torch.where(valid, assign, torch.full_like(assign, c))  # padding -> spare cluster
+    onehot = torch.zeros((b, x.shape[1], c + 1), dtype=x.dtype, device=x.device)
+    onehot.scatter_(2, assign[:, :, None], 1.0)
+    sums = torch.bmm(onehot.transpose(1, 2), x)                          # (B, C+1, d)
+    filled = onehot.sum(dim=1)
+    new = torch.nn.functional.normalize(sums[:, :c], dim=2)
+    return torch.where(filled[:, :c, None] > 0, new, cent)
 
 
 def binarize(tokens: np.ndarray) -> np.ndarray:

@@ -98,3 +98,15 @@ def test_model_pixel_convention_maps_through_the_models_input_size(tmp_path):
     # the same reply read in the sent size would be off by a factor of two
     wrong = VLMGenerator(_FakeQwen25(), coords="pixel").generate("q", [page])
     assert wrong.citations[0].boxes[0].x1 < 200
+
+
+@pytest.mark.gpu
+def test_cuda_runs_in_bfloat16(tiny_qwen):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    backend = get_backend(f"qwen-vl:{tiny_qwen}", device="cuda")
+    assert next(backend._loaded.model.parameters()).dtype == torch.bfloat16
+    reply = backend.chat([ChatMessage.user(ImagePart(Image.new("RGB", (200, 150), "white")), "What?")],
+                         max_tokens=4)
+    assert reply.meta["input_sizes"] and reply.usage["completion_tokens"] > 0

@@ -8,8 +8,16 @@ import math
 import pytest
 from scipy import stats
 
-from docrag.citation import (GoldEvidence, citation_scores, correlations, evaluate, get_judge, gold_from_qa,
-                             load_human_ratings, question_iou)
+from docrag.citation import (
+    GoldEvidence,
+    citation_scores,
+    correlations,
+    evaluate,
+    get_judge,
+    gold_from_qa,
+    load_human_ratings,
+    question_iou,
+)
 from docrag.citation.agreement import agreement
 from docrag.citation.oracle import covered_fraction
 from docrag.errors import InputError

@@ -100,12 +100,14 @@ def test_crops_and_overlays_on_real_pages_hit_the_gold_box(qid, dev_corpus, qa_r
         assert crop.min() < 128   # there is ink inside a gold box
         ov = np.asarray(overlay_image(page, [g.box]))
         assert tuple(ov[(exp[1] + exp[3]) // 2, exp[0] - 1]) == (255, 0, 0)
-        assert np.array_equal(ov[exp[1]:exp[3], exp[0]:exp[2]], np.asarray(page.load_image())[exp[1]:exp[3], exp[0]:exp[2]])
+        original = np.asarray(page.load_image())
+        assert np.array_equal(ov[top:bottom, left:right], original[top:bottom, left:right])
 
 
 def test_save_evidence_writes_pages_crops_overlays(dev_corpus, qa_records, tmp_path):
-    from docrag.citation import gold_from_qa
     from PIL import Image
+
+    from docrag.citation import gold_from_qa
 
     rec = next(r for r in qa_records if r["id"] == "dev-025")
     gold = gold_from_qa([rec], dev_corpus)["dev-025"]
@@ -116,9 +118,9 @@ def test_save_evidence_writes_pages_crops_overlays(dev_corpus, qa_records, tmp_p
     meta = json.loads((folder / "evidence.json").read_text())
     assert len(meta["pages"]) == 2 and len(meta["crops"]) == 2 and len(meta["overlays"]) == 2
     for c in meta["crops"]:
-        l, t, r, b = c["pixel_rect"]
+        left, top, right, bottom = c["pixel_rect"]
         with Image.open(folder / c["file"]) as im:
-            assert im.size == (r - l, b - t)
+            assert im.size == (right - left, bottom - top)
     for p in meta["pages"]:
         page = dev_corpus.page(p["page_id"])
         with Image.open(folder / p["file"]) as im:

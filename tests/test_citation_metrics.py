@@ -8,8 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from docrag.citation import (CROP_PROMPT, FunctionJudge, Verdict, VerdictCache, build_prompt,
-                             citation_scores, dry_run, evaluate, parse_verdict, score_units)
+from docrag.citation import (
+    CROP_PROMPT,
+    FunctionJudge,
+    Verdict,
+    VerdictCache,
+    build_prompt,
+    citation_scores,
+    dry_run,
+    evaluate,
+    parse_verdict,
+    score_units,
+)
 from docrag.citation.verdict import VerdictValue
 from docrag.geometry import Box
 from docrag.types import Answer, Citation
@@ -48,7 +58,7 @@ class Scripted(FunctionJudge):
 
 @pytest.fixture()
 def page(tmp_path: Path):
-    return synthetic_page(tmp_path)
+    return synthetic_page(tmp_path, dpi=72)
 
 
 def answer(page, *lbls: str, text: str = "Revenue was 42 million.") -> Answer:
@@ -67,7 +77,7 @@ def test_verdict_parsing_is_strict():
         assert v.is_error, bad
         assert "unparseable" in v.error
         with pytest.raises(ValueError):
-            v.supported
+            assert v.supported is None
 
 
 def test_prompts_are_the_spec_text():
@@ -145,7 +155,7 @@ def test_identical_boxes_are_asked_once(page):
 
 
 def test_page_level_units_are_distinct_pages(tmp_path):
-    p1, p2 = synthetic_page(tmp_path, page_no=1), synthetic_page(tmp_path, page_no=2)
+    p1, p2 = synthetic_page(tmp_path, page_no=1, dpi=72), synthetic_page(tmp_path, page_no=2, dpi=72)
     ans = Answer("q", "42", citations=[Citation(p1.page_id, [box("A")]), Citation(p2.page_id, []),
                                        Citation(p1.page_id, [box("B")])])
     calls = []
@@ -260,3 +270,33 @@ def test_score_units_generic_and_result_json(page):
     r = evaluate(answer(page, "A", "B"), [page], Scripted(lambda s: "A" in s))
     rec = json.loads(json.dumps(r.to_json()))
     assert rec["irrelevant"] == [1] and rec["units"][1]["alone"]["value"] == "no"
+
+
+def test_plain_two_argument_judge_gets_pil_images(page):
+    class Plain:
+        def judge(self, prompt, images):
+            self.sizes = [im.size for im in images]
+            return "Yes."
+
+    j = Plain()
+    r = evaluate(answer(page, "A"), [page], j)
+    assert r.recall == 1.0 and r.judge == "Plain"
+    assert j.sizes == [(80, 50)]   # an 80 x 50 pt box on a 72 dpi page image
+
+
+def test_boxes_showing_the_same_pixels_are_one_unit_content(page):
+    judge = Scripted(lambda s: "A" in s)
+    nudged = Box.points(X0["A"] + 0.2, 100.1, X0["A"] + 79.9, 149.8, W, H)   # same pixel rectangle at 72 dpi
+    ans = Answer("q", "42", citations=[Citation(page.page_id, [box("A"), nudged])])
+    r = evaluate(ans, [page], judge)
+    assert r.calls == 1 and r.precision == 1.0
+
+
+def test_a_missing_page_image_is_a_judge_error_not_a_crash(page):
+    class NeedsPixels:
+        def judge(self, prompt, images):
+            return "yes" if images[0].size else "no"
+
+    page.image_path.unlink()
+    r = evaluate(answer(page, "A"), [page], NeedsPixels())
+    assert r.excluded and r.calls == 1 and "FileNotFoundError" in r.errors[0]

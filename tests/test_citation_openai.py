@@ -112,3 +112,24 @@ def test_judge_reuses_an_existing_backend(page):
         assert max(img.size) == 32   # scaled down to fit, aspect kept
         with pytest.raises(TypeError):
             get_judge("openai:shared", backend=backend, base_url="http://x")
+
+
+def test_parallel_batch_gives_the_sequential_results(page):
+    from docrag.citation import citation_scores, evaluate_many
+
+    answers = [make_answer(page, BOX_A, BOX_B, text=f"Revenue rose {i}%.") for i in range(6)]
+
+    def reply(req):
+        images = srv.images(req)
+        if len(images) == 2:
+            return "yes"
+        # answer "3%": the crop of box A (red channel starts at x=10) suffices alone
+        return "yes" if "3%" in srv.texts(req)[0] and np.asarray(images[0])[0, 0, 0] == 10 else "no"
+
+    with ScriptedOpenAIServer(reply) as srv:
+        seq = evaluate_many(answers, [page], judge_for(srv), levels=("block",), progress=False)
+        par = evaluate_many(answers, [page], judge_for(srv), levels=("block",), progress=False, workers=4)
+    assert [(r.recall, r.precision) for r in seq] == [(r.recall, r.precision) for r in par]
+    assert [r.precision for r in seq] == [1.0, 1.0, 1.0, 0.5, 1.0, 1.0]   # jointly needed, except "3%"
+    assert seq[3].irrelevant == [1] and all(r.calls == 3 for r in seq)
+    assert citation_scores(par)["B_Rec"] == 100.0

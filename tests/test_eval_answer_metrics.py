@@ -57,6 +57,7 @@ def test_rouge_l_chinese_is_not_zero_and_not_stemmed():
     ("8,263.3 of 11,062.6", "About 74.7% (8,263.3 of 11,062.6 thousand)", False),
     ("1,070 respondents", "1,070 respondents, 53.2%", False),  # every headline number required
     ("no numbers at all", "1,070", False),
+    ("Iowa 1 .35 1 .42", "$1.35 - 1.42/gal", True),            # decimals split by a PDF text layer
 ])
 def test_numeric_match(pred, gold, expected):
     assert numeric_match(pred, gold) is expected

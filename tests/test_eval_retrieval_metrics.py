@@ -99,5 +99,14 @@ def test_recall_curve_is_monotone_and_ends_at_recall_k():
 def test_bad_metric_and_bad_ids_are_clear_errors(tmp_path):
     with pytest.raises(InputError, match="unknown retrieval metric"):
         score_run({}, {"q": {"a"}}, ["map@5"])
-    with pytest.raises(InputError, match="whitespace"):
-        write_trec_run(tmp_path / "r.trec", {"q 1": [Hit("a:1", 1.0, 1)]})
+    with pytest.raises(InputError, match="empty id"):
+        write_trec_run(tmp_path / "r.trec", {"": [Hit("a:1", 1.0, 1)]})
+
+
+def test_ids_with_spaces_round_trip_through_trec_files(tmp_path):
+    qid = "Financial Times Europe - 27 August 2024_1.png-6 100%"
+    write_trec_run(tmp_path / "r.trec", {qid: [Hit("d:1", 2.0, 1), Hit("d:2", 1.0, 2)]})
+    write_trec_qrels(tmp_path / "q.trec", {qid: {"d:2"}})
+    assert all(len(line.split()) == 6 for line in (tmp_path / "r.trec").read_text().splitlines())
+    assert read_trec_run(tmp_path / "r.trec") == {qid: {"d:1": 2.0, "d:2": 1.0}}
+    assert read_trec_qrels(tmp_path / "q.trec") == {qid: {"d:2": 1}}

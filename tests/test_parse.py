@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docrag.geometry import Box, Space
 from docrag.generation.parse import ImageFrame, citations_from_coordinates, parse_reply
+from docrag.geometry import Box, Space
 from docrag.types import Page
 
 GOOD = {"answer": "Revenue was $5.2 million.", "coordinates": {"1": [[10, 20, 110, 220]], "2": [[0, 0, 50, 50]]}}
@@ -176,3 +176,10 @@ def test_pixel_point_norm_round_trip(c, img, page):
     assert back.coords == pytest.approx(n.coords, abs=1e-9)
     grid = Box.from_grid([v * 1000 for v in c], 1000)
     assert grid.coords == pytest.approx(n.coords, abs=1e-12)
+
+
+def test_raw_newlines_in_strings_and_list_shaped_coordinates():
+    parsed = parse_reply('{"answer": "line one\nline two", "coordinates": [{"image": 2, "bbox": [1, 2, 3, 4]}]}')
+    assert parsed.error is None and parsed.answer == "line one\nline two"
+    assert parsed.coordinates == {"2": [[1, 2, 3, 4]]}
+    assert any("list of {image, bbox}" in r for r in parsed.repairs)

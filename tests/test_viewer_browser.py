@@ -71,6 +71,16 @@ def serve(browser) -> Iterator:
         s.app.close()
 
 
+def _images_loaded(page, selector: str) -> int:
+    """Scroll the images of ``selector`` into view, wait until each has decoded; returns their count."""
+    imgs = page.locator(f"{selector} img")
+    for i in range(imgs.count()):
+        imgs.nth(i).scroll_into_view_if_needed()
+    page.wait_for_function(
+        f"[...document.querySelectorAll('{selector} img')].every(i => i.complete && i.naturalWidth > 0)")
+    return imgs.count()
+
+
 def _textarea_value(page, elem_id: str) -> str:
     return page.eval_on_selector(f"#{elem_id} textarea", "el => el.value")
 
@@ -79,20 +89,23 @@ def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) 
     """Real pipeline (bm25 + extractive) on the ingested dev corpus: answer, citations, boxed pages."""
     from docrag.apps.viewer import build_app
 
-    app = build_app(dev_corpus, retriever="bm25", generator="extractive", allow_upload=False)
+    # the index goes to tmp_path: the session's dev corpus is shared and must stay unchanged
+    app = build_app(dev_corpus, retriever="bm25", generator="extractive", index_dir=tmp_path / "indexes",
+                    allow_upload=False)
     s = serve(app)
     page = s.page
     page.fill("#question textarea", "What share of German households reported a financial loss due to the crisis?")
     page.click("#ask")
-    page.wait_for_function("document.querySelector('#answer textarea').value.length > 0")
+    # the first question builds the bm25 index and loads the extractive generator's embedder
+    page.wait_for_function("document.querySelector('#answer textarea').value.length > 0",
+                           timeout=3 * TIMEOUT_MS)
     page.wait_for_selector("#cited-pages img")
     answer = _textarea_value(page, "answer")
     assert answer.strip()
     citations = page.inner_text("#citations")
     assert ".pdf" in citations, citations
-    cited_imgs = page.locator("#cited-pages img")
-    assert cited_imgs.count() >= 1
-    assert page.locator("#crops img").count() >= 1
+    assert _images_loaded(page, "#cited-pages") >= 1
+    assert _images_loaded(page, "#crops") >= 1
     assert "retrieved by `bm25`" not in page.inner_text("#ask-status")  # markdown rendered, not raw
     assert "bm25" in page.inner_text("#ask-status")
     hits = page.inner_text("#hits")
@@ -109,7 +122,13 @@ def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) 
     assert not s.outside_requests(), s.outside_requests()
 
 
+def _pick_option(page, elem_id: str, option: str) -> None:
+    page.click(f"#{elem_id} input")
+    page.get_by_role("option", name=option, exact=True).click()
+
+
 def test_runs_tab_filters_and_shows_gold_and_predicted_boxes(serve, tmp_path: Path) -> None:
+    """A run written by the real evaluation runner: table, filters, detail with both box colours."""
     from docrag.apps.viewer import build_app
 
     corpus = make_corpus(tmp_path / "corpus")
@@ -119,17 +138,27 @@ def test_runs_tab_filters_and_shows_gold_and_predicted_boxes(serve, tmp_path: Pa
     page.get_by_role("tab", name="Runs").click()
     page.wait_for_selector("#run-pages img")
     table = page.inner_text("#run-table")
-    assert "q1" in table and "q2" in table, table
+    assert all(q in table for q in ("q1", "q2", "q3")), table
     assert "q1" in page.inner_text("#run-detail")
-    # filter: only the table question with a retrieval miss is left, and its detail is shown
-    page.click("#filter-category input")
-    page.get_by_role("option", name="table").click()
+    assert "grounding" in page.inner_text("#run-summary")
+    # a click on a row and a pick in the question dropdown both open that question
+    page.locator("#run-table").get_by_text("How many arrests for fraud").locator("visible=true").first.click()
+    page.wait_for_function("document.querySelector('#run-detail').innerText.includes('q2 ·')")
+    _pick_option(page, "run-question", "q1")
+    page.wait_for_function("document.querySelector('#run-detail').innerText.includes('42 million dollars')")
+    # category "table" keeps q2 and q3; "retrieval miss = yes" then keeps q3 only
+    _pick_option(page, "filter-category", "table")
     page.wait_for_function("!document.querySelector('#run-table').innerText.includes('q1')")
     assert "q2" in page.inner_text("#run-table")
-    page.wait_for_function("document.querySelector('#run-detail').innerText.includes('1,200')")
-    assert page.locator("#run-pages img").count() == 2   # gold page + the wrongly cited page
-    assert page.locator("#run-crops img").count() >= 2
-    assert "3 percent" in _textarea_value(page, "run-raw")
+    _pick_option(page, "filter-miss", "yes")
+    page.wait_for_function("!document.querySelector('#run-table').innerText.includes('q2')")
+    assert "q3" in page.inner_text("#run-table")
+    page.wait_for_function("document.querySelector('#run-detail').innerText.includes('1,200 arrests')")
+    assert "retrieval_miss" in page.inner_text("#run-detail")
+    assert _images_loaded(page, "#run-pages") == 2   # the gold page + the wrongly cited page
+    assert _images_loaded(page, "#run-crops") == 2   # one cited crop, one gold crop
+    assert "irrelevant" in page.inner_text("#run-verdicts") or "block" in page.inner_text("#run-verdicts")
+    assert "Revenue grew" in _textarea_value(page, "run-raw")
     page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
     assert not s.outside_requests(), s.outside_requests()
 

@@ -83,15 +83,25 @@ def register(app: typer.Typer) -> None:
             help="Generator: extractive, openai:<model>, qwen-vl:<path> (default: config / DOCRAG_GENERATOR / "
                  "extractive)."),
         k: int | None = typer.Option(None, "-k", "--k", min=1, help="Pages to retrieve (default 10)."),
-        as_json: bool = typer.Option(False, "--json", help="Print one JSON record (see 'docrag ask --help')."),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON record instead of text."),
         save_crops_dir: Path | None = typer.Option(
             None, "--save-crops", help="Write a PNG crop of each cited box into this folder."),
         snap: bool = typer.Option(False, "--snap", help="Snap predicted boxes to layout blocks (vision generators)."),
+        coords: str | None = typer.Option(
+            None, "--coords", help="Box convention of an openai: generator's replies: pixel (default) or norm1000."),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
         progress: bool = typer.Option(True, "--progress/--no-progress",
                                       help="Show progress bars while building an index."),
     ) -> None:
-        """Answer a question over a corpus with page- and box-level citations."""
+        """Answer a question over a corpus with page- and box-level citations.
+
+        Builds the retriever's index when it is missing.
+
+        --json prints one record: question, answer, citations (doc, page, boxes_pt),
+        hits (doc, page, rank, score), warnings, parse_error, retriever, generator.
+
+        doc is the PDF's file name, page is 1-based, boxes are x0 y0 x1 y1 in PDF points (top-left origin).
+        """
         from docrag.config import load_settings
         from docrag.corpus import Corpus
         from docrag.pipeline import RAG
@@ -101,7 +111,13 @@ def register(app: typer.Typer) -> None:
         gen_name = generator or settings.generator
         if snap and gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
             raise typer.BadParameter(f"--snap applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
-        gen_opts = {"snap": True} if snap else None
+        gen_opts: dict = {"snap": True} if snap else {}
+        if coords is not None:
+            if gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
+                raise typer.BadParameter(f"--coords applies to vision generators, not {gen_name!r}")
+            if coords not in ("pixel", "norm1000", "model_pixels"):
+                raise typer.BadParameter(f"--coords must be pixel or norm1000, got {coords!r}")
+            gen_opts["coords"] = coords
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
                   show_progress=progress, settings=settings, generator_options=gen_opts)
         answer = rag.ask(question, k=k)

@@ -1,4 +1,5 @@
-"""``docrag eval`` (resumable batch evaluation into a RUN_DIR) and ``docrag compare`` (retrievers)."""
+"""``docrag eval`` (resumable batch evaluation into a RUN_DIR), ``docrag compare`` (retrievers) and
+``docrag compare-runs`` (eval runs side by side)."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ def _levels(value: str) -> tuple[str, ...]:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``eval`` and ``compare`` to ``app``."""
+    """Add ``eval``, ``compare`` and ``compare-runs`` to ``app``."""
 
     @app.command("eval")
     def eval_cmd(
         corpus: Path = typer.Argument(..., help="Corpus folder (made by 'docrag ingest')."),
-        qa: Path = typer.Option(..., "--qa", help="Questions: our QA JSONL, or FinRAGBench-V queries (JSON/JSONL)."),
+        qa: Path = typer.Option(..., "--qa",
+                                help="Questions: our QA JSONL, or FinRAGBench-V queries (JSON/JSONL)."),
         out: Path = typer.Option(..., "--out", "-o", help="RUN_DIR: records, reports and plots go here (resumable)."),
-        qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
+        qrels: Path | None = typer.Option(None, "--qrels",
+                                          help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
         retriever: str = typer.Option("bm25", "--retriever", "-r",
                                       help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, none)."),
         generator: str = typer.Option("extractive", "--generator", "-g",
@@ -33,16 +36,22 @@ def register(app: typer.Typer) -> None:
         judge: str = typer.Option("grounding", "--judge", "-j",
                                   help="Citation judge (grounding, openai:<model>, qwen-vl:<path>, none)."),
         answer_judge: str = typer.Option("auto", "--answer-judge",
-                                         help="Answer-accuracy judge: auto (the citation judge when it is a model, "
-                                              "else proxy), proxy (offline numeric/ROUGE proxy), none, openai:<model>."),
+                                         help="Answer-accuracy judge: auto (the citation judge when it is a "
+                                              "model, else proxy), proxy (offline numeric/ROUGE proxy), none, "
+                                              "openai:<model>."),
         context: str = typer.Option("retrieved", "--context",
                                     help="Pages the generator sees: retrieved (top k), oracle (gold pages), none."),
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
         levels: str = typer.Option("page,block", "--levels", help="Citation levels to judge: page, block or both."),
-        mode: str = typer.Option("crop", "--mode", help="Block-level judging: crop (image-cropping) or box (box-bounding)."),
+        mode: str = typer.Option("crop", "--mode",
+                                 help="Block-level judging: crop (image-cropping) or box (box-bounding)."),
         limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
-        index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default CORPUS/indexes/<name>)."),
-        overwrite: bool = typer.Option(False, "--overwrite", help="Discard RUN_DIR if it holds a run with another config."),
+        index_dir: Path | None = typer.Option(None, "--index-dir",
+                                              help="Index folder (default CORPUS/indexes/<name>)."),
+        rebuild_index: bool = typer.Option(False, "--rebuild-index",
+                                           help="Re-encode the retriever's index (e.g. after its settings changed)."),
+        overwrite: bool = typer.Option(False, "--overwrite",
+                                       help="Discard RUN_DIR if it holds a run with another config."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
@@ -57,7 +66,7 @@ def register(app: typer.Typer) -> None:
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=progress)
+                                  show_progress=progress, rebuild_index=rebuild_index)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
@@ -82,10 +91,14 @@ def register(app: typer.Typer) -> None:
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
         per_category: bool = typer.Option(False, "--per-category", help="Also one row per category and language."),
         out: Path | None = typer.Option(None, "--out", "-o", help="Write the results as JSON to this file."),
-        runs_dir: Path | None = typer.Option(None, "--runs-dir", help="Write each retriever's TREC run + qrels here."),
+        runs_dir: Path | None = typer.Option(None, "--runs-dir",
+                                             help="Write each retriever's TREC run + qrels here "
+                                                  "(default with --out FILE.json: FILE.runs/)."),
         limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
         index_dir: Path | None = typer.Option(None, "--index-dir",
                                               help="Parent folder for the indexes (default: inside CORPUS)."),
+        rebuild_index: bool = typer.Option(False, "--rebuild-index",
+                                           help="Re-encode every index (e.g. after retriever settings changed)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
@@ -98,12 +111,30 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("--retrievers: give at least one retriever name")
         if len(set(names)) != len(names):
             raise typer.BadParameter(f"--retrievers {retrievers!r}: a retriever is named twice")
+        if runs_dir is None and out is not None:
+            runs_dir = out.with_suffix(".runs")
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
         result = compare_retrievers(c, items, names, k=k, index_dir=index_dir, runs_dir=runs_dir,
-                                    show_progress=progress)
+                                    show_progress=progress, rebuild=rebuild_index)
         result["qa"] = str(qa)
         typer.echo(render_table(result, per_category=per_category))
         if out is not None:
             write_compare_json(result, out)
-            typer.echo(f"results written to {out}")
+            typer.echo(f"results written to {out}; run files in {runs_dir}")
+
+    @app.command("compare-runs")
+    def compare_runs_cmd(
+        runs: list[Path] = typer.Argument(..., help="RUN_DIRs made by 'docrag eval' (e.g. text-only vs multimodal)."),
+        group: str = typer.Option("overall", "--group", help="Report group: overall, category:<name>, lang:<en|zh>."),
+        out: Path | None = typer.Option(None, "--out", "-o", help="Write the table as JSON to this file."),
+    ) -> None:
+        """Put the headline numbers of several eval runs side by side."""
+        from docrag.eval.compare import compare_runs, render_runs_table, write_compare_json
+
+        result = compare_runs(runs, group=group)
+        typer.echo(render_runs_table(result))
+        if not result["same_question_count"]:
+            typer.echo("note: the runs cover different numbers of questions", err=True)
+        if out is not None:
+            write_compare_json(result, out)

@@ -31,8 +31,8 @@ def register(app: typer.Typer) -> None:
                                          help="Citation judge preselected (default: the configured one, else none)."),
         k: int | None = typer.Option(None, "--k", "-k", min=1, max=50,
                                      help=f"Pages to retrieve per question {_FROM_SETTINGS}."),
-        index_dir: Path | None = typer.Option(None, "--index-dir",
-                                              help="Where retriever indexes live (default: inside the corpus)."),
+        index_dir: Path | None = typer.Option(
+            None, "--index-dir", help="Folder holding one index folder per retriever (default: CORPUS/indexes)."),
         upload_dir: Path | None = typer.Option(
             None, "--upload-dir", help="Where uploaded PDFs are kept (default: CORPUS-uploads beside the corpus)."),
         max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.1, help="Largest PDF accepted, in MiB."),

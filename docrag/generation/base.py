@@ -143,7 +143,5 @@ class VLMGenerator:
 
 def resize_policy_from(options: dict[str, Any]) -> ResizePolicy:
     """Pop ``max_width`` / ``max_height`` / ``max_pixels`` from ``options`` into a policy."""
-    kw = {k: options.pop(k) for k in ("max_width", "max_height", "max_pixels") if options.get(k) is not None}
-    for k in ("max_width", "max_height", "max_pixels"):
-        options.pop(k, None)
-    return ResizePolicy(**{k: int(v) for k, v in kw.items()})
+    given = {k: options.pop(k, None) for k in ("max_width", "max_height", "max_pixels")}
+    return ResizePolicy(**{k: int(v) for k, v in given.items() if v is not None})

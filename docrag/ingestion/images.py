@@ -50,7 +50,8 @@ def image_dpi(im) -> float:
         value = float(dpi[0]) if dpi else 0.0
     except (TypeError, ValueError, IndexError):
         value = 0.0
-    return value if 36.0 <= value <= 2400.0 else DEFAULT_DPI
+    # PNG stores pixels per metre: 200 dpi reads back as 199.9996, so round to 1/100 dpi.
+    return round(value, 2) if 36.0 <= value <= 2400.0 else DEFAULT_DPI
 
 
 def process_image_page(path: Path, page_no: int, staged, opts) -> Page:
@@ -72,14 +73,12 @@ def process_image_page(path: Path, page_no: int, staged, opts) -> Page:
                 rotation=0, image=staged.image_relpath(page_no, opts.image_ext), image_width=w_px,
                 image_height=h_px, dpi=dpi, file_name=staged.document.file_name)
     if opts.ocr != "never":
-        from docrag.ingestion import layout, pdfpage, tables
+        from docrag.ingestion import pdfpage
 
         content = ocr_to_page_content(ocr_image(_for_ocr(rgb, dpi), opts.langs), width_pt, height_pt)
         page.words, page.text = content.words, content.text
         page.text_source = TextSource.OCR if content.text.strip() else TextSource.NONE
-        table_blocks = tables.detect_tables(None, None, page.words, [])
-        text_blocks = layout.text_blocks(content.lines, [b.box for b in table_blocks])
-        page.blocks = pdfpage.finish_blocks(text_blocks, table_blocks, page.words)
+        page.blocks = pdfpage.ocr_page_blocks(rgb, content, width_pt, height_pt)
     page.lang = detect_lang(page.text)
     return page
 

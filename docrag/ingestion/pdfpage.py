@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docrag.geometry import Box
-from docrag.ingestion import figures, layout, tables
+from docrag.ingestion import figures, imagelayout, layout, tables
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
 from docrag.ingestion.render import Rendered, effective_dpi, render_pymupdf
@@ -113,10 +113,13 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
                   file_name=staged.document.file_name)
     text_blocks: list[Block]
     text_lines: list[layout.TextLine]
+    model_blocks: list[Block] = []
     if need_ocr:
-        content = ocr_to_page_content(ocr_image(_ocr_render(page), opts.langs), frame.width, frame.height)
+        ocr_img = _ocr_render(page)
+        content = ocr_to_page_content(ocr_image(ocr_img, opts.langs), frame.width, frame.height)
         words, text, text_lines = content.words, content.text, content.lines
         result.text_source = TextSource.OCR if text.strip() else TextSource.NONE
+        model_blocks = imagelayout.layout_blocks(ocr_img, frame.width, frame.height)
     elif text.strip():
         words = [w for line in lines for w in line.words]
         text_lines = layout.pdf_text_lines(page.get_text("dict", textpage=textpage), frame)
@@ -134,10 +137,29 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
     table_blocks = tables.detect_tables(page, frame, words, drawings, [b.box for b in figure_blocks])
     figure_blocks = [f for f in figure_blocks if f.meta.get("source") == "image"
                      or not any(t.box.coverage_of(f.box) > 0.5 for t in table_blocks)]
+    if model_blocks:  # OCR'd page: the layout model's regions replace what text alignment guessed
+        table_blocks = _with_model_regions(table_blocks, model_blocks, BlockKind.TABLE)
+        figure_blocks = _with_model_regions(figure_blocks, model_blocks, BlockKind.FIGURE)
     regions = table_blocks + figure_blocks
     text_blocks = layout.text_blocks(text_lines, [b.box for b in regions])
     result.blocks = finish_blocks(text_blocks, regions, words)
     return result
+
+
+def _with_model_regions(found: list[Block], model: list[Block], kind: BlockKind) -> list[Block]:
+    regions = [b for b in model if b.kind is kind]
+    kept = [f for f in found if not any(r.box.intersection_area(f.box) > 0.3 * f.box.area for r in regions)]
+    return kept + regions
+
+
+def ocr_page_blocks(image, content, width_pt: float, height_pt: float) -> list[Block]:
+    """Layout blocks of a page image: model regions (or aligned-text tables) plus OCR paragraphs."""
+    regions = imagelayout.layout_blocks(image, width_pt, height_pt)
+    tables_found = tables.detect_tables(None, None, content.words, [])
+    regions = _with_model_regions(tables_found, regions, BlockKind.TABLE) + \
+        [b for b in regions if b.kind is BlockKind.FIGURE]
+    text_blocks = layout.text_blocks(content.lines, [b.box for b in regions])
+    return finish_blocks(text_blocks, regions, content.words)
 
 
 def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: list[Word]) -> list[Block]:

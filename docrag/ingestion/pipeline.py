@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from docrag.ingestion.ocr import parse_langs
 from docrag.ingestion.pdfpage import PageOptions, open_pdf, process_pdf_page
 from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS, render_pdf2image
 from docrag.ingestion.sources import Source, discover
+from docrag.ingestion.workers import PagePool, default_workers
 from docrag.io import sha256_file
 from docrag.types import Document, Page, TextSource
 
@@ -64,14 +65,16 @@ class HookInterrupt(BaseException):
 
 def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: float = 144,
            renderer: str = "pymupdf", ocr: str = "auto", lang: str = "en,ch", image_format: str = "png",
-           show_progress: bool = True, on_page: PageHook | None = None) -> IngestReport:
+           show_progress: bool = True, on_page: PageHook | None = None,
+           workers: int | None = None) -> IngestReport:
     """Ingest PDFs, page images and folders of them (recursively) into the corpus at ``out``.
 
     ``ocr``: ``auto`` OCRs pages without a usable text layer, ``always`` every page, ``never`` none.
     ``lang``: OCR languages, e.g. ``"en,ch"``. Page images (PNG/JPEG/TIFF) become one-page
     documents (one page per TIFF frame) whose point size is ``pixels * 72 / dpi``, ``dpi`` being the
     image's own resolution metadata or 144 when it has none. ``on_page`` is called after each page
-    is staged (tests use it to interrupt a run). Raises :class:`InputError` for bad options;
+    is staged (tests use it to interrupt a run). ``workers``: processes for the pages of large PDFs
+    (default: the usable CPU cores, at most 4; 1 = all in this process). Raises :class:`InputError` for bad options;
     per-file problems are reported in ``IngestReport.failures`` and recorded in the corpus manifest.
     """
     opts = _options(dpi, renderer, ocr, lang, image_format)
@@ -86,18 +89,20 @@ def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: fl
         _fail(writer, report, r.path, r.reason)
     from tqdm.auto import tqdm
 
+    pool = PagePool(default_workers() if workers is None else max(1, int(workers)))
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
         for src in bar:
             bar.set_postfix_str(src.path.name[-40:])
             try:
-                _ingest_file(src, writer, opts, report, show_progress, on_page)
+                _ingest_file(src, writer, opts, report, show_progress, on_page, pool)
             except (FileFailed, DocragError) as exc:
                 _fail(writer, report, src.path, str(exc))
     except HookInterrupt as stop:
         raise stop.__cause__ from None
     finally:
         bar.close()
+        pool.close()
     report.seconds = time.perf_counter() - t0
     log.info("ingest into %s: %s", out, report.summary())
     return report
@@ -128,7 +133,7 @@ def _fail(writer: CorpusWriter, report: IngestReport, path: Path, reason: str) -
 
 
 def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                 show_progress: bool, on_page: PageHook | None) -> None:
+                 show_progress: bool, on_page: PageHook | None, pool: PagePool) -> None:
     source_path = str(src.path.resolve())
     sha = sha256_file(src.path)
     doc_id = sha[:16]
@@ -141,7 +146,7 @@ def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: I
             writer._save_manifest()
         return
     if src.kind == "pdf":
-        _ingest_pdf(src, sha, writer, opts, report, show_progress, on_page)
+        _ingest_pdf(src, sha, writer, opts, report, show_progress, on_page, pool)
     else:
         _ingest_image(src, sha, writer, opts, report, show_progress, on_page)
     (report.replaced if previous and previous != doc_id else report.added).append(source_path)
@@ -155,16 +160,16 @@ def _document(src: Source, sha: str, n_pages: int, opts: PageOptions, title: str
                           "ocr": opts.ocr, "lang": ",".join(opts.langs), "image_format": opts.image_ext})
 
 
-def _run_pages(staged: StagedDocument, page_nos: Iterable[int], make_page: Callable[[int], Page],
+def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterator[Page]],
                report: IngestReport, show_progress: bool, on_page: PageHook | None) -> None:
+    """Process the pages not staged yet (``make_pages(todo)`` yields them in order) and stage them."""
     from tqdm.auto import tqdm
 
-    todo = [n for n in page_nos if n not in staged.done_pages()]
+    todo = [n for n in range(1, staged.document.n_pages + 1) if n not in staged.done_pages()]
     done_before = staged.document.n_pages - len(todo)
     bar = tqdm(total=staged.document.n_pages, initial=done_before, desc=staged.document.file_name[-30:],
                unit="page", leave=False, disable=not show_progress)
-    for n in todo:
-        page = make_page(n)
+    for page in make_pages(todo):
         staged.add_page(page)
         bar.update(1)
         if on_page is not None:
@@ -180,7 +185,7 @@ def _run_pages(staged: StagedDocument, page_nos: Iterable[int], make_page: Calla
 
 
 def _ingest_pdf(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                show_progress: bool, on_page: PageHook | None) -> None:
+                show_progress: bool, on_page: PageHook | None, pool: PagePool) -> None:
     pdf = open_pdf(src.path)  # raises FileFailed with the reason
     try:
         title = (pdf.metadata or {}).get("title", "") or ""
@@ -197,7 +202,13 @@ def _ingest_pdf(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, 
                                                         opts.image_ext))
                 return process_pdf_page(pdf, n, staged, opts, prerendered.pop(n, None))
 
-            _run_pages(staged, range(1, pdf.page_count + 1), make, report, show_progress, on_page)
+            def make_pages(todo: list[int]) -> Iterator[Page]:
+                if opts.renderer == "pymupdf" and pool.usable(len(todo)):
+                    yield from pool.pages(src.path, todo, staged, opts, fallback=make)
+                else:
+                    yield from (make(n) for n in todo)
+
+            _run_pages(staged, make_pages, report, show_progress, on_page)
         except FileFailed:
             staged.abort()
             raise
@@ -223,7 +234,7 @@ def _ingest_image(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions
     frames = image_frames(src.path)  # raises FileFailed
     staged = writer.begin(_document(src, sha, frames, opts))
     try:
-        _run_pages(staged, range(1, frames + 1), lambda n: process_image_page(src.path, n, staged, opts),
+        _run_pages(staged, lambda todo: (process_image_page(src.path, n, staged, opts) for n in todo),
                    report, show_progress, on_page)
     except FileFailed:
         staged.abort()

@@ -4,8 +4,10 @@
    vector drawings) with similar horizontal extent.
 2. *Aligned* candidates: runs of text rows that split into several short cells at wide gaps
    (tables without rules, OCR'd tables).
-3. A candidate is kept when the words inside it form rows of several cells; ruled candidates are
-   handed to ``find_tables`` restricted to their region (``clip``), which gives cell structure.
+3. A candidate is kept when the words inside it form rows of several cells. Candidates drawn as a
+   grid (vertical rules too) are handed to ``find_tables`` restricted to their rows (``clip``) for
+   the cell structure; the others get cells from the text gaps (``find_tables`` costs ~0.1 s per
+   call, and its line strategy finds no columns without vertical rules anyway).
 
 All boxes are in the displayed page's points.
 """
@@ -24,6 +26,7 @@ log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 MIN_RULE_PT = 15.0
+FIND_TABLES_MAX_CHARS = 600  # larger grid tables get cells from their rules: find_tables costs ~0.3 s there
 MAX_RULE_GAP_PT = 260.0
 
 
@@ -134,7 +137,7 @@ def _segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
             else:
                 continue
             try:
-                box = to_display(x0, y0 - 0.5, x1, y1 + 0.5)
+                box = to_display(x0 - 0.5, y0 - 0.5, x1 + 0.5, y1 + 0.5)  # hairlines get an area
             except ValueError:
                 continue
             if box.width >= MIN_RULE_PT and box.height <= 4.0:
@@ -204,6 +207,8 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
         return []
     rows = text_rows(words)
     candidates: list[tuple[Box, bool]] = [(b, False) for b in aligned_regions(rows)]
+    horiz: list[Box] = []
+    vert: list[Box] = []
     if page is not None and drawings:
         from docrag.ingestion.textlayer import to_display_box
 
@@ -215,13 +220,15 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
         return []
     boxes = _merge([b for b, _ in candidates])
     ruled = [any(r and b.intersection_area(c) > 0 for c, r in candidates) for b in boxes]
+    grid = [sum(b.expanded(2.0).intersection_area(v) > 0 for v in vert) >= 2 for b in boxes]
     blocks: list[Block] = []
-    for box, is_ruled in zip(boxes, ruled, strict=False):
+    for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
         inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
         for segment in _segments_between_prose(inside):
             if sum(len(r.cells) >= 2 for r in segment) < max(2, 0.4 * len(segment)) or len(segment) < 3:
                 continue
-            blocks.append(_table_block(page, frame, segment, box, is_ruled, drawings, exclude))
+            blocks.append(_table_block(page, frame, segment, box, is_ruled, is_grid, drawings, exclude,
+                                       horiz if is_grid else [], vert if is_grid else []))
     return blocks
 
 
@@ -245,22 +252,54 @@ def _segments_between_prose(rows: list[Row]) -> list[list[Row]]:
     return [s for s in segments if s]
 
 
-def _table_block(page, frame, rows: list[Row], region: Box, is_ruled: bool, drawings: list[dict],
-                 exclude: list[Box]) -> Block:
+def _table_block(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_grid: bool,
+                 drawings: list[dict], exclude: list[Box], horiz: list[Box], vert: list[Box]) -> Block:
+    """A table block for ``rows``; grid tables get cells from their rules (or ``find_tables``)."""
     tbox = union([r.box for r in rows]).expanded(1.0).clipped()
     meta: dict = {"source": "rules" if is_ruled else "alignment"}
-    if is_ruled and page is not None:
+    if is_grid:
         pad = 1.5 * max(r.height for r in rows)
-        clip = Box(region.x0, max(region.y0, tbox.y0 - pad), region.x1, min(region.y1, tbox.y1 + pad),
+        zone = Box(region.x0, max(region.y0, tbox.y0 - pad), region.x1, min(region.y1, tbox.y1 + pad),
                    region.space, region.extent).expanded(2.0).clipped()
-        found = _find_tables(page, frame, clip, drawings, [w for r in rows for w in r.words])
+        n_chars = sum(len(w.text) for r in rows for w in r.words)
+        found = None
+        if page is not None and n_chars <= FIND_TABLES_MAX_CHARS:
+            found = _find_tables(page, frame, zone, drawings, [w for r in rows for w in r.words])
         if found is not None and not any(r.intersection_area(found[0]) > 0.1 * r.area for r in exclude):
             fbox, cells = found
             tbox = union([tbox, fbox]).clipped()
             meta = {"source": "find_tables", "rows": cells}
+        else:
+            # the grid's own rules (not a page frame that also runs around figures next to it)
+            near = tbox.expanded(12.0)
+            rules = [r for r in [*horiz, *vert] if zone.intersection_area(r) > 0.5 * r.area
+                     and near.contains(r, tol=0.5)]
+            if rules:
+                tbox = union([tbox, *rules]).clipped()
+            meta = {"source": "rule_grid", "rows": _grid_cells(rows, [v for v in vert if v in rules], tbox)}
     meta.setdefault("rows", _cells_text(rows))
     text = "\n".join(" | ".join(c for c in r) for r in meta["rows"])
     return Block(kind=BlockKind.TABLE, box=tbox, text=text, meta=meta)
+
+
+def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box) -> list[list[str]]:
+    """Cell texts of each text row, columns cut at the table's vertical rules."""
+    from docrag.ingestion.textlayer import join_words
+
+    xs: list[float] = []
+    for x in sorted((v.x0 + v.x1) / 2 for v in vert):
+        if tbox.x0 + 3 < x < tbox.x1 - 3 and (not xs or x - xs[-1] > 3):
+            xs.append(x)
+    bounds = [tbox.x0, *xs, tbox.x1]
+    table = []
+    for r in rows:
+        cells = []
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            inside = [w for w in r.words if a <= (w.box.x0 + w.box.x1) / 2 < b]
+            cells.append(join_words([w.text for w in inside]))
+        table.append(cells)
+    keep = [i for i in range(len(bounds) - 1) if any(row[i] for row in table)]
+    return [[row[i] for i in keep] for row in table]
 
 
 def _find_tables(page, frame, clip_box: Box, drawings: list[dict],

@@ -49,7 +49,8 @@ class SamplePdf:
     image_page: int = 0
     cjk_page: int = 0
     rotated_page: int = 0
-    word_boxes: dict[str, tuple[int, tuple[float, float, float, float]]] = field(default_factory=dict)
+    # (page number, word, box) of the text-layer words PyMuPDF reports on the paragraph page
+    words: list[tuple[int, str, tuple[float, float, float, float]]] = field(default_factory=list)
 
 
 def _text_image(words: list[str], width_px: int = 1700, height_px: int = 1000) -> bytes:
@@ -77,8 +78,7 @@ def _paragraph_page(doc: pymupdf.Document, sample: SamplePdf) -> None:
         boxes.append((72, y, 540, y + 40))
         y += 90
     sample.paragraph_boxes[page.number + 1] = boxes
-    for w in page.get_text("words"):
-        sample.word_boxes.setdefault(w[4], (page.number + 1, tuple(w[:4])))
+    sample.words = [(page.number + 1, w[4], tuple(w[:4])) for w in page.get_text("words")]
 
 
 def _table_page(doc: pymupdf.Document, sample: SamplePdf) -> None:

@@ -1,8 +1,8 @@
 """Small on-disk data for the viewer tests: a synthetic corpus, a tiny PDF and an evaluation run.
 
 The corpus is written with the real :class:`~docrag.corpus.CorpusWriter` (no ingestion, no OCR),
-so viewer tests do not depend on the rendering stack; the run directory follows the documented
-``docrag eval`` layout (``run.json``, ``generations.jsonl``, ``report.json``).
+so viewer tests do not depend on the rendering stack; the run directory is written by the real
+evaluation runner (``docrag.eval.runner.Evaluator``) with a deterministic generator.
 """
 
 from __future__ import annotations
@@ -33,6 +33,18 @@ def _page_image(path: Path, lines: list[str]) -> None:
     img.save(path)
 
 
+def _words(block: Block) -> list[Word]:
+    """The block's words with boxes splitting the block's width in proportion to their length."""
+    tokens = block.text.split()
+    total = sum(len(t) + 1 for t in tokens)
+    x, out = block.box.x0, []
+    for t in tokens:
+        w = block.box.width * (len(t) + 1) / total
+        out.append(Word(t, Box.points(x, block.box.y0, x + w, block.box.y1, PAGE_W, PAGE_H)))
+        x += w
+    return out
+
+
 def make_corpus(root: Path) -> Corpus:
     """A corpus of two one-page documents (``alpha.pdf``, ``beta.pdf``) with text blocks."""
     corpus = Corpus.create(root)
@@ -44,7 +56,7 @@ def make_corpus(root: Path) -> Corpus:
         _page_image(staged.staged_image_path(1, "png"), lines)
         blocks = [Block(BlockKind.TEXT, Box.points(72, 100 + 200 * i, 400, 130 + 200 * i, PAGE_W, PAGE_H),
                         text=line, block_id=i) for i, line in enumerate(lines)]
-        words = [Word(w, b.box) for b in blocks for w in b.text.split()[:1]]
+        words = [w for b in blocks for w in _words(b)]
         staged.add_page(Page(doc_id=doc.doc_id, page_no=1, width_pt=PAGE_W, height_pt=PAGE_H,
                              image=staged.image_relpath(1, "png"), image_width=int(PAGE_W),
                              image_height=int(PAGE_H), dpi=DPI, text="\n".join(lines),
@@ -69,36 +81,51 @@ def answer_for(question: str, page: Page) -> Answer:
     """An answer citing the first block of ``page`` (what an extractive generator would return)."""
     block = page.blocks[0]
     return Answer(question=question, answer=block.text, citations=[Citation(page.page_id, [block.box], 1)],
-                  hits=[Hit(page.page_id, 3.5, 1, "fake")], raw=json.dumps({"answer": block.text}),
-                  generator="fake", retriever="fake")
+                  hits=[Hit(page.page_id, 3.5, 1, "fixed")], raw=json.dumps({"answer": block.text}),
+                  generator="fixed", retriever="fixed")
+
+
+class FirstBlockGenerator:
+    """A deterministic generator: answers with the first text block of the top page and cites it
+    (or, for questions in ``cite_wrong_block``, cites the page's last block instead).
+
+    Lets the real evaluation runner write a run in a second instead of loading a text model."""
+
+    name = "first-block"
+
+    def __init__(self, cite_wrong_block: set[str] = frozenset()) -> None:
+        self.cite_wrong_block = set(cite_wrong_block)
+
+    def generate(self, question: str, pages) -> Answer:
+        if not pages:
+            return Answer(question=question, answer="", raw="{}", generator=self.name)
+        ans = answer_for(question, pages[0])
+        if question in self.cite_wrong_block:
+            ans.citations[0].boxes = [pages[0].blocks[-1].box]
+        ans.hits, ans.generator = [], self.name
+        ans.raw = json.dumps({"answer": ans.answer, "coordinates": {"1": [ans.citations[0].boxes[0].to_list()]}})
+        return ans
+
+
+QUESTIONS = [  # (qid, question, gold answer, category, lang, gold page)
+    ("q1", "What was revenue in 2011?", "42 million dollars", "text", "en", "docalpha:1"),
+    ("q2", "How many arrests for fraud in 2009?", "1,200", "table", "en", "docbeta:1"),
+    # worded like the alpha page, so bm25 with k=1 misses the gold page: a retrieval miss, and the
+    # generator cites a block that does not hold its answer: citation recall 0
+    ("q3", "By how many percent did costs fall?", "1,200 arrests", "table", "zh", "docbeta:1"),
+]
+WRONG_CITATION = {QUESTIONS[2][1]}
 
 
 def make_run(run_dir: Path, corpus: Corpus) -> Path:
-    """A two-question run in the documented RUN_DIR layout (one correct, one retrieval miss)."""
-    alpha, beta = corpus.page("docalpha:1"), corpus.page("docbeta:1")
-    good = answer_for("What was revenue in 2011?", alpha)
-    miss = Answer(question="How many fraud arrests in 2009?", answer="3 percent",
-                  citations=[Citation(alpha.page_id, [alpha.blocks[1].box], 1)],
-                  hits=[Hit(alpha.page_id, 1.0, 1, "fake")], raw='{"answer": "3 percent", "coordinates": {}}')
-    records = [
-        {"id": "q1", "question": good.question, "category": "text", "lang": "en",
-         "gold": {"answer": "42 million dollars", "page_ids": [alpha.page_id],
-                  "boxes": [{"page_id": alpha.page_id, "box": alpha.blocks[0].box.to_dict()}]},
-         "answer": good.to_json(),
-         "metrics": {"answer_correct": True, "retrieval_miss": False, "page_recall": 1.0,
-                     "page_precision": 1.0, "block_recall": 1.0, "block_precision": 1.0},
-         "verdicts": [{"unit": "docalpha:1", "verdict": "yes", "detail": "alone: yes"}]},
-        {"id": "q2", "question": miss.question, "category": "table", "lang": "zh",
-         "gold": {"answer": "1,200", "page_ids": [beta.page_id],
-                  "boxes": [{"page_id": beta.page_id, "box": beta.blocks[0].box.to_dict()}]},
-         "answer": miss.to_json(),
-         "metrics": {"answer_correct": False, "retrieval_miss": True, "page_recall": 0.0,
-                     "page_precision": 0.0, "block_recall": 0.0, "block_precision": 0.0},
-         "verdicts": []},
-    ]
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "run.json").write_text(json.dumps({"retriever": "fake", "generator": "fake", "k": 1,
-                                                   "corpus_fingerprint": corpus.fingerprint()}))
-    (run_dir / "generations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    (run_dir / "report.json").write_text(json.dumps({"scores": {"answer_accuracy": 50.0, "P_Rec": 50.0}}))
+    """A three-question run written by the real evaluation runner (bm25, k=1, grounding judge)."""
+    from docrag.eval.data import GoldBox, QAItem
+    from docrag.eval.runner import EvalConfig, Evaluator
+
+    items = []
+    for qid, question, gold, category, lang, pid in QUESTIONS:
+        page = corpus.page(pid)
+        items.append(QAItem(qid, question, gold, category, lang, "short", [pid], [GoldBox(pid, page.blocks[0].box)]))
+    config = EvalConfig(retriever="bm25", generator="first-block", judge="grounding", k=1)
+    Evaluator(corpus, items, run_dir, config, show_progress=False, generator=FirstBlockGenerator(WRONG_CITATION)).run()
     return run_dir

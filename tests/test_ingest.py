@@ -1,0 +1,272 @@
+"""Ingest of generated PDFs and page images: geometry, text, OCR, tables, figures, CJK, rotation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docrag.corpus import Corpus
+from docrag.errors import InputError
+from docrag.geometry import Box
+from docrag.ingestion import IngestReport, ingest
+from docrag.ingestion.textlayer import _merge_split_numbers, detect_lang, garbage_ratio, join_words
+from docrag.types import BlockKind, TextSource
+from tests.support.pdfs import (
+    CJK_TEXT,
+    OCR_WORDS,
+    PARAGRAPHS,
+    ROTATED_WORD,
+    TABLE_ROWS,
+    make_garbage_text_pdf,
+    make_page_image,
+    make_sample_pdf,
+)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    s = make_sample_pdf(folder / "sample.pdf")
+    make_page_image(folder / "scan.png", dpi=200)
+    make_page_image(folder / "nodpi.png", dpi=None, words=["Balance", "Sheet"])
+    make_garbage_text_pdf(folder / "garbage.pdf")
+    out = tmp_path_factory.mktemp("corpus") / "c"
+    report = ingest([folder], out=out, show_progress=False)
+    return s, folder, out, report
+
+
+def _pages(out, file_name):
+    corpus = Corpus.open(out)
+    (doc,) = corpus.find_documents(file_name)
+    return corpus.pages([doc.doc_id])
+
+
+def _ink_bbox(img: np.ndarray, box: Box | None = None, thresh: int = 128):
+    """Pixel bbox of dark pixels (optionally inside ``box``), or None."""
+    gray = img.mean(axis=2) if img.ndim == 3 else img
+    if box is not None:
+        x0, y0, x1, y1 = (int(round(v)) for v in box.coords)
+        sub = np.zeros_like(gray, dtype=bool)
+        sub[y0:y1, x0:x1] = gray[y0:y1, x0:x1] < thresh
+    else:
+        sub = gray < thresh
+    ys, xs = np.nonzero(sub)
+    if len(xs) == 0:
+        return None
+    return xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+
+
+def test_report_counts(sample):
+    s, _, _, report = sample
+    assert isinstance(report, IngestReport)
+    assert report.failures == []
+    assert len(report.added) == 4 and report.skipped == [] and report.replaced == []
+    assert report.n_pages == s.n_pages + 3
+    assert report.n_ocr_pages == 4  # image-only page, two page images, garbage text layer
+
+
+def test_pages_have_images_sizes_and_boxes_inside(sample):
+    s, _, out, _ = sample
+    pages = Corpus.open(out).pages()
+    assert len(pages) == s.n_pages + 3
+    for p in pages:
+        img = p.load_image()
+        assert img.size == (p.image_width, p.image_height)
+        if p.file_name.endswith(".pdf"):
+            assert p.dpi == 144
+            assert abs(p.image_width - p.width_pt * 2) <= 1 and abs(p.image_height - p.height_pt * 2) <= 1
+        for item in [*p.words, *p.blocks]:
+            assert item.box.is_valid() and item.box.is_inside_extent(tol=1e-3), (p.page_id, item)
+            assert item.box.extent == (p.width_pt, p.height_pt)
+        assert [b.block_id for b in p.blocks] == list(range(len(p.blocks)))
+
+
+def test_word_boxes_match_pymupdf_and_sit_on_ink(sample):
+    s, _, out, _ = sample
+    page = _pages(out, "sample.pdf")[0]
+    img = np.asarray(page.load_image())
+    assert [w.text for w in page.words] == [t for _, t, _ in s.words]
+    for w, (_, _, expected) in zip(page.words, s.words, strict=True):
+        assert w.box.coords == pytest.approx(expected, abs=0.01)
+        px = w.box.to_pixels(page.image_width, page.image_height)
+        ink = _ink_bbox(img, px)
+        assert ink is not None, w.text
+        # the ink of the word fills its box horizontally (no offset, no scale error)
+        assert ink[0] - px.x0 < 6 and px.x1 - ink[2] < 6, (w.text, ink, px.coords)
+
+
+def test_rotated_page_word_lands_on_its_pixels(sample):
+    s, _, out, _ = sample
+    page = _pages(out, "sample.pdf")[s.rotated_page - 1]
+    assert page.rotation == 90
+    assert (page.width_pt, page.height_pt) == (792.0, 612.0)
+    assert page.image_width > page.image_height  # rendered as displayed (landscape)
+    assert page.text_source is TextSource.PDF and page.text.strip() == ROTATED_WORD
+    (word,) = page.words
+    px = word.box.to_pixels(page.image_width, page.image_height)
+    ink = _ink_bbox(np.asarray(page.load_image()))  # the word is the only thing on the page
+    assert ink is not None
+    assert px.x0 - 3 <= ink[0] and ink[2] <= px.x1 + 3 and px.y0 - 3 <= ink[1] and ink[3] <= px.y1 + 3
+    ink_box = Box.pixels(*ink, page.image_width, page.image_height)
+    assert ink_box.iou(px) > 0.6  # the text runs top-to-bottom: box is tall and thin like the ink
+    assert px.height > 3 * px.width
+
+
+def test_paragraphs_and_title(sample):
+    s, _, out, _ = sample
+    page = _pages(out, "sample.pdf")[0]
+    assert page.text_source is TextSource.PDF and page.lang == "en"
+    for para in PARAGRAPHS:
+        assert join_words(para.split()) in page.text.replace("\n", " ")
+    titles = [b for b in page.blocks if b.kind is BlockKind.TITLE]
+    assert [t.text for t in titles] == ["Annual Report 2023"]
+    texts = [b for b in page.blocks if b.kind is BlockKind.TEXT]
+    for exp in s.paragraph_boxes[1]:
+        best = max(b.box.iou(page.box_pt(*exp)) for b in texts)
+        assert best > 0.3
+
+
+def test_ruled_table_found_with_cells(sample):
+    s, _, out, _ = sample
+    page_no, expected = s.table_box
+    page = _pages(out, "sample.pdf")[page_no - 1]
+    tables = [b for b in page.blocks if b.kind is BlockKind.TABLE]
+    assert len(tables) == 1
+    assert tables[0].box.iou(page.box_pt(*expected)) > 0.85
+    assert tables[0].meta["rows"] == TABLE_ROWS
+    assert tables[0].meta["caption"] == "Table 1: Revenue by region"
+    captions = [b for b in page.blocks if b.kind is BlockKind.CAPTION]
+    assert captions and captions[0].block_id == tables[0].meta["caption_block"]
+    # the words of the table are not repeated as text blocks
+    assert not any(b.kind is BlockKind.TEXT and "1,380" in b.text for b in page.blocks)
+
+
+def test_vector_chart_is_a_figure_with_caption(sample):
+    s, _, out, _ = sample
+    page_no, expected = s.chart_box
+    page = _pages(out, "sample.pdf")[page_no - 1]
+    figs = [b for b in page.blocks if b.kind is BlockKind.FIGURE]
+    assert len(figs) == 1
+    assert figs[0].box.iou(page.box_pt(*expected)) > 0.7
+    assert figs[0].meta["caption"] == s.chart_caption
+    assert not [b for b in page.blocks if b.kind is BlockKind.TABLE]
+
+
+def test_image_only_page_is_ocrd(sample):
+    s, _, out, _ = sample
+    page = _pages(out, "sample.pdf")[s.image_page - 1]
+    assert page.text_source is TextSource.OCR
+    found = {w.text.lower() for w in page.words}
+    assert sum(w.lower() in found for w in OCR_WORDS) >= 3, found
+    for w in page.words:  # the words are in the image at the top of the page, in order
+        assert w.box.y1 <= 362
+    ys = [next(w.box.y0 for w in page.words if w.text.lower() == t.lower()) for t in OCR_WORDS
+          if t.lower() in found]
+    assert ys == sorted(ys)
+    assert not [b for b in page.blocks if b.kind is BlockKind.FIGURE]  # the scan is not a figure
+
+
+def test_cjk_page(sample):
+    s, _, out, _ = sample
+    page = _pages(out, "sample.pdf")[s.cjk_page - 1]
+    assert page.lang == "zh"
+    assert CJK_TEXT in page.text.replace(" ", "")
+    assert any(CJK_TEXT in w.text for w in page.words)
+
+
+def test_page_images_become_ocrd_one_page_documents(sample):
+    _, _, out, _ = sample
+    (scan,) = _pages(out, "scan.png")
+    assert scan.dpi == 200 and scan.width_pt == pytest.approx(1700 * 72 / 200)
+    assert scan.height_pt == pytest.approx(1000 * 72 / 200)
+    assert scan.text_source is TextSource.OCR
+    assert sum(w.lower() in scan.text.lower() for w in OCR_WORDS) >= 3
+    assert scan.words[0].box.to_pixels(scan.image_width, scan.image_height).x0 == pytest.approx(120, abs=15)
+    (nodpi,) = _pages(out, "nodpi.png")
+    assert nodpi.dpi == 144 and nodpi.width_pt == pytest.approx(1700 * 72 / 144)
+    assert "balance" in nodpi.text.lower()
+    assert Corpus.open(out).find_documents("scan.png")[0].kind == "image"
+
+
+def test_garbage_text_layer_is_replaced_by_ocr(sample):
+    _, _, out, _ = sample
+    (page,) = _pages(out, "garbage.pdf")
+    assert page.text_source is TextSource.OCR
+    assert garbage_ratio(page.text) == 0.0
+    assert sum(w.lower() in page.text.lower() for w in OCR_WORDS) >= 3
+
+
+def test_second_run_changes_nothing(sample):
+    _, folder, out, _ = sample
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    fp = Corpus.open(out).fingerprint()
+    report = ingest([folder], out=out, show_progress=False)
+    assert report.added == [] and report.replaced == [] and report.failures == []
+    assert len(report.skipped) == 4
+    assert Corpus.open(out).fingerprint() == fp
+    after = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    assert before == after
+
+
+def test_changed_file_replaces_its_pages(tmp_path):
+    from tests.support.pdfs import make_text_pdf
+
+    pdf = make_text_pdf(tmp_path / "doc.pdf", "First version.", n_pages=2)
+    out = tmp_path / "c"
+    ingest([pdf], out=out, show_progress=False)
+    (old,) = Corpus.open(out).doc_ids()
+    make_text_pdf(pdf, "Second version.", n_pages=3)
+    report = ingest([pdf], out=out, show_progress=False)
+    assert report.replaced == [str(pdf.resolve())] and report.added == []
+    corpus = Corpus.open(out)
+    (new,) = corpus.doc_ids()
+    assert new != old and len(corpus) == 3
+    assert "Second version." in corpus.page(f"{new}:1").text
+    assert not (out / "docs" / old).exists()
+
+
+def test_ocr_never_and_jpeg_and_options(tmp_path):
+    pdf = make_garbage_text_pdf(tmp_path / "g.pdf")
+    out = tmp_path / "c"
+    report = ingest(pdf, out=out, ocr="never", image_format="jpeg", show_progress=False)
+    assert report.n_ocr_pages == 0
+    (page,) = Corpus.open(out).pages()
+    assert page.image.endswith(".jpg") and page.image_path.exists()
+    assert page.text_source is not TextSource.OCR
+    for bad in ({"dpi": 5}, {"renderer": "cairo"}, {"ocr": "sometimes"}, {"lang": "klingon"},
+                {"image_format": "gif"}):
+        with pytest.raises(InputError):
+            ingest(pdf, out=tmp_path / "c2", show_progress=False, **bad)
+
+
+def test_pdf2image_renderer_matches_pymupdf_geometry(tmp_path, sample):
+    s, _, out, _ = sample
+    report = ingest(s.path, out=tmp_path / "c", renderer="pdf2image", ocr="never", show_progress=False)
+    assert report.failures == []
+    poppler = Corpus.open(tmp_path / "c").pages()
+    mupdf = _pages(out, "sample.pdf")
+    for a, b in zip(poppler, mupdf, strict=True):
+        assert abs(a.image_width - b.image_width) <= 2 and abs(a.image_height - b.image_height) <= 2
+        assert (a.width_pt, a.height_pt, a.rotation) == (b.width_pt, b.height_pt, b.rotation)
+    rot = poppler[s.rotated_page - 1]
+    (word,) = rot.words
+    px = word.box.to_pixels(rot.image_width, rot.image_height)
+    assert _ink_bbox(np.asarray(rot.load_image()), px.expanded(2)) is not None
+
+
+# -- text layer helpers ------------------------------------------------------------------------
+
+def test_split_numbers_are_joined_but_columns_are_not():
+    words = [(139.7, 92.5, 158.1, 99.6, "11,062."), (159.7, 92.5, 163.1, 99.6, "6"),
+             (214.4, 92.5, 217.7, 99.6, "6")]
+    merged = _merge_split_numbers(words)
+    assert [w[4] for w in merged] == ["11,062.6", "6"]
+    assert merged[0][0] == 139.7 and merged[0][2] == 163.1
+
+
+def test_lang_detection_and_joining():
+    assert detect_lang("Revenue grew") == "en"
+    assert detect_lang("营业收入同比增长 2023 revenue") == "zh"
+    assert detect_lang("12 34") == ""
+    assert join_words(["营业", "收入", "grew", "5%"]) == "营业收入 grew 5%"
+    assert garbage_ratio("ok \ue000\ue001") == pytest.approx(2 / 4)
