@@ -33,7 +33,7 @@ class SyntheticSpec:
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+    return (x / np.linalg.norm(x, axis=-1, keepdims=True)).astype(np.float32, copy=False)
 
 
 class SyntheticCorpus:
@@ -62,7 +62,7 @@ class SyntheticCorpus:
         n_bg = int(round(n * s.background_share))
         base = np.concatenate([self.concepts[rng.choice(self.page_concepts(i), n - n_bg)],
                                self.background[rng.integers(0, s.n_background, n_bg)]])
-        noise = rng.standard_normal((n, s.dim), dtype=np.float32) * (s.page_noise / np.sqrt(s.dim))
+        noise = rng.standard_normal((n, s.dim), dtype=np.float32) * np.float32(s.page_noise / np.sqrt(s.dim))
         return _unit(base + noise)
 
     def pages(self, start: int, stop: int) -> Iterator[np.ndarray]:
@@ -77,7 +77,8 @@ class SyntheticCorpus:
         n_c = s.query_tokens - s.query_generic
         base = np.concatenate([self.concepts[concepts[np.arange(n_c) % s.query_concepts]],
                                self.background[rng.integers(0, s.n_background, s.query_generic)]])
-        noise = rng.standard_normal((s.query_tokens, s.dim), dtype=np.float32) * (s.query_noise / np.sqrt(s.dim))
+        noise = (rng.standard_normal((s.query_tokens, s.dim), dtype=np.float32)
+                 * np.float32(s.query_noise / np.sqrt(s.dim)))
         return _unit(base + noise)
 
     def queries(self, n_pages: int, n_queries: int) -> tuple[list[np.ndarray], np.ndarray]:

@@ -67,6 +67,19 @@ def test_generate_end_to_end_survives_garbage(tiny_qwen, tmp_path):
     assert img["sent_size"][0] % 28 == 0 and img["sent_size"][1] % 28 == 0
 
 
+def test_qwen2_vl_family_uses_the_1000_grid(tmp_path):
+    from tests.support.tiny_qwen_vl import build_tiny_qwen2_vl
+
+    path = build_tiny_qwen2_vl(tmp_path / "Qwen2.5-VL-name-is-a-lie")
+    backend = get_backend(f"qwen-vl:{path}")
+    assert (backend.model_type, backend.coords) == ("qwen2_vl", "norm1000")
+    page = make_page(tmp_path / "pages", [Region((72, 100, 300, 180), RED, "Revenue")])
+    gen = get_generator(f"qwen-vl:{path}", max_tokens=8)
+    assert gen.coords == "norm1000"
+    ans = gen.generate("What?", [page])
+    assert ans.meta["coords"] == "norm1000" and ans.meta["images"][0]["model_size"] is not None
+
+
 def test_copied_checkpoint_still_loads(tiny_qwen, tmp_path):
     copy = shutil.copytree(tiny_qwen, tmp_path / "plain-name")
     assert get_backend(f"qwen-vl:{copy}").coords == "model_pixels"

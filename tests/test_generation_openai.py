@@ -176,3 +176,12 @@ def test_generate_many_runs_concurrently_and_keeps_order(pages):
         answers = gen.generate_many([(f"question {i}", pages[:1]) for i in range(6)])
     assert [a.answer for a in answers] == [f"question {i}" for i in range(6)]
     assert 2 <= peak[0] <= 3
+
+
+def test_missing_page_image_is_a_clear_corpus_error(pages):
+    from docrag.errors import CorpusError
+
+    (pages[0].root / pages[0].image).unlink()
+    gen = get_generator("openai:m", base_url="http://127.0.0.1:9/v1", api_key="k")
+    with pytest.raises(CorpusError, match="docA_p0001.png"):
+        gen.generate("q", pages)

@@ -270,3 +270,39 @@ def test_lang_detection_and_joining():
     assert detect_lang("12 34") == ""
     assert join_words(["营业", "收入", "grew", "5%"]) == "营业收入 grew 5%"
     assert garbage_ratio("ok \ue000\ue001") == pytest.approx(2 / 4)
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_word_boxes_on_ink_with_cropbox_and_rotation(tmp_path, rotation):
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((100, 150), "Cropped", fontsize=30, fontname="helv")
+    page.set_cropbox(pymupdf.Rect(50, 60, 500, 700))  # origin offset: text coordinates shift
+    page.set_rotation(rotation)
+    doc.save(tmp_path / "p.pdf")
+    ingest(tmp_path / "p.pdf", out=tmp_path / "c", ocr="never", show_progress=False)
+    (p,) = Corpus.open(tmp_path / "c").pages()
+    assert (p.width_pt, p.height_pt) == ((640.0, 450.0) if rotation % 180 else (450.0, 640.0))
+    (word,) = p.words
+    px = word.box.to_pixels(p.image_width, p.image_height)
+    ink = Box.pixels(*_ink_bbox(np.asarray(p.load_image())), p.image_width, p.image_height)
+    assert px.contains(ink, tol=3) and px.iou(ink) > 0.55
+
+
+def test_multi_frame_tiff_and_jpeg_page_images(tmp_path):
+    from PIL import Image
+
+    frames = [Image.new("RGB", (400, 500), c) for c in ("white", "lightgray")]
+    frames[0].save(tmp_path / "two.tiff", save_all=True, append_images=frames[1:], dpi=(100, 100))
+    Image.new("RGB", (300, 200), "white").save(tmp_path / "one.jpg", dpi=(72, 72))
+    report = ingest([tmp_path], out=tmp_path / "c", ocr="never", show_progress=False)
+    assert report.failures == [] and report.n_pages == 3
+    corpus = Corpus.open(tmp_path / "c")
+    tiff = corpus.pages([corpus.find_documents("two.tiff")[0].doc_id])
+    assert [p.page_no for p in tiff] == [1, 2]
+    assert tiff[1].load_image().getpixel((10, 10)) == (211, 211, 211)
+    assert (tiff[0].width_pt, tiff[0].height_pt, tiff[0].dpi) == (288.0, 360.0, 100.0)
+    (jpg,) = corpus.pages([corpus.find_documents("one.jpg")[0].doc_id])
+    assert (jpg.width_pt, jpg.height_pt) == (300.0, 200.0) and jpg.text_source is TextSource.NONE

@@ -94,3 +94,37 @@ def test_table_rows_carry_cell_text(dev_corpus):
     rows = table.meta["rows"]
     assert any("United States and Canada" in " ".join(r) for r in rows)
     assert "60,400" in table.text
+
+
+@pytest.mark.slow
+def test_real_page_as_png_is_ocrd_with_table_regions(tmp_path, dev_corpus, qa_records, shared_corpus):
+    """A real page shipped as a 144-dpi PNG (as FinRAGBench-V ships its corpus): OCR + layout regions."""
+    import pymupdf
+
+    from docrag.corpus import Corpus
+    from docrag.ingestion import ingest
+
+    name = "census_statab2012_table324_arrests.pdf"
+    with pymupdf.open(shared_corpus / "pdfs" / name) as doc:
+        pix = doc[0].get_pixmap(dpi=144)
+        pix.set_dpi(144, 144)
+        pix.save(tmp_path / "census.png")
+    report = ingest(tmp_path / "census.png", out=tmp_path / "c", lang="en", show_progress=False)
+    assert report.failures == [] and report.n_ocr_pages == 1
+    (page,) = Corpus.open(tmp_path / "c").pages()
+    assert (page.width_pt, page.height_pt) == pytest.approx((420, 660), abs=0.5)  # 840 x 1320 px at 144 dpi
+    (doc,) = dev_corpus.find_documents(name)
+    pdf_page = dev_corpus.page(f"{doc.doc_id}:1")
+    want = [w.text for w in pdf_page.words if any(c.isalnum() for c in w.text)]
+    got = {w.text for w in page.words}
+    assert sum(t in got for t in want) / len(want) >= 0.75  # measured 0.86-0.90
+    for w in page.words:  # an OCR word sits where the PDF has the same word
+        same = [p for p in pdf_page.words if p.text == w.text]
+        if w.text == "11,062.6" and same:
+            assert max(p.box.iou(page.box_pt(*w.box.coords)) for p in same) > 0.5
+    tables = [b for b in page.blocks if b.kind is BlockKind.TABLE]
+    gold = [page.box_pt(*b["bbox"]) for r in qa_records if r["doc"] == name and r["category"] == "table"
+            for b in r["boxes"]]
+    assert tables and gold
+    for g in gold:
+        assert max(t.box.coverage_of(g) for t in tables) >= 0.8

@@ -130,3 +130,33 @@ def test_output_inside_input_folder_is_not_ingested(tmp_path):
     ingest([tmp_path], out=out, show_progress=False)
     report = ingest([tmp_path], out=out, show_progress=False)  # the corpus's PNGs are not inputs
     assert report.failures == [] and report.added == [] and len(report.skipped) == 1
+
+
+def test_worker_pool_gives_the_same_corpus_and_resumes(tmp_path):
+    from tests.support.pdfs import make_sample_pdf
+
+    import pymupdf
+
+    sample = make_sample_pdf(tmp_path / "sample.pdf")
+    (tmp_path / "in").mkdir()
+    with pymupdf.open(sample.path) as src:  # 12 pages: enough to start the pool
+        doc = pymupdf.open()
+        doc.insert_pdf(src)
+        doc.insert_pdf(src)
+        doc.save(tmp_path / "in" / "twice.pdf")
+    serial = tmp_path / "serial"
+    ingest([tmp_path / "in"], out=serial, show_progress=False, workers=1, ocr="never")
+    pooled = tmp_path / "pooled"
+    count = []
+
+    def stop(doc, page):
+        count.append(page.page_no)
+        if len(count) == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([tmp_path / "in"], out=pooled, show_progress=False, workers=2, ocr="never", on_page=stop)
+    assert Corpus.open(pooled).doc_ids() == []
+    report = ingest([tmp_path / "in"], out=pooled, show_progress=False, workers=2, ocr="never")
+    assert report.failures == [] and report.n_pages == 12
+    assert _snapshot(pooled) == _snapshot(serial)

@@ -58,10 +58,9 @@ def test_unparseable_reply_keeps_text_without_citations_and_records_error():
 
 
 def test_broken_json_salvages_the_answer_field():
-    parsed = parse_reply('{"answer": "42 units", "coordinates": {"1": [[1, 2, 3')
-    assert parsed.answer == "42 units"
-    # truncated object closed: either repaired or salvaged, never a crash, never fake boxes
-    assert parsed.coordinates in ({}, {"1": [[1, 2, 3]]}) or parsed.error
+    parsed = parse_reply('{"answer": "42 \\"units\\"", "coordinates": {"1": [[1, 2, 3, 4]] oops ]}')
+    assert parsed.answer == '42 "units"'
+    assert parsed.coordinates == {} and "salvaged" in parsed.error
 
 
 def _frames(tmp_path, n=2, size=(400, 300)):
@@ -183,3 +182,13 @@ def test_raw_newlines_in_strings_and_list_shaped_coordinates():
     assert parsed.error is None and parsed.answer == "line one\nline two"
     assert parsed.coordinates == {"2": [[1, 2, 3, 4]]}
     assert any("list of {image, bbox}" in r for r in parsed.repairs)
+
+
+def test_truncated_reply_keeps_the_answer_and_complete_boxes(tmp_path):
+    parsed = parse_reply('```json\n{"answer": "42 units", "coordinates": {"1": [[10, 20, 30, 40], [1, 2, 3')
+    assert parsed.error is None and parsed.answer == "42 units"
+    assert parsed.coordinates == {"1": [[10, 20, 30, 40], [1, 2, 3]]}
+    cits, warns = citations_from_coordinates(parsed.coordinates, _frames(tmp_path), "pixel")
+    assert len(cits[0].boxes) == 1 and any("not four numbers" in w for w in warns)
+    cut_in_string = parse_reply('{"answer": "the total was 5')
+    assert cut_in_string.answer == "the total was 5" and cut_in_string.coordinates == {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from docrag.errors import InputError
+from docrag.errors import CorpusError, InputError
 from docrag.geometry import fit_within
 from docrag.types import Page
 
@@ -55,6 +55,16 @@ class SentImage:
         return self.image.size
 
 
+def load_page_image(page: Page) -> Image.Image:
+    """The page's rendered image, or a :class:`CorpusError` naming the missing/broken file."""
+    try:
+        return page.load_image()
+    except (OSError, ValueError) as exc:
+        where = page.image_path if page.root is not None else page.image
+        raise CorpusError(f"{where}: cannot read the image of page {page.page_id} ({exc}); "
+                          "re-run 'docrag ingest' for this document") from exc
+
+
 def prepare_images(pages: list[Page], policy: ResizePolicy) -> list[SentImage]:
     """Load and resize each page image; ``index`` follows the page order (rank order)."""
-    return [SentImage(i, page, policy.apply(page.load_image())) for i, page in enumerate(pages, start=1)]
+    return [SentImage(i, page, policy.apply(load_page_image(page))) for i, page in enumerate(pages, start=1)]

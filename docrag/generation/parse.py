@@ -124,9 +124,36 @@ def _balanced_objects(text: str) -> list[str]:
             if depth == 0:
                 spans.append(text[start:i + 1])
         i += 1
-    if depth > 0 and start >= 0:  # truncated reply: close what is open
-        spans.append(text[start:] + "}" * depth)
+    if depth > 0 and start >= 0:  # truncated reply (token limit): close what is open
+        spans.append(_close_truncated(text[start:]))
     return sorted(spans, key=len, reverse=True)
+
+
+def _close_truncated(text: str) -> str:
+    """Close the string, arrays and objects a cut-off JSON text left open."""
+    stack: list[str] = []
+    in_string = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "{[":
+            stack.append("}" if c == "{" else "]")
+        elif c in "}]" and stack:
+            stack.pop()
+        i += 1
+    out = text + ('"' if in_string else "")
+    out = re.sub(r"[\s,:]+$", "", out)
+    if out.endswith('"') and stack and stack[-1] == "}" and re.search(r'[{,]\s*"[^"]*"$', out):
+        out += ": null"   # a dangling key
+    return out + "".join(reversed(stack))
 
 
 def _repairs(candidate: str) -> list[tuple[str, str]]:

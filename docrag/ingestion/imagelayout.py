@@ -27,10 +27,16 @@ def _engine():
     except ImportError:
         log.info("rapid-layout is not installed: page images get no figure/table regions from a layout model")
         return None
+    previous = logging.root.manager.disable
+    logging.disable(logging.INFO)  # it logs every model load at INFO, in colour, on its own handler
+    try:
+        engine = RapidLayout()
+    finally:
+        logging.disable(previous)
     for name in list(logging.root.manager.loggerDict):
-        if name.startswith("rapid_layout"):  # it logs every model load at INFO, in colour
+        if name.startswith("rapid_layout"):
             logging.getLogger(name).setLevel(logging.WARNING)
-    return RapidLayout()
+    return engine
 
 
 def available() -> bool:

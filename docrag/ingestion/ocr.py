@@ -6,8 +6,10 @@ converts them to page points with :mod:`docrag.geometry`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import os
 import shutil
 from dataclasses import dataclass, field
 
@@ -87,7 +89,30 @@ def ocr_image(image, langs: list[str]) -> OcrResult:
     return _rapidocr(image)
 
 
+@contextlib.contextmanager
+def _single_threaded_tesseract():
+    """Tesseract's OpenMP threads make it several times *slower* on a busy machine: use one."""
+    old = os.environ.get("OMP_THREAD_LIMIT")
+    if old is None:
+        os.environ["OMP_THREAD_LIMIT"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("OMP_THREAD_LIMIT", None)
+
+
+def _confident(data: dict) -> bool:
+    """Whether a single-language pass read the page well (few low-confidence words)."""
+    confs = [float(c) for c, t in zip(data["conf"], data["text"], strict=False) if (t or "").strip() and float(c) >= 0]
+    if len(confs) < 5:
+        return False
+    return sum(c < 60 for c in confs) <= 0.1 * len(confs) and sum(confs) / len(confs) >= 80
+
+
 def _tesseract(image, langs: list[str]) -> OcrResult:
+    """Tesseract words. With several languages, the first language alone is tried first and kept
+    when it reads the page confidently (a multi-language pass costs about twice as much)."""
     import pytesseract
 
     have = _tesseract_langs() or frozenset()
@@ -96,8 +121,16 @@ def _tesseract(image, langs: list[str]) -> OcrResult:
     missing = [t for t in wanted if t not in have]
     if missing:
         log.warning("tesseract has no %s data; OCR uses %s", "+".join(missing), "+".join(use) or "eng")
-    data = pytesseract.image_to_data(image.convert("L"), lang="+".join(use) or "eng",
-                                     config="--psm 3", output_type=pytesseract.Output.DICT)
+    gray = image.convert("L")
+    with _single_threaded_tesseract():
+        data = None
+        if len(use) > 1:
+            data = pytesseract.image_to_data(gray, lang=use[0], config="--psm 3", output_type=pytesseract.Output.DICT)
+            if not _confident(data):
+                data = None
+        if data is None:
+            data = pytesseract.image_to_data(gray, lang="+".join(use) or "eng", config="--psm 3",
+                                             output_type=pytesseract.Output.DICT)
     lines: dict[tuple[int, int, int], OcrLine] = {}
     for i, text in enumerate(data["text"]):
         text = (text or "").strip()

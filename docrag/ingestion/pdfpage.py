@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 MIN_PAGE_PT = 3.0        # the PDF spec's smallest page side (points)
 MAX_PAGE_PT = 14400.0    # the PDF spec's largest page side (200 inches)
 MIN_TEXT_CHARS = 10      # fewer non-space characters than this is "no text layer"
-OCR_DPI = 300            # pages are OCR'd from a rendering at this resolution ...
-OCR_MAX_PIXELS = 12_000_000  # ... unless that would exceed this many pixels
+OCR_DPI = 288            # pages are OCR'd from a rendering at this resolution ...
+OCR_MAX_PIXELS = 16_000_000  # ... unless that would exceed this many pixels
 
 
 @dataclass(frozen=True)

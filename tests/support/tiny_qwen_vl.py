@@ -1,8 +1,8 @@
-"""A tiny random-weight Qwen2.5-VL checkpoint built offline (no downloads), for end-to-end tests.
+"""Tiny random-weight Qwen2.5-VL / Qwen2-VL checkpoints built offline (no downloads), for tests.
 
-``build_tiny_qwen25_vl(folder)`` (and ``build_tiny_qwen2_vl``) writes a ~1 MB checkpoint (config.json, model.safetensors,
-tokenizer and processor files) that ``Qwen2_5_VLForConditionalGeneration.from_pretrained`` and
-``AutoProcessor.from_pretrained`` load; its output is random text, which is the point: callers
+``build_tiny_qwen25_vl(folder)`` (and ``build_tiny_qwen2_vl``) writes a ~1 MB checkpoint
+(config.json, model.safetensors, tokenizer and processor files) that ``from_pretrained`` of the
+model class and ``AutoProcessor.from_pretrained`` load; its output is random text, which is the point: callers
 must survive garbage replies.
 """
 

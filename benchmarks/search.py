@@ -1,0 +1,259 @@
+"""Multi-vector search benchmark: colpali-engine's exhaustive scoring vs docrag's exhaustive MaxSim vs
+docrag's two-stage search, on synthetic ColQwen2-shaped page embeddings with planted relevance.
+
+Pages (``--tokens`` x 128, unit norm, fp16) are generated streaming into a real docrag index folder
+(memory-mapped shards), the first stages are built (per-page k-means centroids; sign bits with
+``--binarize``), and every engine answers the same queries, one query per call. Reported per size:
+query latency p50, how often the planted page is ranked first, top-10 overlap with exhaustive,
+bytes per page per stage, index build time.
+
+    python benchmarks/search.py --quick                       # < 1 minute
+    python benchmarks/search.py --pages 10000,100000          # the BENCHMARKS.md run
+
+Exhaustive engines are slow at 100k pages: they answer only ``--exhaustive-sample`` queries there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from docrag.index.maxsim import _tensor
+from docrag.index.store import SCHEMA, SCHEMA_VERSION, PageIndex, SearchOptions
+from docrag.index.synthetic import SyntheticCorpus, SyntheticSpec
+from docrag.index.twostage import binarize, page_centroids
+
+log = logging.getLogger("benchmarks.search")
+PRELOAD_BUDGET = 4 << 30     # colpali-engine gets its fp32 page tensors preloaded when they fit in this
+
+
+class PlantedRetriever:
+    """Queries are ids into a list of synthetic query embeddings (pages are already encoded)."""
+
+    name, kind, input = "synthetic", "multi", "none"
+
+    def __init__(self, queries: list[np.ndarray]) -> None:
+        self.queries = queries
+
+    def encode_pages(self, pages, show_progress=True):
+        raise TypeError("synthetic pages are written directly")
+
+    def encode_queries(self, queries, show_progress=False):
+        return [self.queries[int(q)] for q in queries]
+
+    def describe(self) -> dict:
+        return {"retriever": self.name, "kind": self.kind, "input": self.input, "settings": {}}
+
+
+def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_centroids: int,
+                block: int = 512) -> dict:
+    """Write pages into ``root`` as a one-segment docrag index; returns timings and sizes."""
+    from numpy.lib.format import open_memmap
+
+    shutil.rmtree(root, ignore_errors=True)
+    seg = root / "segments" / "synthetic"
+    seg.mkdir(parents=True)
+    lengths = np.array([sc.page_length(i) for i in range(n_pages)], dtype=np.int64)
+    offsets = np.zeros(n_pages + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    dim = sc.spec.dim
+    t0 = time.perf_counter()
+    tokens = open_memmap(seg / "tokens.npy", mode="w+", dtype=np.float16, shape=(int(offsets[-1]), dim))
+    for b in range(0, n_pages, block):
+        stop = min(b + block, n_pages)
+        tokens[offsets[b]:offsets[stop]] = np.concatenate(list(sc.pages(b, stop)))
+        if (b // block) % 20 == 0:
+            log.info("generated %d/%d pages", stop, n_pages)
+    tokens.flush()
+    gen_s = time.perf_counter() - t0
+    np.save(seg / "offsets.npy", offsets)
+    t0 = time.perf_counter()
+    cents, c_off = [], [np.zeros(1, np.int64)]
+    for b in range(0, n_pages, block * 4):
+        stop = min(b + block * 4, n_pages)
+        c, co = page_centroids(tokens[offsets[b]:offsets[stop]], offsets[b:stop + 1] - offsets[b], n_centroids)
+        cents.append(c)
+        c_off.append(co[1:] + c_off[-1][-1])
+        log.info("centroids %d/%d pages", stop, n_pages)
+    np.save(seg / "centroids.npy", np.concatenate(cents))
+    np.save(seg / "centroid_offsets.npy", np.concatenate(c_off))
+    centroid_s = time.perf_counter() - t0
+    binary_s = 0.0
+    if binary:
+        t0 = time.perf_counter()
+        bits = open_memmap(seg / "bits.npy", mode="w+", dtype=np.uint8, shape=(int(offsets[-1]), dim // 8))
+        step = 1 << 20
+        for s in range(0, int(offsets[-1]), step):
+            bits[s:s + step] = binarize(tokens[s:s + step])
+        bits.flush()
+        binary_s = time.perf_counter() - t0
+    page_ids = [f"syn:{i + 1}" for i in range(n_pages)]
+    (seg / "pages.json").write_text(json.dumps(page_ids))
+    manifest = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "retriever": "synthetic", "kind": "multi",
+                "input": "none", "settings": {}, "dims": dim, "dtype": "float16",
+                "first_stage": ["centroids"] + (["binary"] if binary else []), "n_centroids": n_centroids,
+                "corpus": {}, "doc_ids": ["syn"], "page_ids": page_ids, "n_pages": n_pages,
+                "segments": [{"name": "synthetic", "n_pages": n_pages, "dead": []}]}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    avg_tokens = float(lengths.mean())
+    return {"generate_s": gen_s, "centroids_s": centroid_s, "binary_s": binary_s, "avg_tokens": avg_tokens,
+            "bytes_exact": avg_tokens * dim * 2, "bytes_centroids": n_centroids * dim * 2,
+            "bytes_binary": avg_tokens * dim / 8}
+
+
+def colpali_engine_scores(query: np.ndarray, tokens, offsets, preloaded, chunk_pages: int = 2048) -> np.ndarray:
+    """colpali-engine's ``score_multi_vector`` over all pages (streamed from the fp16 shard in chunks
+    of fp32 tensors when they do not fit in memory)."""
+    import torch
+    from colpali_engine.utils.processing_utils import BaseVisualRetrieverProcessor
+
+    score = BaseVisualRetrieverProcessor.score_multi_vector
+    q = [torch.from_numpy(query)]
+    if preloaded is not None:
+        return score(q, preloaded, device="cpu")[0].numpy()
+    out = []
+    for b in range(0, len(offsets) - 1, chunk_pages):
+        stop = min(b + chunk_pages, len(offsets) - 1)
+        block = _tensor(tokens[offsets[b]:offsets[stop]]).float()
+        ps = [block[offsets[i] - offsets[b]:offsets[i + 1] - offsets[b]] for i in range(b, stop)]
+        out.append(score(q, ps, device="cpu")[0].numpy())
+    return np.concatenate(out)
+
+
+def run_size(n_pages: int, args, spec: SyntheticSpec, workdir: Path) -> dict:
+    sc = SyntheticCorpus(spec)
+    root = workdir / f"index-{n_pages}"
+    log.info("building %d pages x ~%d tokens", n_pages, spec.tokens_per_page)
+    build = build_index(root, sc, n_pages, args.binarize, args.centroids)
+    queries, targets = sc.queries(n_pages, args.queries)
+    planted = [f"syn:{t + 1}" for t in targets]
+    retriever = PlantedRetriever(queries)
+    sample = args.queries if n_pages <= args.full_exhaustive_max else min(args.exhaustive_sample, args.queries)
+
+    def engine(mode: str, first_stage: tuple[str, ...]) -> PageIndex:
+        opts = SearchOptions(mode=mode, n_candidates=args.candidates, first_stage=first_stage)
+        idx = PageIndex.load(retriever, root, None, opts)
+        for seg in idx.segments:  # keep only the first stage under test
+            if "binary" not in first_stage:
+                seg.bits = None
+            if "centroids" not in first_stage:
+                seg.centroids = None
+        return idx
+
+    def timed(fn, n):
+        lat, tops = [], []
+        for qi in range(n):
+            t0 = time.perf_counter()
+            tops.append(fn(qi))
+            lat.append(time.perf_counter() - t0)
+        return lat, tops
+
+    results: dict[str, dict] = {}
+    exact = engine("exact", ("centroids",))
+    seg = exact.segments[0]
+    lat, tops = timed(lambda qi: [h.page_id for h in exact.search(str(qi), k=10)], sample)
+    results["docrag exhaustive"] = {"lat": lat, "tops": tops, "bytes": build["bytes_exact"]}
+    exhaustive_tops = tops
+    preloaded = None
+    if n_pages * build["avg_tokens"] * spec.dim * 4 <= PRELOAD_BUDGET:
+        import torch
+
+        preloaded = [torch.from_numpy(np.asarray(seg.tokens[seg.offsets[i]:seg.offsets[i + 1]], np.float32))
+                     for i in range(n_pages)]
+
+    def colpali(qi):
+        s = colpali_engine_scores(queries[qi], seg.tokens, seg.offsets, preloaded)
+        return [f"syn:{i + 1}" for i in np.argsort(-s, kind="stable")[:10]]
+
+    lat, tops = timed(colpali, sample)
+    results["colpali-engine score_multi_vector"] = {"lat": lat, "tops": tops, "bytes": build["bytes_exact"],
+                                                    "note": "fp32 preloaded" if preloaded is not None
+                                                    else "fp16 shard streamed as fp32 chunks"}
+    stages = [("centroids",)] + ([("binary",), ("centroids", "binary")] if args.binarize else [])
+    for fs in stages:
+        idx = engine("two-stage", fs)
+        n = args.queries if "binary" not in fs or n_pages <= args.full_exhaustive_max else sample
+        lat, tops = timed(lambda qi, idx=idx: [h.page_id for h in idx.search(str(qi), k=10)], n)
+        first_bytes = sum(build[f"bytes_{s}"] for s in fs)
+        results[f"docrag two-stage ({'+'.join(fs)}, {args.candidates} cand.)"] = {
+            "lat": lat, "tops": tops, "bytes": first_bytes}
+    rows = {}
+    for name, r in results.items():
+        n = len(r["tops"])
+        found = [r["tops"][i][0] == planted[i] for i in range(n)]
+        ex_found = [exhaustive_tops[i][0] == planted[i] for i in range(min(n, sample))]
+        both = [found[i] for i in range(len(ex_found)) if ex_found[i]]
+        overlap = [len(set(r["tops"][i]) & set(exhaustive_tops[i])) / 10 for i in range(min(n, sample))]
+        rows[name] = {"queries": n, "p50_ms": 1000 * statistics.median(r["lat"]),
+                      "planted_top1": float(np.mean(found)), "planted_top10": float(np.mean(
+                          [planted[i] in r["tops"][i] for i in range(n)])),
+                      "found_where_exhaustive_found": float(np.mean(both)) if both else float("nan"),
+                      "top10_overlap": float(np.mean(overlap)), "bytes_per_page": r["bytes"],
+                      "note": r.get("note", "")}
+    base = rows["colpali-engine score_multi_vector"]["p50_ms"]
+    for row in rows.values():
+        row["speedup_vs_colpali"] = base / row["p50_ms"]
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return {"pages": n_pages, "build": build, "engines": rows, "exhaustive_sample": sample}
+
+
+def markdown(result: dict, spec: SyntheticSpec) -> str:
+    b = result["build"]
+    lines = [f"\n**{result['pages']:,} pages** x {b['avg_tokens']:.0f} tokens x {spec.dim} dims "
+             f"(fp16 shard {result['pages'] * b['bytes_exact'] / 2**30:.1f} GiB, memory-mapped). "
+             f"Generation {b['generate_s']:.0f} s (stands in for model encoding); index build: centroids "
+             f"{b['centroids_s']:.1f} s" + (f", sign bits {b['binary_s']:.1f} s" if b["binary_s"] else "") + ".\n",
+             "| engine | queries | p50 latency | speed-up vs colpali-engine | planted page #1 | planted in top-10 "
+             "| found where exhaustive found | top-10 overlap with exhaustive | bytes/page (stage) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, r in result["engines"].items():
+        note = f" ({r['note']})" if r["note"] else ""
+        lines.append(f"| {name}{note} | {r['queries']} | {r['p50_ms']:.0f} ms | {r['speedup_vs_colpali']:.1f}x "
+                     f"| {r['planted_top1']:.1%} | {r['planted_top10']:.1%} | {r['found_where_exhaustive_found']:.1%} "
+                     f"| {r['top10_overlap']:.2f} | {r['bytes_per_page']:,.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--pages", default="10000,100000", help="comma-separated corpus sizes")
+    p.add_argument("--tokens", type=int, default=750, help="tokens per page (ColQwen2 pages: ~750)")
+    p.add_argument("--queries", type=int, default=100)
+    p.add_argument("--exhaustive-sample", type=int, default=5,
+                   help="queries answered by exhaustive engines above --full-exhaustive-max pages")
+    p.add_argument("--full-exhaustive-max", type=int, default=20000)
+    p.add_argument("--candidates", type=int, default=128, help="first-stage candidates reranked exactly")
+    p.add_argument("--centroids", type=int, default=32, help="centroids per page")
+    p.add_argument("--binarize", action="store_true", help="also benchmark the sign-bit (popcount) first stage")
+    p.add_argument("--workdir", type=Path, default=Path("/tmp/docrag-search-bench"))
+    p.add_argument("--json-out", type=Path, default=None)
+    p.add_argument("--keep", action="store_true", help="keep the generated index folders")
+    p.add_argument("--quick", action="store_true", help="small run (< 1 minute)")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    if args.quick:
+        args.pages, args.tokens, args.queries, args.binarize = "1000", 300, 20, True
+    spec = SyntheticSpec(tokens_per_page=args.tokens, token_jitter=max(1, args.tokens // 15))
+    results = []
+    for n in (int(x) for x in args.pages.split(",")):
+        res = run_size(n, args, spec, args.workdir)
+        results.append(res)
+        sys.stdout.write(markdown(res, spec))
+        sys.stdout.flush()
+    if args.json_out:
+        args.json_out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
+                                             "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
