@@ -9,6 +9,7 @@ bytes per page per stage, index build time.
 
     python benchmarks/search.py --quick                       # < 1 minute
     python benchmarks/search.py --pages 10000,100000          # the BENCHMARKS.md run
+    python benchmarks/search.py --recall CORPUS --qa ../shared/corpus/qa.jsonl   # retrieval quality
 
 Exhaustive engines are slow at 100k pages: they answer only ``--exhaustive-sample`` queries there.
 """
@@ -223,6 +224,40 @@ def markdown(result: dict, spec: SyntheticSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
+def recall_table(corpus_dir: Path, qa_path: Path, retrievers: list[str], workdir: Path) -> str:
+    """Recall@1/3/5/10 and MRR of each retriever on a corpus with a FinRAGBench-style qa.jsonl
+    (``doc`` = file name, ``pages`` = 1-based gold pages); fresh indexes in ``workdir``."""
+    import docrag.index as di
+    from docrag.corpus import Corpus
+
+    corpus = Corpus.open(corpus_dir)
+    qa = [json.loads(line) for line in qa_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    gold = []
+    for rec in qa:
+        (doc,) = corpus.find_documents(rec["doc"])
+        gold.append({f"{doc.doc_id}:{p}" for p in rec["pages"]})
+    lines = [f"\n{len(qa)} questions, {len(corpus.page_ids())} pages ({corpus_dir.name}).\n",
+             "| retriever | R@1 | R@3 | R@5 | R@10 | MRR | index build | query p50 |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name in retrievers:
+        shutil.rmtree(workdir / "recall", ignore_errors=True)
+        t0 = time.perf_counter()
+        idx = di.open_index(corpus, name, index_dir=workdir / "recall", show_progress=False)
+        build_s = time.perf_counter() - t0
+        lat, runs = [], []
+        for rec in qa:
+            t0 = time.perf_counter()
+            runs.append([h.page_id for h in idx.search(rec["question"], k=10)])
+            lat.append(time.perf_counter() - t0)
+        rec_at = {k: np.mean([len(g & set(r[:k])) / len(g) for g, r in zip(gold, runs, strict=True)])
+                  for k in (1, 3, 5, 10)}
+        mrr = np.mean([next((1 / (i + 1) for i, p in enumerate(r) if p in g), 0.0) for g, r in zip(gold, runs,
+                                                                                                   strict=True)])
+        lines.append(f"| {name} | {rec_at[1]:.3f} | {rec_at[3]:.3f} | {rec_at[5]:.3f} | {rec_at[10]:.3f} | {mrr:.3f} "
+                     f"| {build_s:.1f} s | {1000 * statistics.median(lat):.0f} ms |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--pages", default="10000,100000", help="comma-separated corpus sizes")
@@ -238,8 +273,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json-out", type=Path, default=None)
     p.add_argument("--keep", action="store_true", help="keep the generated index folders")
     p.add_argument("--quick", action="store_true", help="small run (< 1 minute)")
+    p.add_argument("--recall", type=Path, default=None, metavar="CORPUS",
+                   help="instead: retrieval quality of --retrievers on this corpus against --qa")
+    p.add_argument("--qa", type=Path, default=None, help="qa.jsonl for --recall")
+    p.add_argument("--retrievers", default="bm25,minilm,hybrid:bm25+minilm,dummy")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    if args.recall is not None:
+        if args.qa is None:
+            p.error("--recall needs --qa")
+        sys.stdout.write(recall_table(args.recall, args.qa, args.retrievers.split(","), args.workdir))
+        return 0
     if args.quick:
         args.pages, args.tokens, args.queries, args.binarize = "1000", 300, 20, True
     spec = SyntheticSpec(tokens_per_page=args.tokens, token_jitter=max(1, args.tokens // 15))

@@ -244,6 +244,8 @@ class CorpusWriter:
             if staged._pages:
                 log.info("resuming %s: %d page(s) already staged", document.file_name, len(staged._pages))
         staged.images_dir.mkdir(parents=True, exist_ok=True)
+        for tmp in staged.images_dir.glob(".*.tmp"):  # atomic writes cut short by a killed process
+            tmp.unlink(missing_ok=True)
         return staged
 
     def _commit(self, staged: StagedDocument) -> None:

@@ -107,7 +107,11 @@ def load_model(family: str, model: str, device: str, dtype: Any) -> tuple[Any, A
     classes = classes_for(family, model, read_config(model))
     attn = "eager" if device == "cpu" or device == "mps" else "sdpa"
     model_cls, proc_cls = getattr(cm, classes.model), getattr(cm, classes.processor)
-    net = model_cls.from_pretrained(model, torch_dtype=dtype, attn_implementation=attn)
+    kwargs: dict[str, Any] = {}
+    if not classes.multi_vector:
+        # colpali-engine 0.3.18's Bi* from_pretrained reads a mapping transformers 5 no longer has
+        kwargs["key_mapping"] = dict(getattr(model_cls, "_checkpoint_conversion_mapping", None) or {})
+    net = model_cls.from_pretrained(model, torch_dtype=dtype, attn_implementation=attn, **kwargs)
     _materialize_tied(net, model)
     net = net.to(device).eval()
     processor = proc_cls.from_pretrained(model)

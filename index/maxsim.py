@@ -80,6 +80,9 @@ def maxsim_scores(
 ) -> np.ndarray:
     """Exact MaxSim of every query against pages of one packed segment: ``(n_queries, n_pages)``.
 
+    ``tokens`` is a numpy array (fp16, possibly memory-mapped) or a torch tensor already in the
+    matmul dtype on ``device`` (no per-query conversion).
+
     ``page_rows`` restricts scoring to those page indices (the result then has one column per
     listed page, in that order); pages with no tokens score 0.
     """
@@ -109,12 +112,15 @@ def maxsim_scores(
         lens = ends[sel] - starts[sel]
         nonempty = lens > 0
         if nonempty.any():
-            if contiguous:
-                block = tokens[starts[col]:ends[stop - 1]]
+            spans = [(s, e) for s, e in zip(starts[sel], ends[sel], strict=True) if e > s]
+            if isinstance(tokens, torch.Tensor):   # a resident copy (see Segment.resident_tokens)
+                block_t = tokens[starts[col]:ends[stop - 1]] if contiguous else \
+                    torch.cat([tokens[s:e] for s, e in spans])
             else:
-                spans = zip(starts[sel], ends[sel], strict=True)
-                block = np.concatenate([tokens[s:e] for s, e in spans if e > s], axis=0)
-            b_t = _tensor(block).to(device=device, dtype=mm_dtype)
+                block = tokens[starts[col]:ends[stop - 1]] if contiguous else \
+                    np.concatenate([tokens[s:e] for s, e in spans], axis=0)
+                block_t = _tensor(block)
+            b_t = block_t.to(device=device, dtype=mm_dtype)
             sim = (q_t @ b_t.T).float().cpu().numpy()           # (query_tokens, block_tokens)
             local = np.zeros(int(nonempty.sum()), dtype=np.int64)
             np.cumsum(lens[nonempty][:-1], out=local[1:])

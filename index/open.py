@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,31 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     retriever = get_retriever(name, **retriever_opts)
     options = search_options(index_opts, getattr(retriever, "device", None))
     directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
+    if build:
+        with _writer_lock(directory):
+            return _open_or_update(corpus, name, retriever, directory, options, index_opts, build, show_progress)
+    return _open_or_update(corpus, name, retriever, directory, options, index_opts, build, show_progress)
+
+
+@contextmanager
+def _writer_lock(directory: Path) -> Iterator[None]:
+    """One writer per index folder at a time (another ``docrag index`` waits); readers never block."""
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no inter-process lock
+        yield
+        return
+    with open(directory / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, options: SearchOptions,
+                    index_opts: dict[str, Any], build: bool, show_progress: bool):
     page_source = corpus.page
     exists = (directory / "manifest.json").exists()
     if index_opts.get("rebuild") and build:

@@ -57,6 +57,7 @@ class SearchOptions:
     n_candidates: int = 256
     mode: str = "auto"          # "auto" (two-stage when it pays), "exact", "two-stage"
     device: str = "cpu"
+    resident_bytes: int = 4 << 30   # keep token matrices up to this size converted in (GPU) memory
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,6 +135,26 @@ class Segment:
             if path.exists():
                 setattr(seg, attr, np.load(path, mmap_mode="r"))
         return seg
+
+    def resident(self, attr: str, device: str, budget: int) -> Any:
+        """``tokens`` or ``centroids`` as a torch tensor in the matmul dtype on ``device`` (fp32 on
+        CPU, fp16 on GPU), kept after the first call when it fits ``budget`` bytes; else the raw
+        (memory-mapped) array, converted chunk by chunk at search time."""
+        arr = getattr(self, attr)
+        if arr is None or not len(arr):
+            return arr
+        cache = self.__dict__.setdefault("_resident", {})
+        if (attr, device) in cache:
+            return cache[(attr, device)]
+        import torch
+
+        from docrag.index.maxsim import _tensor
+
+        dtype = torch.float16 if device.startswith("cuda") else torch.float32
+        if arr.shape[0] * arr.shape[1] * (2 if dtype == torch.float16 else 4) > budget:
+            return arr
+        cache[(attr, device)] = _tensor(arr).to(device=device, dtype=dtype)
+        return cache[(attr, device)]
 
     def live_rows(self) -> np.ndarray:
         return np.array([i for i in range(len(self.page_ids)) if i not in self.dead], dtype=np.int64)
@@ -346,6 +367,8 @@ class PageIndex:
         if self.kind == "sparse":  # pages sharing no term with the query are not hits
             scores = self._sparse_scores(encoded)
             return [self._topk(row, k, row > 0 if allowed is None else allowed & (row > 0)) for row in scores]
+        if allowed is None and self._faiss() is not None:
+            return self._faiss_search(encoded, k)
         return [self._topk(row, k, allowed) for row in self._dense_scores(encoded)]
 
     def _topk(self, scores: np.ndarray, k: int, allowed: np.ndarray | None) -> list[Hit]:
@@ -387,19 +410,39 @@ class PageIndex:
         q = np.stack([np.asarray(e, np.float32) for e in encoded])
         return q @ mat.T
 
+    def _faiss(self) -> Any:
+        """An exact inner-product FAISS index over the live vectors (GPU when faiss-gpu and CUDA are
+        there), or None when faiss is not installed."""
+        if "faiss" not in self._cache:
+            try:
+                import faiss
+            except ImportError:
+                log.info("faiss not installed: dense search uses numpy")
+                self._cache["faiss"] = None
+                return None
+            mat = np.ascontiguousarray(self._dense_matrix(), dtype=np.float32)
+            index = faiss.IndexFlatIP(mat.shape[1])
+            if self.options.device.startswith("cuda") and getattr(faiss, "get_num_gpus", lambda: 0)() > 0:
+                index = faiss.index_cpu_to_all_gpus(index)
+            index.add(mat)
+            self._cache["faiss"] = index
+        return self._cache["faiss"]
+
+    def _faiss_search(self, encoded: list[np.ndarray], k: int) -> list[list[Hit]]:
+        live = self._live()
+        q = np.ascontiguousarray(np.stack([np.asarray(e, np.float32) for e in encoded]))
+        scores, ids = self._faiss().search(q, min(k, len(live)))
+        return [[Hit(page_id=live[int(i)][2], score=float(sc), rank=r + 1, retriever=self.name)
+                 for r, (sc, i) in enumerate(zip(srow, irow, strict=True)) if i >= 0]
+                for srow, irow in zip(scores, ids, strict=True)]
+
     def _multi_scores(self, encoded: list[np.ndarray], allowed: np.ndarray | None, k: int) -> np.ndarray:
         from docrag.index.maxsim import maxsim_scores
 
         live = self._live()
         n = len(live)
         out = np.full((len(encoded), n), np.nan, dtype=np.float32)
-        # rows per segment that may be scored, and their positions in the live list
-        per_seg: dict[int, tuple[list[int], list[int]]] = {}
-        for pos, (si, r, _) in enumerate(live):
-            if allowed is None or allowed[pos]:
-                rows, poss = per_seg.setdefault(si, ([], []))
-                rows.append(r)
-                poss.append(pos)
+        per_seg = self._rows_per_segment(allowed)
         n_allowed = sum(len(v[0]) for v in per_seg.values())
         has_stage = all(s.centroids is not None or s.bits is not None for s in self.segments)
         mode = self.options.mode
@@ -413,23 +456,44 @@ class PageIndex:
             for si, (rows, poss) in per_seg.items():
                 seg = self.segments[si]
                 full = len(rows) == len(seg)
-                out[:, poss] = maxsim_scores(encoded, seg.tokens, seg.offsets, None if full else np.array(rows),
-                                             device=dev)
+                out[:, poss] = maxsim_scores(encoded, self._tokens(seg), seg.offsets,
+                                             None if full else np.array(rows), device=dev)
             return out
         first = np.full((len(encoded), n), -np.inf, dtype=np.float32)
         for si, (rows, poss) in per_seg.items():
             first[:, poss] = self._first_stage(encoded, self.segments[si], np.array(rows))
         n_cand = max(self.options.n_candidates, k)
         for qi, q in enumerate(encoded):
-            cand = np.argsort(-first[qi], kind="stable")[:n_cand]
-            cand = cand[np.isfinite(first[qi, cand])]
+            row = first[qi]
+            cand = np.argpartition(-row, n_cand - 1)[:n_cand] if n_cand < n else np.arange(n)
+            cand = cand[np.isfinite(row[cand])]
             by_seg: dict[int, list[int]] = {}
             for pos in cand:
                 by_seg.setdefault(live[pos][0], []).append(int(pos))
             for si, poss in by_seg.items():
                 seg = self.segments[si]
                 rows = np.array([live[p][1] for p in poss])
-                out[qi, poss] = maxsim_scores([q], seg.tokens, seg.offsets, rows, device=dev)[0]
+                out[qi, poss] = maxsim_scores([q], self._tokens(seg), seg.offsets, rows, device=dev)[0]
+        return out
+
+    def _tokens(self, seg: Segment, attr: str = "tokens") -> Any:
+        return seg.resident(attr, self.options.device, self.options.resident_bytes)
+
+    def _rows_per_segment(self, allowed: np.ndarray | None) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Per segment: rows that may be scored and their positions in the live list."""
+        if allowed is None and "per_seg" in self._cache:
+            return self._cache["per_seg"]
+        live = self._live()
+        seg_idx = np.array([si for si, _, _ in live], dtype=np.int64)
+        rows = np.array([r for _, r, _ in live], dtype=np.int64)
+        keep = np.ones(len(live), dtype=bool) if allowed is None else allowed
+        out = {}
+        for si in range(len(self.segments)):
+            pos = np.flatnonzero((seg_idx == si) & keep)
+            if len(pos):
+                out[si] = (rows[pos], pos)
+        if allowed is None:
+            self._cache["per_seg"] = out
         return out
 
     def _first_stage(self, encoded: list[np.ndarray], seg: Segment, rows: np.ndarray) -> np.ndarray:
@@ -439,7 +503,8 @@ class PageIndex:
 
         stages = []
         if seg.centroids is not None:
-            stages.append(maxsim_scores(encoded, seg.centroids, seg.centroid_offsets, rows, device=self.options.device))
+            stages.append(maxsim_scores(encoded, self._tokens(seg, "centroids"), seg.centroid_offsets, rows,
+                                        device=self.options.device))
         if seg.bits is not None:
             sub_off = seg.offsets
             full = binary_maxsim(encoded, seg.bits, sub_off, dim=int(seg.tokens.shape[1]))
@@ -510,6 +575,7 @@ def _new_manifest(retriever: Retriever, options: SearchOptions) -> dict:
          "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **info,
          "retriever": retriever.name, "kind": retriever.kind, "input": retriever.input,
          "dims": info.get("dims"), "corpus": {}, "doc_ids": [], "segments": [], "page_ids": [], "n_pages": 0}
+    m["model_dtype"] = info.get("dtype")
     if retriever.kind == "multi":
         m["first_stage"] = list(options.first_stage)
         m["n_centroids"] = options.n_centroids

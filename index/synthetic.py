@@ -24,11 +24,11 @@ class SyntheticSpec:
     concepts_per_page: int = 8
     n_background: int = 16
     background_share: float = 0.3     # fraction of page tokens that are background
-    page_noise: float = 1.4           # noise norm relative to the concept (per token)
+    page_noise: float = 2.0           # noise norm relative to the concept (per token)
     query_tokens: int = 20
     query_concepts: int = 3
     query_generic: int = 4            # query tokens drawn from background directions
-    query_noise: float = 1.4
+    query_noise: float = 2.0
     seed: int = 0
 
 

@@ -100,8 +100,10 @@ def test_begin_resumes_staged_pages_and_ignores_torn_lines(tmp_path):
     _stage_page(staged, 2)
     (staged.dir / "pages.partial.jsonl").open("a").write('{"doc_id": "d1", "page_')  # crash mid-write
     staged.images_dir.joinpath("p0002.png").unlink()  # record without its image: redo the page
+    staged.images_dir.joinpath(".p0003.png.x1y2.tmp").write_bytes(b"half an image")  # killed mid-write
     resumed = Corpus.open(tmp_path / "c").writer().begin(_doc("d1", n_pages=3))
     assert resumed.done_pages() == {1}
+    assert not list(resumed.images_dir.glob(".*.tmp"))
     _stage_page(resumed, 2)
     _stage_page(resumed, 3)
     resumed.commit()

@@ -306,3 +306,16 @@ def test_multi_frame_tiff_and_jpeg_page_images(tmp_path):
     assert (tiff[0].width_pt, tiff[0].height_pt, tiff[0].dpi) == (288.0, 360.0, 100.0)
     (jpg,) = corpus.pages([corpus.find_documents("one.jpg")[0].doc_id])
     assert (jpg.width_pt, jpg.height_pt) == (300.0, 200.0) and jpg.text_source is TextSource.NONE
+
+
+def test_garbage_detection_keeps_accounting_tables_and_flags_junk():
+    from docrag.ingestion.pdfpage import text_is_garbage
+    from docrag.ingestion.textlayer import looks_like_words
+
+    table = "Net income $(1.2) (3.4) 12,345 (5.6)% — — 7.8 " * 5
+    assert looks_like_words(table) == 1.0 and not text_is_garbage(table)
+    junk = "3#(% &*@! )(#@ x!#% ^&*(q " * 5  # a font without a usable encoding
+    assert looks_like_words(junk) < 0.6 and text_is_garbage(junk)
+    assert text_is_garbage("\ue000\ue001\ue002 abc")
+    assert text_is_garbage("·" * 60)  # an invisible layer of symbols only
+    assert not text_is_garbage("") and not text_is_garbage("Q3 $(1)")

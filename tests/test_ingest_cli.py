@@ -34,7 +34,7 @@ def test_ingest_then_info(tmp_path, folder):
     info = json.loads(res.output)
     assert (info["documents"], info["pages"], info["pages_ocr"]) == (2, 3, 1)
     assert info["blocks"].get("text", 0) + info["blocks"].get("title", 0) >= 3
-    assert info["failures"] == []
+    assert info["failures"] == [] and info["interrupted"] == []
     res = runner.invoke(app, ["corpus", "info", str(out), "--files"])
     assert res.exit_code == 0 and "good.pdf" in res.output and "pages       3  (OCR 1" in res.output
     res = runner.invoke(app, ["ingest", str(folder), "--out", str(out), "--no-progress"])
@@ -79,3 +79,22 @@ def test_console_script_reports_missing_corpus_in_one_line(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.strip().count("\n") == 0 and "not a docrag corpus" in proc.stderr
+
+
+def test_info_shows_interrupted_documents(tmp_path, folder):
+    from docrag.ingestion import ingest
+
+    big = make_text_pdf(folder / "big.pdf", "Long file.", n_pages=4)
+    out = tmp_path / "c"
+
+    def stop(doc, page):
+        if doc.file_name == big.name and page.page_no == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([big], out=out, show_progress=False, on_page=stop, ocr="never")
+    res = runner.invoke(app, ["corpus", "info", str(out)])
+    assert res.exit_code == 0 and "interrupted 1 document(s)" in res.output
+    runner.invoke(app, ["ingest", str(big), "--out", str(out), "--no-progress"])
+    info = json.loads(runner.invoke(app, ["corpus", "info", str(out), "--json"]).output)
+    assert info["interrupted"] == [] and info["pages"] == 4

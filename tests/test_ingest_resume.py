@@ -133,9 +133,9 @@ def test_output_inside_input_folder_is_not_ingested(tmp_path):
 
 
 def test_worker_pool_gives_the_same_corpus_and_resumes(tmp_path):
-    from tests.support.pdfs import make_sample_pdf
-
     import pymupdf
+
+    from tests.support.pdfs import make_sample_pdf
 
     sample = make_sample_pdf(tmp_path / "sample.pdf")
     (tmp_path / "in").mkdir()
@@ -160,3 +160,27 @@ def test_worker_pool_gives_the_same_corpus_and_resumes(tmp_path):
     report = ingest([tmp_path / "in"], out=pooled, show_progress=False, workers=2, ocr="never")
     assert report.failures == [] and report.n_pages == 12
     assert _snapshot(pooled) == _snapshot(serial)
+
+
+def test_a_second_concurrent_ingest_is_refused(tmp_path):
+    from docrag.errors import CorpusError
+
+    pdf = make_text_pdf(tmp_path / "a.pdf")
+    out = tmp_path / "c"
+    Corpus.create(out)
+    script = textwrap.dedent(f"""
+        import fcntl, sys, time
+        fh = open({str(out / ".lock")!r}, "a+")
+        fcntl.lockf(fh.fileno(), fcntl.LOCK_EX)  # what a running ingest holds
+        print("locked", flush=True)
+        time.sleep(60)
+    """)
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(CorpusError, match="another 'docrag ingest'"):
+            ingest(pdf, out=out, show_progress=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert ingest(pdf, out=out, show_progress=False).added == [str(pdf.resolve())]

@@ -81,3 +81,31 @@ def test_token_pooling_and_binary_first_stage(tiny_models, tmp_path):
     with pytest.raises(di.IndexStateError, match="settings"):
         di.open_index(corpus, name, index_dir=tmp_path / "pooled")   # pool_factor differs from the index
     assert len(pooled.search("revenue", k=3)) == 3
+
+
+def test_single_vector_bi_model_uses_faiss_and_matches_numpy(tmp_path):
+    pytest.importorskip("faiss")
+    path = build_tiny_colmodel("biqwen2", tmp_path / "biqwen2")
+    corpus = make_corpus(tmp_path / "corpus", FINANCE_DOCS)
+    idx = di.open_index(corpus, f"bi:{path}", show_progress=False)
+    assert idx.kind == "dense" and idx.manifest["architecture"] == "BiQwen2"
+    vecs = np.stack([np.asarray(v) for v in idx.segments[0].vectors])
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    fast = idx.search_batch(QUERIES, k=4)                                     # FAISS
+    slow = idx.search_batch(QUERIES, k=4, filter={"doc_id": corpus.doc_ids()})  # numpy path
+    for a, b in zip(fast, slow, strict=True):
+        assert [h.page_id for h in a] == [h.page_id for h in b]
+        np.testing.assert_allclose([h.score for h in a], [h.score for h in b], rtol=1e-4, atol=1e-5)
+    with pytest.raises(DocragError, match="does not take option"):
+        di.get_retriever(f"bi:{path}", pool_factor=2)
+
+
+def test_colqwen2_on_the_ingested_dev_corpus(tiny_models, dev_corpus, tmp_path):
+    name = f"colqwen2:{tiny_models['colqwen2']}"
+    idx = di.open_index(dev_corpus, name, index_dir=tmp_path / "ix", show_progress=False)
+    assert sorted(idx.page_ids) == sorted(dev_corpus.page_ids())
+    (ecb,) = dev_corpus.find_documents("ecb_wp1299_financial_literacy_p13-18.pdf")
+    hits = idx.search("share of households reporting a loss", k=20, filter={"doc_id": [ecb.doc_id]})
+    assert len(hits) == ecb.n_pages and {h.doc_id for h in hits} == {ecb.doc_id}
+    again = di.open_index(dev_corpus, name, index_dir=tmp_path / "ix", build=False)
+    assert [h.page_id for h in again.search("loss", k=5)] == [h.page_id for h in idx.search("loss", k=5)]

@@ -31,6 +31,8 @@ def corpus_summary(root: Path) -> dict:
         "files": [{"doc_id": d.doc_id, "file_name": d.file_name, "pages": d.n_pages, "kind": d.kind}
                   for d in sorted(docs, key=lambda d: d.file_name)],
         "failures": corpus.failures(),
+        "interrupted": sorted(p.name for p in (root / ".staging").iterdir()
+                              if p.is_dir() and not p.name.startswith(".")) if (root / ".staging").is_dir() else [],
     }
 
 
@@ -58,6 +60,9 @@ def register(app: typer.Typer) -> None:
         if files:
             for f in s["files"]:
                 typer.echo(f"  {f['doc_id']}  {f['pages']:>4} p  {f['file_name']}")
+        if s["interrupted"]:
+            typer.echo(f"interrupted {len(s['interrupted'])} document(s) staged but not committed; "
+                       "run 'docrag ingest' on the same files to resume")
         typer.echo(f"failures    {len(s['failures'])}")
         for f in s["failures"]:
             typer.echo(f"  {f['path']}: {f['reason']}")

@@ -30,6 +30,8 @@ def register(app: typer.Typer) -> None:
                                 help="auto: OCR pages without a usable text layer; always; never."),
         lang: str = typer.Option("en,ch", "--lang", help="OCR languages, comma separated (en, ch)."),
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
+        workers: int = typer.Option(0, "--workers", min=0,
+                                    help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
@@ -54,7 +56,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(str(exc), param_hint="--out") from None
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
-                            image_format=image_format, show_progress=progress)
+                            image_format=image_format, show_progress=progress, workers=workers or None)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
         for path, reason in report.failures:

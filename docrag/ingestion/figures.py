@@ -24,7 +24,8 @@ LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (tic
 CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
 
 
-def _is_graphic(d: dict, words: list[Word], to_display) -> bool:
+def _is_graphic(d: dict, centers, to_display) -> bool:
+    """Curves, diagonal lines, and visible filled shapes with no word centre inside them."""
     for item in d.get("items", ()):
         op = item[0]
         if op in ("c", "qu"):
@@ -38,8 +39,8 @@ def _is_graphic(d: dict, words: list[Word], to_display) -> bool:
         r = d["rect"]
         if min(r.width, r.height) > 3.0:
             box = to_display(r.x0, r.y0, r.x1, r.y1)
-            return not any(box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)
-                           for w in words)
+            cx, cy = centers
+            return not bool(((cx >= box.x0) & (cx <= box.x1) & (cy >= box.y0) & (cy <= box.y1)).any())
     return False
 
 
@@ -55,23 +56,43 @@ def _panels(drawings: list[dict], to_display) -> list[Box]:
     return out
 
 
+CLUSTER_CELL_PT = 3.0         # resolution of the occupancy grid used for clustering
+
+
 def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int]]:
-    """Greedy single-link clustering of (box, n_items) by distance <= CLUSTER_GAP_PT."""
-    clusters = list(boxes)
-    changed = True
-    while changed:
-        changed = False
-        out: list[tuple[Box, int]] = []
-        for box, n in clusters:
-            for i, (cb, cn) in enumerate(out):
-                if cb.expanded(CLUSTER_GAP_PT).intersection_area(box) > 0:
-                    out[i] = (union([cb, box]), cn + n)
-                    changed = True
-                    break
-            else:
-                out.append((box, n))
-        clusters = out
-    return clusters
+    """Single-link clusters of (box, n_items): boxes closer than CLUSTER_GAP_PT share a cluster.
+
+    Boxes are painted, grown by half the gap, on a coarse occupancy grid whose connected components
+    are the clusters: linear in the number of boxes (pages can carry tens of thousands of paths).
+    """
+    if not boxes:
+        return []
+    import numpy as np
+    from scipy import ndimage
+
+    w, h = boxes[0][0].extent
+    cell = CLUSTER_CELL_PT
+    gw, gh = int(w / cell) + 2, int(h / cell) + 2
+    grid = np.zeros((gh, gw), dtype=bool)
+    pad = CLUSTER_GAP_PT / 2
+    spans = []
+    for box, _ in boxes:
+        x0 = max(0, int((box.x0 - pad) / cell))
+        y0 = max(0, int((box.y0 - pad) / cell))
+        x1 = min(gw, int((box.x1 + pad) / cell) + 1)
+        y1 = min(gh, int((box.y1 + pad) / cell) + 1)
+        grid[y0:y1, x0:x1] = True
+        spans.append((x0, y0))
+    labels, _ = ndimage.label(grid)
+    clusters: dict[int, tuple[Box, int]] = {}
+    for (box, n), (x0, y0) in zip(boxes, spans, strict=True):
+        lab = int(labels[y0, x0])
+        if lab in clusters:
+            cb, cn = clusters[lab]
+            clusters[lab] = (union([cb, box]), cn + n)
+        else:
+            clusters[lab] = (box, n)
+    return list(clusters.values())
 
 
 def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list[Block]:
@@ -88,8 +109,12 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
         if box.is_valid() and _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area:
             found.append((box, "image"))
     if drawings:
+        import numpy as np
+
+        centers = (np.array([(w.box.x0 + w.box.x1) / 2 for w in words]),
+                   np.array([(w.box.y0 + w.box.y1) / 2 for w in words]))
         graphic = [(to_display(*d["rect"]), len(d.get("items", ()))) for d in drawings
-                   if _is_graphic(d, words, to_display)]
+                   if _is_graphic(d, centers, to_display)]
         graphic = [(b.expanded(0.5).clipped(), n) for b, n in graphic]
         panels = _panels(drawings, to_display)
         for box, n in _cluster(graphic):

@@ -73,8 +73,16 @@ def open_pdf(path: Path):
 
 
 def text_is_garbage(text: str) -> bool:
-    """A text layer of junk: replacement/private-use characters or few word-like tokens."""
-    return bool(text.strip()) and (garbage_ratio(text) >= 0.1 or looks_like_words(text) < 0.6)
+    """A text layer of junk: replacement/private-use characters, or (given enough tokens to judge)
+    few word-like tokens."""
+    if not text.strip():
+        return False
+    if garbage_ratio(text) >= 0.1:
+        return True
+    chars = [c for c in text if not c.isspace()]
+    if len(chars) >= 20 and sum(c.isalnum() for c in chars) < 0.25 * len(chars):
+        return True  # symbols only (real pages measured 0.75-0.97 letters/digits, dot leaders included)
+    return len(text.split()) >= 20 and looks_like_words(text) < 0.6
 
 
 def needs_ocr(page, text: str, frame: PageFrame) -> bool:

@@ -7,6 +7,7 @@ pages already staged; a file that fails leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docrag.corpus import Corpus, CorpusWriter, StagedDocument
-from docrag.errors import DocragError, InputError
+from docrag.errors import CorpusError, DocragError, InputError
 from docrag.ingestion.images import image_frames, process_image_page
 from docrag.ingestion.ocr import parse_langs
 from docrag.ingestion.pdfpage import PageOptions, open_pdf, process_pdf_page
@@ -82,6 +83,36 @@ def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: fl
         paths = [paths]
     t0 = time.perf_counter()
     corpus = Corpus.create(out)
+    with _writer_lock(Path(out)):
+        return _ingest_locked(corpus, paths, Path(out), opts, t0, show_progress, on_page, workers)
+
+
+@contextlib.contextmanager
+def _writer_lock(root: Path):
+    """One ingest at a time per corpus (the manifest has one writer); a second one is refused.
+
+    A POSIX record lock (``lockf``): owned by this process only, so forked page workers never hold
+    it, and released by the kernel when the process dies, however it dies.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    with open(root / ".lock", "a+") as fh:
+        try:
+            fcntl.lockf(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise CorpusError(f"{root}: another 'docrag ingest' is writing this corpus; "
+                              "wait for it to finish") from None
+        try:
+            yield
+        finally:
+            fcntl.lockf(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts: PageOptions, t0: float,
+                   show_progress: bool, on_page: PageHook | None, workers: int | None) -> IngestReport:
     writer = corpus.writer()
     sources, rejected = discover(paths, exclude=Path(out))
     report = IngestReport()

@@ -129,16 +129,22 @@ def garbage_ratio(text: str) -> float:
     return bad / len(chars)
 
 
+_NUMBER_TOKEN = re.compile(r"^[(\[]?[-+–−$€£¥]?\(?\d[\d,.]*\)?%?[)\]]?[,;:.]?$")
+
+
 def looks_like_words(text: str) -> float:
-    """Share of tokens that look like words or numbers (guards against font-encoding junk)."""
-    toks = [t for t in text.split() if any(c.isalnum() for c in t)]  # punctuation is neutral
+    """Share of tokens that look like words or numbers (guards against font-encoding junk).
+
+    Tokens without letters or digits (rules, leaders, bullets) are neutral; numbers in
+    accounting notation such as ``$(1.2)`` count as words. 1.0 when there is nothing to judge.
+    """
+    toks = [t for t in text.split() if any(c.isalnum() for c in t)]
     if not toks:
-        return 0.0
+        return 1.0
     ok = 0
     for t in toks:
-        letters = sum(c.isalpha() for c in t)
-        digits = sum(c.isdigit() for c in t)
-        if _CJK.search(t) or (letters + digits) >= 0.5 * len(t):
+        alnum = sum(c.isalnum() for c in t)
+        if _CJK.search(t) or alnum >= 0.5 * len(t) or _NUMBER_TOKEN.match(t):
             ok += 1
     return ok / len(toks)
 

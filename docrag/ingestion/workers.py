@@ -60,6 +60,23 @@ class PageTarget:
 _open: dict[str, object] = {}
 
 
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: exit when the ingesting process is gone (killed with SIGKILL, say).
+
+    Otherwise workers of a killed run would wait forever on their task queue.
+    """
+    import threading
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="docrag-parent-watch", daemon=True).start()
+
+
 def _process(pdf_path: str, page_no: int, target: PageTarget, opts) -> dict:
     """Worker side: one page of ``pdf_path`` -> its record (the image is written by the worker)."""
     from docrag.ingestion.pdfpage import open_pdf, process_pdf_page
@@ -98,7 +115,8 @@ class PagePool:
             method = "fork" if sys.platform.startswith("linux") and "torch" not in sys.modules else "spawn"
             log.info("starting %d ingest worker processes (%s)", self.workers, method)
             self._executor = ProcessPoolExecutor(max_workers=self.workers,
-                                                 mp_context=multiprocessing.get_context(method))
+                                                 mp_context=multiprocessing.get_context(method),
+                                                 initializer=_watch_parent, initargs=(os.getpid(),))
         target = PageTarget.of(staged)
         pending: deque = deque()
         todo = iter(page_nos)

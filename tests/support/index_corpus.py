@@ -21,8 +21,8 @@ def add_text_document(corpus: Corpus, doc_id: str, texts: list[str], lang: str =
         ImageDraw.Draw(img).text((8, 8 + 12 * no), text[:30], fill="black")
         img.save(staged.staged_image_path(no, "png"))
         staged.add_page(Page(doc_id=doc_id, page_no=no, width_pt=135, height_pt=180,
-                             image=staged.image_relpath(no, "png"), image_width=180, image_height=240, dpi=96, text=text, text_source=TextSource.PDF,
-                             lang=lang, file_name=doc.file_name))
+                             image=staged.image_relpath(no, "png"), image_width=180, image_height=240, dpi=96,
+                             text=text, text_source=TextSource.PDF, lang=lang, file_name=doc.file_name))
     staged.commit()
 
 

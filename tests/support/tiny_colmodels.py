@@ -1,8 +1,9 @@
 """Tiny random-weight colpali-engine retrievers built offline (no hub), saved to a folder.
 
 ``build_tiny_colmodel(family, out_dir)`` writes config.json, model.safetensors and the processor
-files for ``colqwen2``, ``colqwen2.5``, ``colsmol`` (ColIdefics3) or ``colpali``; load it with
-``docrag.index.get_retriever(f"{family}:{out_dir}")``. Recipes from shared/notes/offline-models.md.
+files for ``colqwen2``, ``colqwen2.5``, ``colsmol`` (ColIdefics3), ``colpali`` or ``biqwen2``
+(single-vector); load it with ``docrag.index.get_retriever(f"{family}:{out_dir}")`` (``bi:{out_dir}``
+for biqwen2). Recipes from shared/notes/offline-models.md.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-FAMILIES = ("colqwen2", "colqwen2.5", "colsmol", "colpali")
+FAMILIES = ("colqwen2", "colqwen2.5", "colsmol", "colpali", "biqwen2")
 TRAIN_TEXT = ["What is the total revenue in 2011?", "Table 1: arrests by offense, 2009",
               "Abrasives production and consumption", "financial literacy and losses of households",
               "总收入是多少", "employment by industry", "0123456789 ,.;:%$()"] * 4
@@ -54,17 +55,18 @@ def _text_cfg(hf_tok) -> dict:
                 tie_word_embeddings=False, bos_token_id=0, eos_token_id=2, pad_token_id=0)
 
 
-def _colqwen2(out: Path) -> None:
-    from colpali_engine.models import ColQwen2, ColQwen2Processor
+def _colqwen2(out: Path, single_vector: bool = False) -> None:
+    from colpali_engine.models import BiQwen2, BiQwen2Processor, ColQwen2, ColQwen2Processor
     from transformers import Qwen2VLConfig
 
     hf_tok, img, vid = _qwen_parts()
-    proc = ColQwen2Processor(image_processor=img, tokenizer=hf_tok, video_processor=vid)
+    proc_cls, model_cls = (BiQwen2Processor, BiQwen2) if single_vector else (ColQwen2Processor, ColQwen2)
+    proc = proc_cls(image_processor=img, tokenizer=hf_tok, video_processor=vid)
     vision = dict(depth=2, embed_dim=32, hidden_size=64, mlp_ratio=2, num_heads=2, in_chans=3, patch_size=14,
                   spatial_merge_size=2, temporal_patch_size=2)
     cfg = Qwen2VLConfig(text_config=_text_cfg(hf_tok), vision_config=vision, **_qwen_ids(hf_tok))
     cfg._attn_implementation = "eager"
-    ColQwen2(cfg).eval().save_pretrained(out)
+    model_cls(cfg).eval().save_pretrained(out)
     proc.save_pretrained(out)
 
 
@@ -128,7 +130,12 @@ def _colpali(out: Path) -> None:
     proc.save_pretrained(out)
 
 
-_BUILDERS = {"colqwen2": _colqwen2, "colqwen2.5": _colqwen25, "colsmol": _colsmol, "colpali": _colpali}
+def _biqwen2(out: Path) -> None:
+    _colqwen2(out, single_vector=True)
+
+
+_BUILDERS = {"colqwen2": _colqwen2, "colqwen2.5": _colqwen25, "colsmol": _colsmol, "colpali": _colpali,
+             "biqwen2": _biqwen2}
 
 
 def build_tiny_colmodel(family: str, out_dir: str | Path, seed: int = 0) -> Path:
