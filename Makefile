@@ -19,7 +19,7 @@ $(BIN)/docrag: setup.cfg constraints.txt pyproject.toml
 install: $(BIN)/docrag
 
 demo: install
-	$(BIN)/docrag ingest examples --out $(DEMO_DIR)/corpus
+	$(BIN)/docrag ingest examples/pdfs --out $(DEMO_DIR)/corpus
 	$(BIN)/docrag corpus info $(DEMO_DIR)/corpus
 	$(BIN)/docrag ask $(DEMO_DIR)/corpus "$(QUESTION)"
 
