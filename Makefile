@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_DIR ?= .demo
-QUESTION ?= What was the estimated value of manufactured abrasives produced in the United States in 2010?
+QUESTION ?= What was China's silicon carbide production capacity in 2010?
 
 .PHONY: install demo test lint bench clean
 

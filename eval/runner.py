@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag._version import __version__
+from docrag.config import DEFAULT_RETRIEVER
 from docrag.corpus import Corpus
 from docrag.errors import DocragError, InputError
 from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_scores, get_answer_judge
@@ -70,7 +71,7 @@ class EvalConfig:
     """What a run computes. Every field except ``show_progress``-like runtime knobs is part of the
     run's identity: a RUN_DIR made with another config refuses to resume."""
 
-    retriever: str = "bm25"          # "none": no retrieval (only with --context oracle|none)
+    retriever: str = DEFAULT_RETRIEVER  # "none": no retrieval (only with --context oracle|none)
     generator: str = "extractive"    # "none": retrieval-only run
     judge: str = "grounding"         # citation judge; "none": citations not judged
     answer_judge: str = "auto"       # "auto": the citation judge when it is a model, else "proxy"
@@ -322,22 +323,29 @@ class Evaluator:
     # -- stages 2-5, one question at a time --------------------------------------------------------
     def _generator_obj(self):
         if self._generator is None:
+            from docrag.config import load_settings
             from docrag.generation import get_generator
 
-            self._generator = get_generator(self.config.generator)
+            name = self.config.generator
+            self._generator = get_generator(name, **load_settings().generator_options(name))
         return self._generator
 
     def _answer_judge_obj(self) -> AnswerJudge | None:
         if self._answer_judge is None:
-            self._answer_judge = get_answer_judge(self.config.resolved_answer_judge, **(
-                {"rel_tol": self.config.rel_tol} if self.config.resolved_answer_judge == "proxy" else {}))
+            from docrag.config import load_settings
+
+            name = self.config.resolved_answer_judge
+            opts = {"rel_tol": self.config.rel_tol} if name == "proxy" else load_settings().backend_options(name)
+            self._answer_judge = get_answer_judge(name, **opts)
         return self._answer_judge
 
     def _citation_judge_obj(self):
         if self._citation_judge is None:
             from docrag.citation import get_judge
+            from docrag.config import load_settings
 
-            self._citation_judge = get_judge(self.config.judge)
+            name = self.config.judge
+            self._citation_judge = get_judge(name, **load_settings().backend_options(name))
         return self._citation_judge
 
     def _context_pages(self, item: QAItem, retrieval: _Records) -> list[str]:

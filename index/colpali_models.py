@@ -73,11 +73,16 @@ def read_config(model: str) -> dict:
             if base:
                 return read_config(base)
         raise DocragError(f"{path}: no config.json (nor adapter_config.json); not a model folder")
-    try:
-        from huggingface_hub import hf_hub_download
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError
 
-        return json.loads(Path(hf_hub_download(model, "config.json")).read_text(encoding="utf-8"))
-    except Exception as exc:  # network / cache misses: say what to do
+    try:
+        try:
+            return json.loads(Path(hf_hub_download(model, "config.json")).read_text(encoding="utf-8"))
+        except EntryNotFoundError:  # a PEFT adapter repository (e.g. vidore/colqwen2-v1.0)
+            adapter = json.loads(Path(hf_hub_download(model, "adapter_config.json")).read_text(encoding="utf-8"))
+            return read_config(adapter["base_model_name_or_path"])
+    except (OSError, ValueError, KeyError) as exc:  # offline cache miss, bad id, broken adapter config
         raise DocragError(f"cannot read config.json of model {model!r} ({type(exc).__name__}: {exc}); "
                           "pass a local model folder or make the model available in the Hugging Face cache") from exc
 

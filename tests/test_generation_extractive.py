@@ -41,7 +41,7 @@ def test_quotes_the_supporting_sentence_and_cites_its_block_lexical_only(pages):
 
 def test_table_rows_are_units(pages):
     ans = get_generator("extractive", embed=False).generate("How many sales in the South region?", pages)
-    assert ans.answer == "South | 75"
+    assert ans.answer == "South | 75 (columns: Region | Sales)"
     assert ans.citations[0].boxes[0].coords == pytest.approx((72, 220, 540, 300))
 
 
@@ -49,7 +49,16 @@ def test_structured_table_rows_from_meta(pages):
     table = pages[1].blocks[2]
     table.meta["rows"] = [["Region", "Sales"], ["East", "33"], ["West", "44"]]
     ans = get_generator("extractive", embed=False).generate("Sales in the West region?", pages)
-    assert ans.answer == "West | 44"
+    assert ans.answer == "West | 44 (columns: Region | Sales)"
+
+
+def test_title_and_year_rows_are_headers_not_answers(pages):
+    table = pages[1].blocks[2]
+    table.meta["rows"] = [["World capacity:"], ["Fused oxide", "", "Silicon carbide"], ["2009", "2010e", "2010e"],
+                          ["China", "700,000", "455,000"], ["Brazil", "50,000", "43,000"]]
+    ans = get_generator("extractive", embed=False).generate("China silicon carbide capacity?", pages)
+    assert ans.answer == ("China | 700,000 | 455,000 "
+                          "(columns: World capacity: Fused oxide | Silicon carbide 2009 | 2010e | 2010e)")
 
 
 def test_nothing_matching_gives_no_answer_and_no_citation(pages):

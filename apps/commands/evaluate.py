@@ -29,12 +29,15 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(..., "--out", "-o", help="RUN_DIR: records, reports and plots go here (resumable)."),
         qrels: Path | None = typer.Option(None, "--qrels",
                                           help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
-        retriever: str = typer.Option("bm25", "--retriever", "-r",
-                                      help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, none)."),
-        generator: str = typer.Option("extractive", "--generator", "-g",
-                                      help="Generator name (extractive, openai:<model>, qwen-vl:<path>, none)."),
-        judge: str = typer.Option("grounding", "--judge", "-j",
-                                  help="Citation judge (grounding, openai:<model>, qwen-vl:<path>, none)."),
+        retriever: str | None = typer.Option(None, "--retriever", "-r",
+                                             help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, "
+                                                  "none). Default: DOCRAG_RETRIEVER / config file / built-in."),
+        generator: str | None = typer.Option(None, "--generator", "-g",
+                                             help="Generator name (extractive, openai:<model>, qwen-vl:<path>, none). "
+                                                  "Default: DOCRAG_GENERATOR / config file / built-in."),
+        judge: str | None = typer.Option(None, "--judge", "-j",
+                                         help="Citation judge (grounding, openai:<model>, qwen-vl:<path>, none). "
+                                              "Default: DOCRAG_JUDGE / config file / built-in."),
         answer_judge: str = typer.Option("auto", "--answer-judge",
                                          help="Answer-accuracy judge: auto (the citation judge when it is a "
                                               "model, else proxy), proxy (offline numeric/ROUGE proxy), none, "
@@ -62,7 +65,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--context {context!r}: use {', '.join(CONTEXTS)}")
         if mode not in ("crop", "box"):
             raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
-        config = EvalConfig(retriever=retriever, generator=generator, judge=judge, answer_judge=answer_judge,
+        from docrag.config import load_settings
+
+        settings = load_settings()
+        config = EvalConfig(retriever=retriever or settings.retriever, generator=generator or settings.generator,
+                            judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,

@@ -94,6 +94,26 @@ def _pseudo_blocks(page: Page) -> list[Block]:
     return blocks
 
 
+_YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
+
+
+def _row_text(row: Any) -> str:
+    """A table row as ``cell | cell``, empty cells dropped."""
+    cells = row if isinstance(row, list) else str(row).split("|")
+    return " | ".join(c for c in (re.sub(r"\s+", " ", str(x)).strip() for x in cells) if c)
+
+
+def _header_rows(rows: Sequence[str], max_rows: int = 3) -> int:
+    """How many leading rows are headers: rows whose only numbers are years (titles, column names)."""
+    n = 0
+    for row in rows[:max_rows]:
+        numbers = [t for t in re.findall(r"\S*\d\S*", row)]
+        if any(not _YEARISH.match(t.strip(",;:()")) for t in numbers):
+            break
+        n += 1
+    return min(n, max(0, len(rows) - 1)) or (1 if len(rows) >= 2 else 0)
+
+
 def units_of(page: Page, rank: int) -> list[Unit]:
     """Sentences of text blocks and rows of tables of ``page``."""
     blocks = page.blocks or _pseudo_blocks(page)
@@ -103,12 +123,12 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             continue
         if block.kind is BlockKind.TABLE:
             rows = block.meta.get("rows") if isinstance(block.meta.get("rows"), list) else None
-            texts = ([" | ".join(map(str, r)) if isinstance(r, list) else str(r) for r in rows]
-                     if rows else block.text.splitlines())
-            texts = [t for t in texts if t.strip(" |")]
-            if len(texts) >= 2:  # the header row gives every other row its meaning
-                header = texts[0].strip()
-                units.extend(Unit(t.strip(), page, rank, block, block.box, context=header) for t in texts[1:])
+            texts = [_row_text(r) for r in rows] if rows else block.text.splitlines()
+            texts = [t for t in texts if t]
+            n_head = _header_rows(texts)
+            if len(texts) > n_head:  # the header rows give every other row its meaning
+                header = " ".join(texts[:n_head])
+                units.extend(Unit(t, page, rank, block, block.box, context=header) for t in texts[n_head:])
                 continue
         elif block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
             texts = [re.sub(r"\s+", " ", block.text).strip()]
@@ -239,6 +259,8 @@ class ExtractiveGenerator:
                                                                 image_index=u.rank))
             cit.boxes.append(u.box)
         text = units[best].text
+        if units[best].context:  # a table row means little without its column headers
+            text = f"{text} (columns: {units[best].context})"
         if len(text) > _MAX_ANSWER_CHARS:
             text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
             warnings.append(f"the quoted unit was cut to {_MAX_ANSWER_CHARS} characters")
