@@ -158,8 +158,22 @@ class Document:
                    kind=d.get("kind", "pdf"), title=d.get("title", ""), meta=d.get("meta", {}))
 
 
+class _PageRef:
+    """``doc_id`` and ``page_no`` of a record that holds a ``page_id``."""
+
+    page_id: str
+
+    @property
+    def doc_id(self) -> str:
+        return split_page_id(self.page_id)[0]
+
+    @property
+    def page_no(self) -> int:
+        return split_page_id(self.page_id)[1]
+
+
 @dataclass
-class Hit:
+class Hit(_PageRef):
     """One retrieved page."""
 
     page_id: str
@@ -167,35 +181,19 @@ class Hit:
     rank: int                # 1-based
     retriever: str = ""
 
-    @property
-    def doc_id(self) -> str:
-        return split_page_id(self.page_id)[0]
-
-    @property
-    def page_no(self) -> int:
-        return split_page_id(self.page_id)[1]
-
     def to_json(self) -> dict:
         return {"page_id": self.page_id, "score": float(self.score), "rank": self.rank,
                 "retriever": self.retriever}
 
 
 @dataclass
-class Citation:
+class Citation(_PageRef):
     """A cited page and the boxes on it that support the answer (boxes in any space)."""
 
     page_id: str
     boxes: list[Box] = field(default_factory=list)
     image_index: int | None = None   # 1-based index of the image in the prompt, when generated
     snapped: bool = False             # boxes were snapped to layout blocks
-
-    @property
-    def doc_id(self) -> str:
-        return split_page_id(self.page_id)[0]
-
-    @property
-    def page_no(self) -> int:
-        return split_page_id(self.page_id)[1]
 
     def to_json(self) -> dict:
         return {"page_id": self.page_id, "image_index": self.image_index, "snapped": self.snapped,
