@@ -11,9 +11,12 @@ from typing import Any
 from docrag.corpus import Corpus
 from docrag.index.registry import get_retriever
 from docrag.index.store import IndexStateError, PageIndex, SearchOptions, create_index, default_index_dir
+from docrag.io import read_json
 
 log = logging.getLogger(__name__)
 
+# retriever settings an existing index supplies when the caller does not give them
+ADOPTED_SETTINGS = ("pool_factor", "chunk_words", "chunk_overlap", "query_prompt", "page_prompt")
 # options that configure the index rather than the retriever
 INDEX_OPTIONS = ("rebuild", "first_stage", "binarize", "n_centroids", "n_candidates", "search_mode")
 
@@ -58,13 +61,27 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
 
         return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress, **opts)
     retriever_opts, index_opts = split_options(opts)
+    directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
+    if not index_opts.get("rebuild"):
+        retriever_opts = {**_stored_settings(directory, name), **retriever_opts}
     retriever = get_retriever(name, **retriever_opts)
     options = search_options(index_opts, getattr(retriever, "device", None))
-    directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
     if build:
         with _writer_lock(directory):
             return _open_or_update(corpus, name, retriever, directory, options, index_opts, build, show_progress)
     return _open_or_update(corpus, name, retriever, directory, options, index_opts, build, show_progress)
+
+
+def _stored_settings(directory: Path, name: str) -> dict[str, Any]:
+    """Index-time settings of an existing index of ``name`` (token pooling, chunking, prompts), so
+    searching it needs no repeat of the options it was built with; explicit options still win."""
+    path = directory / "manifest.json"
+    if not path.exists():
+        return {}
+    manifest = read_json(path)
+    if manifest.get("retriever") != name:
+        return {}
+    return {k: v for k, v in manifest.get("settings", {}).items() if k in ADOPTED_SETTINGS}
 
 
 @contextmanager

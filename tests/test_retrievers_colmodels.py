@@ -83,8 +83,10 @@ def test_token_pooling_and_binary_first_stage(tiny_models, tmp_path):
     assert pooled.manifest["settings"]["pool_factor"] == 3 and "binary" in pooled.manifest["first_stage"]
     assert pooled.segments[0].bits.shape == (n_pooled, 16)
     with pytest.raises(di.IndexStateError, match="settings"):
-        di.open_index(corpus, name, index_dir=tmp_path / "pooled")   # pool_factor differs from the index
-    assert len(pooled.search("revenue", k=3)) == 3
+        di.open_index(corpus, name, index_dir=tmp_path / "pooled", pool_factor=1)  # differs from the index
+    reopened = di.open_index(corpus, name, index_dir=tmp_path / "pooled", build=False)  # settings adopted
+    assert reopened.retriever.pool_factor == 3
+    assert [h.page_id for h in reopened.search("revenue", k=3)] == [h.page_id for h in pooled.search("revenue", k=3)]
 
 
 def test_single_vector_bi_model_uses_faiss_and_matches_numpy(tmp_path):

@@ -27,10 +27,13 @@ def _parse_filters(items: list[str]) -> dict:
     return out
 
 
-def _retriever_options(device: str | None, batch_size: int | None, pool_factor: int | None) -> dict:
+def _retriever_options(device: str | None, batch_size: int | None, pool_factor: int | None,
+                       dtype: str | None = None) -> dict:
     opts: dict = {}
     if device:
         opts["device"] = device
+    if dtype:
+        opts["dtype"] = dtype
     if batch_size:
         opts["batch_size"] = batch_size
     if pool_factor and pool_factor > 1:
@@ -49,6 +52,8 @@ def register(app: typer.Typer) -> None:
         index_dir: Path | None = typer.Option(None, "--index-dir",
                                               help="Index folder (default CORPUS/indexes/<name>)."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
+        dtype: str | None = typer.Option(None, "--dtype", help="float32, bfloat16 or float16 (default: bf16 on GPU, "
+                                                                "fp32 on CPU)."),
         batch_size: int | None = typer.Option(None, "--batch-size", min=1, help="Pages per encoding batch."),
         pool_factor: int | None = typer.Option(None, "--pool-factor", min=1,
                                                help="Multi-vector token pooling factor (hierarchical pooling)."),
@@ -59,7 +64,7 @@ def register(app: typer.Typer) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
         from docrag.index import open_index
 
-        opts = _retriever_options(device, batch_size, pool_factor)
+        opts = _retriever_options(device, batch_size, pool_factor, dtype)
         if binarize:
             opts["binarize"] = True
         if rebuild:
