@@ -7,8 +7,6 @@ from pathlib import Path
 
 import typer
 
-DEFAULT_RETRIEVER = "bm25"
-
 
 def _parse_filters(items: list[str]) -> dict:
     """``key=value`` (repeat a key, or use commas, for several values) -> filter dict."""
@@ -41,14 +39,22 @@ def _retriever_options(device: str | None, batch_size: int | None, pool_factor: 
     return opts
 
 
+def _default_retriever() -> str:
+    """The retriever ``ask`` uses: DOCRAG_RETRIEVER, the config file, or the built-in default."""
+    from docrag.config import load_settings
+
+    return load_settings().retriever
+
+
 def register(app: typer.Typer) -> None:
     """Add ``index`` and ``search`` to ``app``."""
 
     @app.command("index")
     def index_cmd(
         corpus: Path = typer.Argument(..., help="Corpus folder (made by 'docrag ingest')."),
-        retriever: str = typer.Option(DEFAULT_RETRIEVER, "--retriever", "-r",
-                                      help="Retriever name, e.g. bm25, minilm, colqwen2:<path>, hybrid:bm25+minilm."),
+        retriever: str | None = typer.Option(None, "--retriever", "-r",
+                                             help="Retriever name, e.g. bm25, minilm, colqwen2:<path>, "
+                                                  "hybrid:bm25+minilm (default: as for 'ask')."),
         index_dir: Path | None = typer.Option(None, "--index-dir",
                                               help="Index folder (default CORPUS/indexes/<name>)."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
@@ -64,6 +70,7 @@ def register(app: typer.Typer) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
         from docrag.index import open_index
 
+        retriever = retriever or _default_retriever()
         opts = _retriever_options(device, batch_size, pool_factor, dtype)
         if binarize:
             opts["binarize"] = True
@@ -77,7 +84,8 @@ def register(app: typer.Typer) -> None:
     def search_cmd(
         corpus: Path = typer.Argument(..., help="Corpus folder."),
         query: str = typer.Argument(..., help="The question or keywords."),
-        retriever: str = typer.Option(DEFAULT_RETRIEVER, "--retriever", "-r", help="Retriever name."),
+        retriever: str | None = typer.Option(None, "--retriever", "-r",
+                                             help="Retriever name (default: as for 'ask')."),
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="How many pages to return."),
         index_dir: Path | None = typer.Option(None, "--index-dir",
                                               help="Index folder (default CORPUS/indexes/<name>)."),
@@ -92,6 +100,7 @@ def register(app: typer.Typer) -> None:
         from docrag.corpus import Corpus
         from docrag.index import open_index
 
+        retriever = retriever or _default_retriever()
         c = Corpus.open(corpus)
         idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
                          **_retriever_options(device, None, None))
