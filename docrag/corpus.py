@@ -25,7 +25,7 @@ from pathlib import Path
 
 from docrag._version import __version__
 from docrag.errors import CorpusError
-from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, write_jsonl
+from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, read_versioned_json, write_jsonl
 from docrag.types import Document, Page, split_page_id
 
 log = logging.getLogger(__name__)
@@ -50,16 +50,9 @@ class Corpus:
     @classmethod
     def open(cls, path: str | Path) -> Corpus:
         root = Path(path)
-        meta = root / "corpus.json"
-        if not meta.exists():
-            raise CorpusError(f"{root}: not a docrag corpus (no corpus.json); create one with "
-                              f"'docrag ingest PDF... --out {root}'")
-        info = read_json(meta)
-        if info.get("schema") != SCHEMA:
-            raise CorpusError(f"{meta}: schema is {info.get('schema')!r}, expected {SCHEMA!r}")
-        if int(info.get("schema_version", 0)) > SCHEMA_VERSION:
-            raise CorpusError(f"{meta}: schema_version {info['schema_version']} is newer than this "
-                              f"docrag supports ({SCHEMA_VERSION}); upgrade docrag")
+        read_versioned_json(root / "corpus.json", SCHEMA, SCHEMA_VERSION, CorpusError,
+                            missing=f"{root}: not a docrag corpus (no corpus.json); create one with "
+                                    f"'docrag ingest PDF... --out {root}'", what="corpus")
         return cls(root)
 
     @classmethod

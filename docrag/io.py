@@ -39,6 +39,22 @@ def read_json(path: Path) -> Any:
         return json.load(fh)
 
 
+def read_versioned_json(path: Path, schema: str, max_version: int, error: type[Exception],
+                        missing: str, what: str) -> dict:
+    """Read a ``{"schema": ..., "schema_version": ...}`` file, raising ``error`` with a clear message when
+    it is absent (``missing`` says how to create it), of another schema, or newer than ``max_version``."""
+    path = Path(path)
+    if not path.exists():
+        raise error(missing)
+    data = read_json(path)
+    if data.get("schema") != schema:
+        raise error(f"{path}: not a docrag {what} (schema {data.get('schema')!r}, expected {schema!r})")
+    if int(data.get("schema_version", 0)) > max_version:
+        raise error(f"{path}: {what} schema_version {data['schema_version']} is newer than this docrag "
+                    f"supports ({max_version}); upgrade docrag")
+    return data
+
+
 def append_jsonl(path: Path, record: Any) -> None:
     """Append one JSON record as a line and flush it to disk (crash-safe resumable logs)."""
     path = Path(path)

@@ -34,7 +34,7 @@ import numpy as np
 from docrag._version import __version__
 from docrag.errors import DocragError
 from docrag.index.base import Retriever
-from docrag.io import atomic_write_json, read_json, read_jsonl, write_jsonl
+from docrag.io import atomic_write_json, read_json, read_jsonl, read_versioned_json, write_jsonl
 from docrag.types import Hit, Page, split_page_id
 
 log = logging.getLogger(__name__)
@@ -201,15 +201,9 @@ class PageIndex:
     def load(cls, retriever: Retriever, directory: Path, page_source: PageSource | None,
              options: SearchOptions) -> PageIndex:
         path = directory / "manifest.json"
-        if not path.exists():
-            raise IndexStateError(f"{directory}: no index here (no manifest.json); build it with "
-                                  f"'docrag index CORPUS --retriever {retriever.name}'")
-        manifest = read_json(path)
-        if manifest.get("schema") != SCHEMA:
-            raise IndexStateError(f"{path}: not a docrag index (schema {manifest.get('schema')!r})")
-        if int(manifest.get("schema_version", 0)) > SCHEMA_VERSION:
-            raise IndexStateError(f"{path}: index schema {manifest['schema_version']} is newer than this docrag; "
-                                  "upgrade docrag or rebuild the index")
+        manifest = read_versioned_json(path, SCHEMA, SCHEMA_VERSION, IndexStateError, what="index",
+                                       missing=f"{directory}: no index here (no manifest.json); build it with "
+                                               f"'docrag index CORPUS --retriever {retriever.name}'")
         _check_compatible(manifest, retriever, path)
         stored = manifest.get("first_stage")
         if stored is not None:

@@ -23,3 +23,20 @@ def test_jsonl_tolerates_torn_last_line_only(tmp_path):
     path.write_text('{"i": 1}\n{bad\n{"i": 3}\n')
     with pytest.raises(json.JSONDecodeError):
         list(read_jsonl(path))
+
+
+def test_read_versioned_json_names_the_problem(tmp_path):
+    from docrag.errors import CorpusError
+    from docrag.io import read_versioned_json
+
+    path = tmp_path / "corpus.json"
+    with pytest.raises(CorpusError, match="make one"):
+        read_versioned_json(path, "docrag.corpus", 1, CorpusError, missing="make one", what="corpus")
+    atomic_write_json(path, {"schema": "other", "schema_version": 1})
+    with pytest.raises(CorpusError, match="not a docrag corpus .*'other'"):
+        read_versioned_json(path, "docrag.corpus", 1, CorpusError, missing="", what="corpus")
+    atomic_write_json(path, {"schema": "docrag.corpus", "schema_version": 7})
+    with pytest.raises(CorpusError, match="schema_version 7 is newer .*upgrade docrag"):
+        read_versioned_json(path, "docrag.corpus", 1, CorpusError, missing="", what="corpus")
+    atomic_write_json(path, {"schema": "docrag.corpus", "schema_version": 1, "x": 2})
+    assert read_versioned_json(path, "docrag.corpus", 1, CorpusError, missing="", what="corpus")["x"] == 2
