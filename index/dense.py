@@ -28,8 +28,9 @@ OPTIONS = ("chunk_words", "chunk_overlap", "query_prompt", "page_prompt", "max_s
 
 
 @lru_cache(maxsize=4)
-def _load_model(path: str, device: str, dtype: str, max_seq_length: int | None):
-    """One loaded model per settings per process (hybrids and repeated opens share it)."""
+def load_sentence_model(path: str, device: str, dtype: str, max_seq_length: int | None = None):
+    """One loaded sentence-transformers model per settings per process (hybrids, repeated opens and
+    the extractive generator share it)."""
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
@@ -70,7 +71,8 @@ class SentenceTransformerRetriever(Retriever):
     @property
     def model(self):
         if self._model is None:
-            self._model = _load_model(self.model_path, self.device, dtype_name(self.dtype), self.max_seq_length)
+            self._model = load_sentence_model(self.model_path, self.device, dtype_name(self.dtype),
+                                              self.max_seq_length)
         return self._model
 
     def _embed(self, texts: list[str], show_progress: bool) -> np.ndarray:

@@ -91,3 +91,13 @@ def test_embedding_finds_a_paraphrase_without_shared_words(pages):
     assert ans.citations and ans.citations[0].page_id == "d2:1"
     assert "mild" in ans.answer
     assert ans.meta["semantic"] > 0.2
+
+
+def test_extractive_shares_the_minilm_retrievers_model():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("on a GPU the retriever runs on cuda and the extractive embedder on cpu")
+    from docrag.generation.extractive import _embedder
+    from docrag.index import get_retriever
+
+    assert _embedder("cpu") is get_retriever("minilm").model

