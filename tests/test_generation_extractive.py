@@ -101,3 +101,11 @@ def test_extractive_shares_the_minilm_retrievers_model():
     from docrag.index import get_retriever
 
     assert _embedder("cpu") is get_retriever("minilm").model
+
+
+def test_dot_leaders_are_dropped_and_years_do_not_count_as_quantities(pages):
+    table = pages[1].blocks[2]
+    table.meta["rows"] = [["Offense", "Total"], ["Fraud. . . . . . . . .", "173.7"], ["Theft . . . .", "90.1"]]
+    pages[1].blocks[1].text = "Table 324 lists arrests in 2009."   # a reference and a year, no quantity
+    ans = get_generator("extractive", embed=False).generate("How many arrests for fraud?", pages)
+    assert ans.answer == "Fraud | 173.7 (columns: Offense | Total)"

@@ -99,15 +99,18 @@ _YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGN
 def _row_text(row: Any) -> str:
     """A table row as ``cell | cell``, empty cells dropped."""
     cells = row if isinstance(row, list) else str(row).split("|")
-    return " | ".join(c for c in (re.sub(r"\s+", " ", str(x)).strip() for x in cells) if c)
+    cleaned = (_LEADER.sub(" ", re.sub(r"\s+", " ", str(x))).strip() for x in cells)
+    return " | ".join(c for c in cleaned if c)
+
+
+_LEADER = re.compile(r"(?:\s*\.){3,}")  # dot leaders of printed tables: "Fraud. . . . . |"
 
 
 def _header_rows(rows: Sequence[str], max_rows: int = 3) -> int:
     """How many leading rows are headers: rows whose only numbers are years (titles, column names)."""
     n = 0
     for row in rows[:max_rows]:
-        numbers = [t for t in re.findall(r"\S*\d\S*", row)]
-        if any(not _YEARISH.match(t.strip(",;:()")) for t in numbers):
+        if _has_quantity(row):
             break
         n += 1
     return min(n, max(0, len(rows) - 1)) or (1 if len(rows) >= 2 else 0)
@@ -156,7 +159,17 @@ _MAX_ANSWER_CHARS = 400
 _QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|percentage|percent|proportion|number|"
                          r"amount|value|price|rate|level|total)|by how|what was the|what is the|at what)\b"
                          r"|多少|几|比例|占", re.IGNORECASE)
-_DIGIT = re.compile(r"\d")
+_NUMBER = re.compile(r"\S*\d\S*")
+
+
+_REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*", re.IGNORECASE)
+
+
+def _has_quantity(text: str) -> bool:
+    """True when ``text`` states a number other than a year or a reference such as "Table 324"
+    (years and references name sources and columns, they are not answers)."""
+    text = _REFERENCE.sub(" ", text)
+    return any(not _YEARISH.match(t.strip(",;:()[].")) for t in _NUMBER.findall(text))
 
 
 class ExtractiveGenerator:
@@ -214,10 +227,10 @@ class ExtractiveGenerator:
         prior = 1.0
         if unit.block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
             prior *= 0.6
-        if len(unit.text.split()) < 4 and not _CJK.search(unit.text):
-            prior *= 0.7
+        if len(unit.text.split()) < 4 and not _CJK.search(unit.text) and unit.block.kind is not BlockKind.TABLE:
+            prior *= 0.7  # fragments; table rows are short by nature
         if wants_number:
-            prior *= 1.15 if _DIGIT.search(unit.text) else 0.8
+            prior *= 1.15 if _has_quantity(unit.text) else 0.8
         return prior
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
