@@ -94,7 +94,7 @@ JUDGES: Registry[Judge] = Registry("judge", lazy_modules={
     "oracle": "docrag.citation.oracle",
     "openai": "docrag.citation.chat_judge",
     "qwen-vl": "docrag.citation.chat_judge",
-})
+}, usage={"openai": "openai:<model>", "qwen-vl": "qwen-vl:<model id or path>"})
 
 
 def get_judge(name: str, **opts: Any) -> Judge:

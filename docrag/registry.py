@@ -29,13 +29,17 @@ class Registry(Generic[T]):
     """A registry of factories keyed by family name.
 
     ``lazy_modules`` maps a family to the module that registers it, so heavy imports (torch,
-    transformers) happen only when that family is asked for.
+    transformers) happen only when that family is asked for; ``usage`` gives the written form of
+    families that take an argument (``"openai": "openai:<model>"``), for messages that must not
+    import them.
     """
 
-    def __init__(self, role: str, lazy_modules: dict[str, str] | None = None) -> None:
+    def __init__(self, role: str, lazy_modules: dict[str, str] | None = None,
+                 usage: dict[str, str] | None = None) -> None:
         self.role = role
         self._entries: dict[str, Entry[T]] = {}
         self._lazy = dict(lazy_modules or {})
+        self._usage = dict(usage or {})
 
     def register(self, family: str, *, needs_arg: bool = False, help: str = "") -> Callable:
         """Decorator: register ``factory(arg, **options)`` (``arg`` is None for bare names)."""
@@ -66,9 +70,14 @@ class Registry(Generic[T]):
             raise self._unknown(family)
         return self._entries[family]
 
+    def usage(self, family: str) -> str:
+        """How to write ``family`` in a name, without importing its module."""
+        if family in self._usage:
+            return self._usage[family]
+        return f"{family}:<arg>" if family in self._entries and self._entries[family].needs_arg else family
+
     def _unknown(self, name: str) -> UnknownNameError:
-        valid = ", ".join(f"{f}:<arg>" if (f in self._entries and self._entries[f].needs_arg) else f
-                          for f in self.families())
+        valid = ", ".join(self.usage(f) for f in self.families())
         return UnknownNameError(f"unknown {self.role} {name!r}; valid {self.role}s: {valid}")
 
     @staticmethod

@@ -11,6 +11,17 @@ from typing import Any
 from docrag.index.base import Retriever
 from docrag.registry import Registry
 
+_USAGE = {
+    "dense": "dense:<sentence-transformers id or path>",
+    "colqwen2": "colqwen2:<model id or path>",
+    "colqwen2.5": "colqwen2.5:<model id or path>",
+    "colpali": "colpali:<model id or path>",
+    "colsmol": "colsmol:<model id or path>",
+    "bi": "bi:<model id or path>",
+    "hybrid": "hybrid:<retriever a>+<retriever b>",
+}
+
+
 RETRIEVERS: Registry[Retriever] = Registry(
     "retriever",
     lazy_modules={
@@ -25,6 +36,7 @@ RETRIEVERS: Registry[Retriever] = Registry(
         "bi": "docrag.index.single_vector",
         "hybrid": "docrag.index.hybrid",
     },
+    usage=_USAGE,
 )
 
 
@@ -35,21 +47,10 @@ def get_retriever(name: str, **opts: Any) -> Retriever:
     return retriever
 
 
-_USAGE = {
-    "dense": "dense:<sentence-transformers id or path>",
-    "colqwen2": "colqwen2:<model id or path>",
-    "colqwen2.5": "colqwen2.5:<model id or path>",
-    "colpali": "colpali:<model id or path>",
-    "colsmol": "colsmol:<model id or path>",
-    "bi": "bi:<model id or path>",
-    "hybrid": "hybrid:<retriever a>+<retriever b>",
-}
-
-
 def available_retrievers() -> list[str]:
     """Usage strings of every retriever family (``bm25``, ``colqwen2:<model id or path>``, ...),
     without importing any model code."""
-    return [_USAGE.get(f, f) for f in RETRIEVERS.families()]
+    return [RETRIEVERS.usage(f) for f in RETRIEVERS.families()]
 
 
 def family_names() -> list[str]:

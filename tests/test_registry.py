@@ -51,3 +51,13 @@ def test_lazy_module_is_imported_on_first_use(tmp_path, monkeypatch):
 
 
 LAZY: Registry = Registry("thing", lazy_modules={"lazy": "lazyfam_mod"})
+
+
+def test_unknown_name_shows_declared_usage_without_importing(monkeypatch):
+    import sys
+
+    reg: Registry = Registry("generator", lazy_modules={"heavy": "module_that_must_not_be_imported"},
+                             usage={"heavy": "heavy:<model>"})
+    with pytest.raises(UnknownNameError, match=r"valid generators: heavy:<model>"):
+        reg.create("nope")
+    assert "module_that_must_not_be_imported" not in sys.modules

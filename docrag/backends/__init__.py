@@ -26,6 +26,7 @@ from docrag.registry import Registry
 BACKENDS: Registry[ChatBackend] = Registry(
     "backend",
     lazy_modules={"openai": "docrag.backends.openai", "qwen-vl": "docrag.backends.qwen_vl"},
+    usage={"openai": "openai:<model>", "qwen-vl": "qwen-vl:<model id or path>"},
 )
 
 

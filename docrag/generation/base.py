@@ -43,6 +43,7 @@ GENERATORS: Registry[Generator] = Registry(
     lazy_modules={"extractive": "docrag.generation.extractive",
                   "openai": "docrag.generation.openai_gen",
                   "qwen-vl": "docrag.generation.qwen_vl_gen"},
+    usage={"openai": "openai:<model>", "qwen-vl": "qwen-vl:<model id or path>"},
 )
 
 log = logging.getLogger(__name__)
