@@ -174,6 +174,10 @@ def test_upload_adds_good_pdf_and_rejects_bad_file(serve, tmp_path: Path) -> Non
     s = serve(build_app(corpus, upload_dir=tmp_path / "uploads"))
     page = s.page
     page.get_by_text("Add PDFs to the corpus").click()
+    # The accordion mounts its children when it opens: give files to the mounted input, not to one
+    # that is about to be replaced (seen once under load: the upload never registered).
+    page.wait_for_selector("#upload-button", state="visible")
+    page.wait_for_selector("#upload", state="visible")
 
     page.set_input_files("#upload input[type=file]", [str(bad)])
     page.wait_for_selector("#upload :text('broken.pdf')")
