@@ -17,7 +17,7 @@ from pathlib import Path
 
 from docrag.citation.oracle import GoldEvidence
 from docrag.errors import InputError
-from docrag.geometry import Box
+from docrag.geometry import Box, best_match_iou
 from docrag.types import Answer
 
 
@@ -40,10 +40,7 @@ def question_iou(pred: Mapping[str, Sequence[Box]] | Answer, gold: Sequence[Gold
     gold_boxes = [g for g in gold if g.box is not None]
     if not gold_boxes:
         return 0.0
-    total = 0.0
-    for g in gold_boxes:
-        total += max((g.box.iou(p) for p in boxes.get(g.page_id, [])), default=0.0)  # type: ignore[union-attr]
-    return total / len(gold_boxes)
+    return sum(best_match_iou(boxes.get(g.page_id, []), [g.box]) for g in gold_boxes) / len(gold_boxes)
 
 
 @dataclass

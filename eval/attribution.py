@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from docrag.citation.agreement import question_iou
 from docrag.corpus import Corpus
 from docrag.errors import CorpusError
-from docrag.geometry import best_match_iou
 from docrag.types import Citation
 
 STAGES = ("correct", "retrieval_miss", "reasoning_error", "citation_error", "undetermined")
@@ -72,7 +72,4 @@ def gold_box_iou(citations: Sequence[Citation], gold_boxes: Sequence, corpus: Co
         except CorpusError:
             continue  # a citation of a page the corpus lacks has no geometry; the citation module reports it
         pred_by_page.setdefault(c.page_id, []).extend(page.to_page_points(b) for b in c.boxes)
-    total = 0.0
-    for g in gold_boxes:
-        total += best_match_iou(pred_by_page.get(g.page_id, []), [g.box])
-    return total / len(gold_boxes)
+    return question_iou(pred_by_page, gold_boxes)

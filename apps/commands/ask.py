@@ -47,6 +47,7 @@ def save_crops(answer, corpus, folder: Path) -> list[Path]:
     """Write the crop of every cited box (cut from the page image at its own resolution)."""
     import io
 
+    from docrag.citation.evidence import crop_image, load_page_image
     from docrag.io import atomic_write_bytes
 
     written: list[Path] = []
@@ -54,12 +55,10 @@ def save_crops(answer, corpus, folder: Path) -> list[Path]:
         page = corpus.page(cit.page_id)
         if not cit.boxes:
             continue
-        image = page.load_image()
+        image = load_page_image(page)
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(page.file_name or page.doc_id).stem)[:60]
         for bi, box in enumerate(cit.boxes, start=1):
-            px = box.to_pixels(*image.size).clipped()
-            crop = image.crop((int(px.x0), int(px.y0), max(int(px.x0) + 1, round(px.x1)),
-                               max(int(px.y0) + 1, round(px.y1))))
+            crop = crop_image(page, box, image)
             path = folder / f"{ci:02d}_{stem}_p{page.page_no}_box{bi}.png"
             buf = io.BytesIO()
             crop.save(buf, format="PNG")
