@@ -57,6 +57,14 @@ def _save(model, proc, folder: Path) -> Path:
     return folder
 
 
+def _text_config(hf_tok) -> dict:
+    """The tiny language model shared by the Qwen2-VL and Qwen2.5-VL builders (mrope sums to head_dim/2)."""
+    return dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2,
+                rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+                tie_word_embeddings=True, bos_token_id=0, eos_token_id=2, pad_token_id=0)
+
+
 def build_tiny_qwen25_vl(folder: str | Path) -> Path:
     """Write a tiny random Qwen2.5-VL checkpoint into ``folder`` and return the folder."""
     import torch
@@ -74,10 +82,7 @@ def build_tiny_qwen25_vl(folder: str | Path) -> Path:
     proc = Qwen2_5_VLProcessor(
         image_processor=Qwen2VLImageProcessor(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS),
         tokenizer=hf_tok, video_processor=Qwen2VLVideoProcessor(), chat_template=CHAT_TEMPLATE)
-    text_cfg = dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                    num_attention_heads=4, num_key_value_heads=2,
-                    rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
-                    tie_word_embeddings=True, bos_token_id=0, eos_token_id=2, pad_token_id=0)
+    text_cfg = _text_config(hf_tok)
     vision_cfg = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,
                       patch_size=14, spatial_merge_size=2, temporal_patch_size=2, window_size=112,
                       fullatt_block_indexes=[1])
@@ -105,10 +110,7 @@ def build_tiny_qwen2_vl(folder: str | Path) -> Path:
     proc = Qwen2VLProcessor(
         image_processor=Qwen2VLImageProcessor(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS),
         tokenizer=hf_tok, video_processor=Qwen2VLVideoProcessor(), chat_template=CHAT_TEMPLATE)
-    text_cfg = dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                    num_attention_heads=4, num_key_value_heads=2,
-                    rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
-                    tie_word_embeddings=True, bos_token_id=0, eos_token_id=2, pad_token_id=0)
+    text_cfg = _text_config(hf_tok)
     vision_cfg = dict(depth=2, embed_dim=32, hidden_size=64, mlp_ratio=2, num_heads=2, in_chans=3,
                       patch_size=14, spatial_merge_size=2, temporal_patch_size=2)
     cfg = Qwen2VLConfig(text_config=text_cfg, vision_config=vision_cfg, **_token_ids(hf_tok),
