@@ -71,14 +71,19 @@ def serve(browser) -> Iterator:
         s.app.close()
 
 
-def _images_loaded(page, selector: str) -> int:
-    """Scroll the images of ``selector`` into view, wait until each has decoded; returns their count."""
-    imgs = page.locator(f"{selector} img")
-    for i in range(imgs.count()):
-        imgs.nth(i).scroll_into_view_if_needed()
+def _images_loaded(page, selector: str, at_least: int) -> int:
+    """Wait until ``selector`` shows at least ``at_least`` images, all decoded; returns their count.
+
+    Gradio galleries load lazily and re-render when their value changes, so the wait itself scrolls
+    every image still loading into view (an image scrolled to before a re-render would never load)."""
     page.wait_for_function(
-        f"[...document.querySelectorAll('{selector} img')].every(i => i.complete && i.naturalWidth > 0)")
-    return imgs.count()
+        """([sel, n]) => {
+            const imgs = [...document.querySelectorAll(sel + ' img')];
+            const pending = imgs.filter(i => !(i.complete && i.naturalWidth > 0));
+            pending.forEach(i => i.scrollIntoView({block: 'center'}));
+            return imgs.length >= n && pending.length === 0;
+        }""", arg=[selector, at_least], polling=250)
+    return page.locator(f"{selector} img").count()
 
 
 def _textarea_value(page, elem_id: str) -> str:
@@ -104,8 +109,8 @@ def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) 
     assert answer.strip()
     citations = page.inner_text("#citations")
     assert ".pdf" in citations, citations
-    assert _images_loaded(page, "#cited-pages") >= 1
-    assert _images_loaded(page, "#crops") >= 1
+    assert _images_loaded(page, "#cited-pages", 1) >= 1
+    assert _images_loaded(page, "#crops", 1) >= 1
     assert "bm25" in page.inner_text("#ask-status")
     hits = page.inner_text("#hits")
     assert "ecb_wp1299" in hits or ".pdf" in hits
@@ -154,8 +159,8 @@ def test_runs_tab_filters_and_shows_gold_and_predicted_boxes(serve, tmp_path: Pa
     assert "q3" in page.inner_text("#run-table")
     page.wait_for_function("document.querySelector('#run-detail').innerText.includes('1,200 arrests')")
     assert "retrieval_miss" in page.inner_text("#run-detail")
-    assert _images_loaded(page, "#run-pages") == 2   # the gold page + the wrongly cited page
-    assert _images_loaded(page, "#run-crops") == 2   # one cited crop, one gold crop
+    assert _images_loaded(page, "#run-pages", 2) == 2   # the gold page + the wrongly cited page
+    assert _images_loaded(page, "#run-crops", 2) == 2   # one cited crop, one gold crop
     assert "irrelevant" in page.inner_text("#run-verdicts") or "block" in page.inner_text("#run-verdicts")
     assert "Revenue grew" in _textarea_value(page, "run-raw")
     page.screenshot(path=str(tmp_path / "runs.png"), full_page=True)
