@@ -28,6 +28,7 @@ RETRIEVERS: Registry[Retriever] = Registry(
         "bm25": "docrag.index.bm25",
         "dummy": "docrag.index.dummy",
         "minilm": "docrag.index.dense",
+        "e5": "docrag.index.e5",
         "dense": "docrag.index.dense",
         "colqwen2": "docrag.index.colpali_models",
         "colqwen2.5": "docrag.index.colpali_models",

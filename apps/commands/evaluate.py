@@ -56,6 +56,9 @@ def register(app: typer.Typer) -> None:
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        coords: str | None = typer.Option(
+            None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
+                                   "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
         from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
@@ -67,8 +70,18 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
         from docrag.config import load_settings
 
+        from docrag.errors import InputError
+        from docrag.generation.conventions import coords_options
+
         settings = load_settings()
-        config = EvalConfig(retriever=retriever or settings.retriever, generator=generator or settings.generator,
+        gen_name = generator or settings.generator
+        try:
+            gen_coords = coords_options(coords, gen_name).get("coords")
+        except InputError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+        if coords is not None and gen_coords is None:
+            raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
+        config = EvalConfig(retriever=retriever or settings.retriever, generator=gen_name, coords=gen_coords,
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None)

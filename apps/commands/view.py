@@ -37,12 +37,23 @@ def register(app: typer.Typer) -> None:
             None, "--upload-dir", help="Where uploaded PDFs are kept (default: CORPUS-uploads beside the corpus)."),
         max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.1, help="Largest PDF accepted, in MiB."),
         no_upload: bool = typer.Option(False, "--no-upload", help="Do not offer PDF uploads."),
+        coords: str | None = typer.Option(
+            None, "--coords", help="Box convention of vision generators' replies: auto (openai: default, from the "
+                                   "model name), pixel, model_pixels, norm1000, norm1000_yx."),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
         from docrag.apps.viewer import build_app, serve
         from docrag.apps.viewer_upload import UploadPolicy
         from docrag.corpus import Corpus
 
+        if coords is not None:
+            from docrag.errors import InputError
+            from docrag.generation.conventions import check_convention
+
+            try:
+                coords = check_convention(coords, "--coords")
+            except InputError as exc:
+                raise typer.BadParameter(str(exc)) from exc
         if run is not None and not (run / "generations.jsonl").exists():
             raise typer.BadParameter(f"{run}: no generations.jsonl here; pass a folder written by 'docrag eval'",
                                      param_hint="--run")
@@ -51,7 +62,8 @@ def register(app: typer.Typer) -> None:
                         "(and upload PDFs unless --no-upload)", host)
         app = build_app(Corpus.open(corpus), run, retriever=retriever, generator=generator, judge=judge, k=k,
                         index_dir=index_dir, upload_dir=upload_dir,
-                        upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload)
+                        upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload,
+                        coords=coords)
         url = serve(app, host=host, port=port, block=False)
         typer.echo(f"docrag viewer running at {url} (Ctrl+C to stop)")
         try:
