@@ -49,7 +49,7 @@ RagFactory = Callable[[Corpus, str, str], Any]
 
 # Names a dropdown offers up front: offline and argument-free (families like ``colqwen2:<path>``
 # need the user's model path; the dropdowns accept any typed name).
-OFFLINE_RETRIEVERS = ("bm25", "minilm", "dummy", "hybrid:bm25+minilm")
+OFFLINE_RETRIEVERS = ("bm25", "minilm", "e5", "dummy", "hybrid:bm25+minilm", "lang-hybrid:bm25+minilm")
 OFFLINE_GENERATORS = ("extractive",)
 OFFLINE_JUDGES = ("grounding",)
 

@@ -56,7 +56,7 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     if not isinstance(corpus, Corpus):
         corpus = Corpus.open(corpus)
     family = name.partition(":")[0].strip()
-    if family == "hybrid":
+    if family in ("hybrid", "lang-hybrid"):
         from docrag.index.hybrid import open_hybrid
 
         return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress, **opts)

@@ -19,6 +19,7 @@ _USAGE = {
     "colsmol": "colsmol:<model id or path>",
     "bi": "bi:<model id or path>",
     "hybrid": "hybrid:<retriever a>+<retriever b>",
+    "lang-hybrid": "lang-hybrid:<retriever a>+<retriever b>",
 }
 
 
@@ -36,6 +37,7 @@ RETRIEVERS: Registry[Retriever] = Registry(
         "colsmol": "docrag.index.colpali_models",
         "bi": "docrag.index.single_vector",
         "hybrid": "docrag.index.hybrid",
+        "lang-hybrid": "docrag.index.hybrid",
     },
     usage=_USAGE,
 )
