@@ -14,7 +14,9 @@ block the generator quoted:
   occur there; an answer with no numbers and no names falls back to ``min_word_recall`` of its
   content words;
 * and the region is where the **question** points: at least ``min_question_support`` of the
-  question's terms, weighted by how rare each is among the lines of the shown pages, occur in it.
+  question's terms, weighted by how rare each is among the lines of the shown pages, occur in it
+  (terms of the pages' top/bottom margin bands -- running headers and footers that name the
+  document -- do not count).
   This is what makes the judge non-circular: an extractive answer always matches the block it was
   quoted from, but a quote of the wrong block lacks what the question asks about.
 
@@ -170,13 +172,15 @@ _ENTITY = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+(?:[-\s][A-Z][a-z]+)*)
 MONTHS = set("january february march april may june july august september october november december".split())
 
 
-def named_entities(text: str) -> set[str]:
-    """Capitalised names and acronyms of ``text`` (not sentence-initial words), stemmed like
-    :func:`content_words`, e.g. ``{"germany", "save", "bundesbank"}``."""
+def named_entities(text: str, short: int = 12) -> set[str]:
+    """Capitalised names and acronyms of ``text``, stemmed like :func:`content_words`, e.g.
+    ``{"germany", "save", "bundesbank"}``; a sentence-initial capital counts only in a short answer
+    (at most ``short`` words), where it is usually a name ("Spain: 12.0")."""
     out: set[str] = set()
+    keep_initial = len(text.split()) <= short
     for m in _ENTITY.finditer(text):
         before = text[: m.start()].rstrip()
-        if not before or before[-1] in ".!?:;\n\"'(":
+        if not keep_initial and (not before or before[-1] in ".!?:;\n\"'("):
             if not m.group(0).isupper():
                 continue   # sentence-initial capital: not evidence of a name
         for w in re.split(r"[-\s]+", m.group(0)):
@@ -197,11 +201,14 @@ def _terms_of(text: str) -> set[str]:
     return content_words(_NUM.sub(" ", text)) | {f"#{raw:g}" for raw, _, _ in _scaled_numbers(text)}
 
 
-def question_support(question: str, evidence: str, context_lines: Sequence[str]) -> float | None:
+def question_support(question: str, evidence: str, context_lines: Sequence[str],
+                     margin_lines: Sequence[str] = ()) -> float | None:
     """IDF-weighted share of the question's terms found in ``evidence``; the weights come from the
     lines of the shown pages (a term on every line says little about where the answer is), and
-    terms found on no line of those pages are left out. None when no term is on the pages."""
-    terms = question_terms(question)
+    terms found on no line of those pages are left out, as are terms of the page's margin bands
+    (running headers and footers name the document, not the evidence). None when no term is left."""
+    margin = set().union(*(_terms_of(ln) for ln in margin_lines)) if margin_lines else set()
+    terms = question_terms(question) - margin
     line_terms = [_terms_of(ln) for ln in context_lines if ln.strip()]
     n = len(line_terms)
     weights = {}
@@ -216,11 +223,22 @@ def question_support(question: str, evidence: str, context_lines: Sequence[str])
     return sum(w for t, w in weights.items() if t in found) / total
 
 
-def page_lines(page: Page) -> list[str]:
-    """The page's text lines (text layer or OCR), or its blocks' text when it has no lines."""
-    if page.text and page.text.strip():
-        return page.text.splitlines()
-    return [b.text for b in page.blocks if b.text]
+MARGIN_BAND = 0.08   # top and bottom share of the page height treated as running header/footer
+
+
+def page_lines(page: Page) -> tuple[list[str], list[str]]:
+    """``(body lines, margin lines)`` of the page: its blocks' text lines, split by whether the block
+    lies in the top or bottom :data:`MARGIN_BAND` (without blocks: the text's lines, no margins)."""
+    if not page.blocks:
+        return (page.text or "").splitlines(), []
+    body, margin = [], []
+    h = page.height_pt or 1.0
+    for b in page.blocks:
+        if not b.text:
+            continue
+        in_margin = b.box.y1 <= MARGIN_BAND * h or b.box.y0 >= (1 - MARGIN_BAND) * h
+        (margin if in_margin else body).extend(b.text.splitlines())
+    return body, margin
 
 
 class GroundingJudge:
@@ -233,7 +251,7 @@ class GroundingJudge:
 
     def __init__(self, min_word_recall: float = 0.5, min_number_recall: float = 1.0,
                  min_inside: float = 0.5, derived: bool = True, min_entity_recall: float = 0.5,
-                 min_question_support: float = 0.3) -> None:
+                 min_question_support: float = 0.4) -> None:
         self.derived = bool(derived)
         self.min_word_recall = float(min_word_recall)
         self.min_number_recall = float(min_number_recall)
@@ -243,13 +261,18 @@ class GroundingJudge:
         self.name = "grounding"
 
     def judge(self, prompt: str, images: Sequence[EvidenceImage], context: JudgeContext) -> Verdict:
-        lines = [ln for ev in images for ln in page_lines(ev.page)]
+        body: list[str] = []
+        margin: list[str] = []
+        for ev in images:
+            b, m = page_lines(ev.page)
+            body += b
+            margin += m
         return self.decide(context.answer, shown_text(images, self.min_inside),
                            has_text=any(p.page.words or p.page.text or p.page.blocks for p in images),
-                           question=context.question, context_lines=lines)
+                           question=context.question, context_lines=body + margin, margin_lines=margin)
 
     def decide(self, answer: str, evidence: str, has_text: bool = True, question: str = "",
-               context_lines: Sequence[str] | None = None) -> Verdict:
+               context_lines: Sequence[str] | None = None, margin_lines: Sequence[str] = ()) -> Verdict:
         """Yes when the evidence holds the answer's key facts -- every number (scale-compatible, or
         derived from two found numbers) and at least ``min_entity_recall`` of its names; content
         words only when the answer has neither -- *and*, given the question, the evidence is where
@@ -281,7 +304,7 @@ class GroundingJudge:
             w_ok = len(a_words & e_words)
             facts_ok = w_ok / len(a_words) >= self.min_word_recall - 1e-12
             parts.append(f"words {w_ok}/{len(a_words)}")
-        support = question_support(question, evidence, context_lines or []) if question else None
+        support = question_support(question, evidence, context_lines or [], margin_lines) if question else None
         q_ok = support is None or support >= self.min_question_support - 1e-12
         if support is not None:
             parts.append(f"question terms {100 * support:.0f}%")

@@ -64,7 +64,7 @@ def _cjk_terms(run: str, mode: str) -> list[str]:
     return out
 
 
-def tokenize(text: str, cjk: str = "bigram") -> list[str]:
+def tokenize(text: str, cjk: str = DEFAULT_CJK) -> list[str]:
     """Terms of ``text`` for BM25 (see module docstring); ``cjk`` picks the Chinese terms."""
     out: list[str] = []
     for m in _TOKEN.finditer(text.lower()):

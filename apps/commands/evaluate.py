@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
                                    "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
-        from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
+        from docrag.eval.report import GEN_COLUMNS, column_label, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
 
         if context not in CONTEXTS:
@@ -95,8 +95,7 @@ def register(app: typer.Typer) -> None:
                        + f"  (n={ov['n']}, pytrec_eval max diff {ret['pytrec_eval_max_abs_diff']})")
         if gen:
             ov = gen["groups"]["overall"]
-            shown = [f"{GEN_LABELS[c] + (' (proxy)' if c == 'accuracy' and gen['accuracy_is_proxy'] else '')} "
-                     f"{'-' if ov.get(c) is None else format(ov[c], '.2f')}" for c in GEN_COLUMNS]
+            shown = [f"{column_label(c, gen)} {'-' if ov.get(c) is None else format(ov[c], '.2f')}" for c in GEN_COLUMNS]
             typer.echo("generation " + "  ".join(shown) + f"  (n={ov['n']})")
             typer.echo("stages     " + "  ".join(f"{s} {n}" for s, n in ov["attribution"].items()))
         typer.echo(f"reports in {out}/report.md (json, csv, png beside it)")
