@@ -69,7 +69,6 @@ def register(app: typer.Typer) -> None:
         if mode not in ("crop", "box"):
             raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
         from docrag.config import load_settings
-
         from docrag.errors import InputError
         from docrag.generation.conventions import coords_options
 
@@ -95,7 +94,8 @@ def register(app: typer.Typer) -> None:
                        + f"  (n={ov['n']}, pytrec_eval max diff {ret['pytrec_eval_max_abs_diff']})")
         if gen:
             ov = gen["groups"]["overall"]
-            shown = [f"{column_label(c, gen)} {'-' if ov.get(c) is None else format(ov[c], '.2f')}" for c in GEN_COLUMNS]
+            shown = [f"{column_label(c, gen)} {'-' if ov.get(c) is None else format(ov[c], '.2f')}"
+                     for c in GEN_COLUMNS]
             typer.echo("generation " + "  ".join(shown) + f"  (n={ov['n']})")
             typer.echo("stages     " + "  ".join(f"{s} {n}" for s, n in ov["attribution"].items()))
         typer.echo(f"reports in {out}/report.md (json, csv, png beside it)")

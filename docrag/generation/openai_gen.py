@@ -3,10 +3,11 @@
 Options: ``coords`` (default ``auto``: the box convention of the model's family, read from its
 name -- see :mod:`docrag.generation.conventions`; or ``pixel``, ``model_pixels``, ``norm1000``,
 ``norm1000_yx``), ``processor_min_pixels`` / ``processor_max_pixels`` (the pixel budget of a
-Qwen2.5-VL-style processor, for ``model_pixels``), ``max_width`` / ``max_height`` / ``max_pixels`` (resize policy, default fit
-1024x768), ``max_pages``, ``max_tokens``, ``temperature``, ``snap``, ``concurrency`` (requests in
-flight for batches, default 4); everything else (``base_url``, ``api_key``, ``timeout``,
-``max_retries``, ...) goes to :class:`docrag.backends.openai.OpenAIBackend`.
+Qwen2.5-VL-style processor, for ``model_pixels``), ``max_width`` / ``max_height`` /
+``max_pixels`` (resize policy, default fit 1024x768), ``max_pages``, ``max_tokens``,
+``temperature``, ``snap``, ``concurrency`` (requests in flight for batches, default 4); everything
+else (``base_url``, ``api_key``, ``timeout``, ``max_retries``, ...) goes to
+:class:`docrag.backends.openai.OpenAIBackend`.
 """
 
 from __future__ import annotations
