@@ -104,7 +104,7 @@ def register(app: typer.Typer) -> None:
     def compare_cmd(
         corpus: Path = typer.Argument(..., help="Corpus folder."),
         qa: Path = typer.Option(..., "--qa", help="Questions (our QA JSONL or FinRAGBench-V queries)."),
-        retrievers: str = typer.Option("bm25,minilm,hybrid:bm25+minilm", "--retrievers",
+        retrievers: str = typer.Option("bm25,minilm,lang-hybrid:bm25+minilm", "--retrievers",
                                        help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
         qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
