@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
         question: str = typer.Argument(..., help="The question to answer."),
         retriever: str | None = typer.Option(
             None, "--retriever", "-r",
-            help="Retriever name (default: config file / DOCRAG_RETRIEVER / hybrid:bm25+minilm)."),
+            help="Retriever name (default: config file / DOCRAG_RETRIEVER / lang-hybrid:bm25+minilm)."),
         generator: str | None = typer.Option(
             None, "--generator", "-g",
             help="Generator: extractive, openai:<model>, qwen-vl:<path> (default: config / DOCRAG_GENERATOR / "

@@ -30,8 +30,9 @@ def register(app: typer.Typer) -> None:
         qrels: Path | None = typer.Option(None, "--qrels",
                                           help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
         retriever: str | None = typer.Option(None, "--retriever", "-r",
-                                             help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, "
-                                                  "none). Default: DOCRAG_RETRIEVER / config file / built-in."),
+                                             help="Retriever name (bm25, minilm, lang-hybrid:bm25+minilm, "
+                                                  "colqwen2:<path>, none). "
+                                                  "Default: DOCRAG_RETRIEVER / config file / built-in."),
         generator: str | None = typer.Option(None, "--generator", "-g",
                                              help="Generator name (extractive, openai:<model>, qwen-vl:<path>, none). "
                                                   "Default: DOCRAG_GENERATOR / config file / built-in."),
