@@ -201,3 +201,10 @@ def test_coords_flag_options_and_cli_errors(tmp_path):
         res = runner.invoke(app, cmd)
         assert res.exit_code == 2, (cmd, res.output)
         assert "box convention" in res.output, res.output
+
+
+def test_eval_config_carries_coords_without_changing_old_identities():
+    from docrag.eval.runner import EvalConfig
+
+    assert "coords" not in EvalConfig().identity()           # runs made before --coords still resume
+    assert EvalConfig(coords="norm1000_yx").identity()["coords"] == "norm1000_yx"
