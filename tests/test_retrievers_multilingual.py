@@ -24,7 +24,7 @@ def test_query_language_and_weights():
     assert query_lang("kill 命令默认发送的是哪一个信号？") == "zh"
     assert query_lang("What share of German households reported a loss?") == "en"
     assert query_lang("What does 总收入 mean in the 2010 report?") == "en"
-    assert parse_weights(None) == {"en": (1.0, 2.0), "zh": (1.0, 0.5)}
+    assert parse_weights(None) == {"en": (1.0, 2.0), "zh": (1.0, 0.0)}
     assert parse_weights("zh=3:1,fr=1:1")["zh"] == (3.0, 1.0)
     with pytest.raises(Exception, match="en=1:2"):
         parse_weights("zh=lots")
@@ -56,7 +56,7 @@ def test_lang_hybrid_weighs_parts_by_query_language():
                       lang_weights=parse_weights(None))
     en, zh = idx.search_batch(["Which page is it?", "是哪一页？"], k=2)
     assert en[0].page_id == "en-page"     # en: part b weighs 2
-    assert zh[0].page_id == "zh-page"     # zh: part a (BM25) weighs 2x part b
+    assert zh[0].page_id == "zh-page"     # zh: only part a (BM25) counts
     plain = HybridIndex("hybrid:a+b", idx.parts)
     assert plain.search("是哪一页？", k=2)[0].page_id == "en-page"   # tie at 1:1, broken by page id
 
