@@ -22,6 +22,7 @@ from docrag.types import Block, Page, Word
 
 _NUM = re.compile(r"^[-−–(+$€£¥]*\d[\d,]*(?:\.\d+)?%?\)?[a-zA-Z]{0,2}$|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
 _LEADER = re.compile(r"^[.·•…_]+$|^[-–—]{2,}$")
+_NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\s*[:：]", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|万|亿|千", re.IGNORECASE)
@@ -205,6 +206,8 @@ def _from_words(block: Block, words: list[Word], title: str) -> Table | None:
             else:  # a section line ("Ethanol ($/gal)") names the rows below it
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
             continue
+        if has_label and _NOTE.match(first.text):
+            continue  # "Source: ...", "Note: ...": under the table, not a row of it
         label = first.text if has_label else (rows[-1].label if rows else "")
         rows.append(Row(label, first.box if has_label else None, values, len(rows)))
     rows = _with_sections(rows)

@@ -40,8 +40,18 @@ def tokenize(text: str) -> list[str]:
             out.extend(ch for ch in chars if ch not in _CJK_STOP)
             out.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
         elif tok not in _STOP:
-            out.append(tok.replace(",", ""))
+            out.append(_stem(tok.replace(",", "")))
     return out
+
+
+def _stem(tok: str) -> str:
+    """A crude suffix stripper, so "employed", "employs" and "employ" meet (numbers untouched)."""
+    if tok[:1].isdigit() or len(tok) <= 4:
+        return tok
+    for suffix in ("ing", "ed", "es", "s"):
+        if tok.endswith(suffix) and len(tok) - len(suffix) >= 4:
+            return tok[: -len(suffix)]
+    return tok
 
 
 @dataclass
@@ -112,6 +122,33 @@ def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     return best
 
 
+_FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
+
+
+def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:
+    """Vector charts that layout did not box (a few bars are too few drawings for a figure): a
+    "Figure N" caption with the short labels printed above it (data labels, ticks, categories).
+    Returns (caption, label blocks) pairs; the labels are read as the chart's text."""
+    out = []
+    for cap in blocks:
+        if cap.kind not in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE) or not _FIG_CAPTION.match(cap.text):
+            continue
+        if any(b.kind is BlockKind.FIGURE and min(abs(b.box.y1 - cap.box.y0), abs(cap.box.y1 - b.box.y0)) < 60
+               for b in blocks):
+            continue
+        above = sorted((b for b in blocks if b is not cap and b.box.y1 <= cap.box.y0 + 2
+                        and cap.box.y0 - b.box.y1 < 320 and b.kind is not BlockKind.TABLE
+                        and b.box.x1 > cap.box.x0 - 80), key=lambda b: -b.box.y1)
+        labels: list[Block] = []
+        for b in above:
+            if len(b.text.split()) > 6 or b.kind is BlockKind.FIGURE:
+                break  # body text or another figure: the chart ends here
+            labels.append(b)
+        if len(labels) >= 3:
+            out.append((cap, labels))
+    return out
+
+
 def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
     context = " ".join(b.text for b in _above(block, blocks))
     table = parse_table(block, page, context)
@@ -130,8 +167,16 @@ def units_of(page: Page, rank: int) -> list[Unit]:
     """Sentences of text blocks, value cells of tables and whole figures of ``page``, furniture left out."""
     blocks = [b for b in (page.blocks or _pseudo_blocks(page)) if not is_furniture(b, page)]
     units: list[Unit] = []
+    in_chart: set[int] = set()
+    for cap, labels in chart_regions(blocks):
+        in_chart |= {id(b) for b in (cap, *labels)}
+        ordered = sorted(labels, key=lambda b: (b.box.x0, b.box.y0))
+        text = " ".join(re.sub(r"\s+", " ", b.text).strip() for b in ordered)
+        caption = re.sub(r"\s+", " ", cap.text).strip()
+        units.append(Unit(caption, page, rank, cap, union([cap.box, *(b.box for b in labels)]), context=text,
+                          kind="figure", extra={"caption": caption, "labels": text}))
     for block in blocks:
-        if not block.box.is_valid():
+        if not block.box.is_valid() or id(block) in in_chart:
             continue
         if block.kind is BlockKind.FIGURE:
             cap = _caption_of(block, blocks)
