@@ -192,7 +192,7 @@ def stocks_report(zh: bool) -> list[dict]:
     out = []
     p = f"{name}-"
     msft_d = s["MSFT"]["2021"] - s["MSFT"]["2020"]
-    amzn, googl = s["AMZN"]["2020"], s["GOOGL"]["2020"]
+    amzn = s["AMZN"]["2020"]
     ratio = s["GOOGL"]["2021"] / s["AMZN"]["2021"]
     if not zh:
         out += [

@@ -122,7 +122,8 @@ def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     return best
 
 
-_FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
+_FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]",
+                          re.IGNORECASE)
 
 
 def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:

@@ -36,7 +36,8 @@ _DATELINE = re.compile(
 _PAGE_NO = re.compile(r"^\s*(?:[-–—]\s*)?(?:page|p\.|第)?\s*(?:\d{1,4}|[ivxlc]{1,6})\s*(?:页)?"
                       r"(?:\s*(?:of|/|共)\s*\d{1,4}\s*页?)?\s*(?:[-–—])?\s*$", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
-_LABEL = re.compile(r"^\s*(?:table|figure|fig\.|chart|exhibit|box|图|表)\s*[\dA-Z]", re.IGNORECASE)  # captions are content
+# captions are content, not furniture
+_LABEL = re.compile(r"^\s*(?:table|figure|fig\.|chart|exhibit|box|图|表)\s*[\dA-Z]", re.IGNORECASE)
 
 
 def _norm(text: str) -> str:

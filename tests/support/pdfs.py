@@ -297,7 +297,7 @@ def make_report_pdf(path: Path) -> ReportPdf:
     shape.draw_line((ox, oy), (480, oy))
     shape.draw_line((ox, oy), (ox, 160))
     shape.finish(color=(0, 0, 0), width=1)
-    for i, (label, v) in enumerate(REPORT_BARS):
+    for i, (_label, v) in enumerate(REPORT_BARS):
         bx = ox + 30 + i * 110
         shape.draw_rect(pymupdf.Rect(bx, oy - v, bx + 60, oy))
         shape.finish(color=None, fill=(0.2, 0.4, 0.8))
