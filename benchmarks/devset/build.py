@@ -120,7 +120,8 @@ class Doc:
 
 
 def q(doc: str, qid: str, question: str, answer: str, figures: list[str], category: str, lang: str,
-      boxes: list[tuple[int, tuple[float, ...]]], split: str = "heldout") -> dict:
+      boxes: list[tuple[int, tuple[float, ...]]], split: str = "") -> dict:
+    split = split or ("tune" if doc.startswith("stocks_review") else "heldout")
     return {"id": qid, "question": question, "answer": answer, "figures": figures, "category": category,
             "lang": lang, "doc": doc, "pages": sorted({p for p, _ in boxes}),
             "boxes": [{"page": p, "bbox": [round(v, 1) for v in b]} for p, b in boxes], "split": split}
@@ -135,8 +136,8 @@ def _stocks() -> dict[str, dict[str, float]]:
     for r in data:
         year = r[0][:4]
         for t, v in zip(head[1:], r[1:], strict=True):
-            if v:
-                out.setdefault(t, {})[year] = float(v)  # later months overwrite: the year's last one
+            if v:  # later months overwrite: the year's last one; rounded as printed, so golds match the page
+                out.setdefault(t, {})[year] = round(float(v), 2)
     return out
 
 
@@ -259,7 +260,7 @@ def wine_report(zh: bool) -> list[dict]:
         feats = {"alcohol": "Alcohol (%)", "malic_acid": "Malic acid (g/l)", "color_intensity": "Color intensity",
                  "proline": "Proline (mg/l)", "magnesium": "Magnesium (mg/l)"}
         idx = [data.feature_names.index(f) for f in feats]
-        means = [[float(np.mean(data.data[data.target == c][:, i])) for c in range(3)] for i in idx]
+        means = [[round(float(np.mean(data.data[data.target == c][:, i])), 2) for c in range(3)] for i in idx]
         counts = [int((data.target == c).sum()) for c in range(3)]
         name = "wine_cultivars_en"
         d = Doc(name, "Wine cultivars", "Wine Recognition Data - cultivar profiles", False)
@@ -294,7 +295,7 @@ def wine_report(zh: bool) -> list[dict]:
         data = load_iris()
         sp = ["山鸢尾", "变色鸢尾", "维吉尼亚鸢尾"]
         feats = ["花萼长度（厘米）", "花萼宽度（厘米）", "花瓣长度（厘米）", "花瓣宽度（厘米）"]
-        means = [[float(np.mean(data.data[data.target == c][:, i])) for c in range(3)] for i in range(4)]
+        means = [[round(float(np.mean(data.data[data.target == c][:, i])), 2) for c in range(3)] for i in range(4)]
         name = "iris_species_zh"
         d = Doc(name, "鸢尾花数据", "鸢尾花数据集 - 物种特征", True)
         d.new_page()

@@ -81,6 +81,19 @@ def _fmt_cell(u: Unit) -> str:
     return f"{value} — {', '.join(labels)}" if labels else value
 
 
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+
+
+def _year_fit(u: Unit, years: set[str]) -> float:
+    """A cell in a column of another year than the question names is less likely the answer."""
+    if not years or u.cell is None:
+        return 1.0
+    col = set(_YEAR.findall(" ".join(u.cell.headers)))
+    if not col:
+        return 1.0
+    return 1.15 if col & years else 0.75
+
+
 class ExtractiveGenerator:
     """Answer from the retrieved pages' text, tables and figures, citing every block used."""
 
@@ -122,7 +135,7 @@ class ExtractiveGenerator:
 
         model = _embedder(self.device)
         chosen = sorted(range(len(units)), key=lambda i: -lexical[i])[: self.embed_top]
-        texts = [units[i].scored_text[:_MAX_EMBED_CHARS] for i in chosen]
+        texts = [units[i].embed_text[:_MAX_EMBED_CHARS] for i in chosen]
         with _EMBED_LOCK:
             missing = list(dict.fromkeys(t for t in texts if t not in _UNIT_VECTORS))
             batch = [question] + missing
@@ -155,12 +168,15 @@ class ExtractiveGenerator:
         return prior
 
     # -- answer assembly -------------------------------------------------------------------------
-    def _second_operand(self, op: str, best: Unit, units: Sequence[Unit], scores: Sequence[float]) -> Unit | None:
+    def _second_operand(self, op: str, question: str, best: Unit, units: Sequence[Unit],
+                        scores: Sequence[float]) -> Unit | None:
         """The cell the arithmetic pairs with ``best``: the best-scoring cell of the same table that
         shares its row or its column."""
         tc = best.cell
         if tc is None:
             return None
+        asked = set(tokenize(question))
+        named = set(tokenize(f"{tc.row.label} {' '.join(tc.headers)}"))
         cands = []
         for u, s in zip(units, scores, strict=True):
             if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
@@ -169,7 +185,9 @@ class ExtractiveGenerator:
             same_row = u.cell.row is tc.row
             same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
             if same_row or same_col:
-                cands.append((s * (1.3 if same_row else 1.0), u))
+                gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
+                row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
+                cands.append((s * (row_bonus if same_row else 1.0) * (1 + 0.5 * gain), u))
         if not cands:
             return None
         return max(cands, key=lambda x: x[0])[1]
@@ -225,12 +243,13 @@ class ExtractiveGenerator:
             return declined("no text blocks on the retrieved pages; nothing to quote")
         idf, docs = self._idf(question, units)
         lex = self._lexical(idf, docs)
-        sem = self._semantic(question, units, lex)
-        w = self.lexical_weight if self.embed else 1.0
+        sem = self._semantic(question, units, lex) if not _CJK.search(question) else [0.0] * len(units)
+        w = self.lexical_weight if self.embed and not _CJK.search(question) else 1.0  # MiniLM is English
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
+        years = set(_YEAR.findall(question))
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
-                  / (1.0 + self.rank_prior * (u.rank - 1))
+                  * _year_fit(u, years) / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u in zip(lex, sem, units, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = order[0]
@@ -251,7 +270,7 @@ class ExtractiveGenerator:
                     best = printed[0]
                     used = [best]
         if best.kind == "cell":
-            other = self._second_operand(op, best, units, scores) if op else None
+            other = self._second_operand(op, question, best, units, scores) if op else None
             if other is not None:
                 first, second = self._ordered(op, best, other)
                 res = compute(op, first.cell.value, second.cell.value)  # type: ignore[union-attr]
@@ -264,7 +283,12 @@ class ExtractiveGenerator:
                 parts.append(_fmt_cell(best))
         elif best.kind == "figure":
             labels = best.extra.get("labels", "")
-            parts.append(best.text + (f" [chart text: {labels[:240]}]" if labels and labels != best.text else ""))
+            values = best.extra.get("values") or {}
+            asked = [(k, v) for k, v in values.items() if set(tokenize(k)) & idf.keys()]
+            if asked:  # the data label printed on the bar the question names
+                parts.append("; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})")
+            else:
+                parts.append(best.text + (f" [chart text: {labels[:240]}]" if labels and labels != best.text else ""))
         else:
             parts.append(best.text)
 

@@ -22,12 +22,13 @@ from docrag.types import Block, Page, Word
 
 _NUM = re.compile(r"^[-−–(+$€£¥]*\d[\d,]*(?:\.\d+)?%?\)?[a-zA-Z]{0,2}$|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
 _LEADER = re.compile(r"^[.·•…_]+$|^[-–—]{2,}$")
+_DOTS = re.compile(r"(?:\s*\.){2,}\s*$|(?:\s*\.){3,}")  # dot leaders of printed tables: "Fraud. . . ."
 _NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\s*[:：]", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|万|亿|千", re.IGNORECASE)
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
-                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|元|吨|%)",
+                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|元|吨|厘米|%)",
                    re.IGNORECASE)
 
 
@@ -168,8 +169,9 @@ def _cells(line: list[Word]) -> list[Cell]:
     for prev, w in zip(line, line[1:], strict=False):
         gap = w.box.x0 - prev.box.x1
         joined = prev.text in "-–" or w.text in "-–"  # ranges "1.35 - 1.42" stay one cell
+        date_end = bool(re.search(r"(?:19|20)\d\d$", prev.text)) and w.text[:1].isalpha()  # "May 21,2009 | May"
         if gap > 0.85 * h and not (joined and gap < 2.5 * h) or (is_number(prev.text) and is_number(w.text)
-                                                                 and gap > 0.45 * h):
+                                                                 and gap > 0.45 * h) or (date_end and gap > 0.3 * h):
             groups.append([w])
         else:
             groups[-1].append(w)
@@ -236,10 +238,12 @@ def _with_sections(rows: list[Row]) -> list[Row]:
 
 def _from_meta(block: Block, title: str) -> Table | None:
     raw = block.meta.get("rows")
-    if not isinstance(raw, list) or len(raw) < 2:
+    if not isinstance(raw, list):
+        raw = [line.split("|") for line in block.text.splitlines() if line.strip()]
+    if len(raw) < 2:
         return None
     lines = [[str(x).strip() for x in (r if isinstance(r, list) else str(r).split("|"))] for r in raw]
-    lines = [[x for x in line if x] for line in lines]
+    lines = [[_DOTS.sub("", x).strip() for x in line if _DOTS.sub("", x).strip()] for line in lines]
     header: list[list[Cell]] = []
     rows: list[Row] = []
     for cells in lines:
@@ -277,6 +281,10 @@ def parse_table(block: Block, page: Page, context: str = "") -> Table | None:
         table = _from_meta(block, title)
     if table is None:
         return None
+    titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
+    if titles and len(titles) < len(table.header_lines):
+        table.header_lines = [line for line in table.header_lines if len(line) != 1]
+        table.title = " ".join([table.title, *titles]).strip()
     head = " ".join(c.text for line in table.header_lines for c in line)
     m = _SCALE.search(f"{title} {head}")
     table.scale = (m.group(0) if m else "").strip("()")

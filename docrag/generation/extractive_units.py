@@ -73,6 +73,14 @@ class Unit:
     def scored_text(self) -> str:
         return f"{self.context} {self.text}" if self.context else self.text
 
+    @property
+    def embed_text(self) -> str:
+        """What the sentence model compares with the question: a cell's row and table, not its
+        column (a sentence model cannot tell 2019 from 2021; the lexical score does)."""
+        if self.cell is not None and self.table is not None:
+            return f"{self.cell.row.label} {self.table.title}".strip() or self.scored_text
+        return self.scored_text
+
 
 def _split_sentences(text: str) -> list[str]:
     flat = re.sub(r"\s*\n\s*", " ", text).strip()
@@ -150,8 +158,26 @@ def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:
     return out
 
 
+def data_labels(labels: list[Block]) -> dict[str, str]:
+    """Category label -> the number printed in the same column above it (a bar's data label)."""
+    from docrag.generation.extractive_tables import is_number
+
+    cats = [b for b in labels if not is_number(b.text.strip()) and len(b.text.split()) <= 3]
+    nums = [b for b in labels if is_number(b.text.strip())]
+    out: dict[str, str] = {}
+    for c in cats:
+        cx = (c.box.x0 + c.box.x1) / 2
+        above = [n for n in nums if n.box.y1 <= c.box.y0 + 1 and n.box.x0 - 6 <= cx <= n.box.x1 + 6]
+        if above:
+            out[re.sub(r"\s+", " ", c.text).strip()] = min(above, key=lambda n: c.box.y0 - n.box.y1).text.strip()
+    return out
+
+
 def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
-    context = " ".join(b.text for b in _above(block, blocks))
+    # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
+    context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
+                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION) or len(b.text.split()) <= 12
+                       or b.text.lstrip().startswith(("[", "(")))
     table = parse_table(block, page, context)
     if table is None or not table.rows:
         return []
@@ -175,7 +201,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         text = " ".join(re.sub(r"\s+", " ", b.text).strip() for b in ordered)
         caption = re.sub(r"\s+", " ", cap.text).strip()
         units.append(Unit(caption, page, rank, cap, union([cap.box, *(b.box for b in labels)]), context=text,
-                          kind="figure", extra={"caption": caption, "labels": text}))
+                          kind="figure", extra={"caption": caption, "labels": text,
+                                                "values": data_labels(labels)}))
     for block in blocks:
         if not block.box.is_valid() or id(block) in in_chart:
             continue

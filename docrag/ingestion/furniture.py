@@ -63,7 +63,7 @@ def furniture_reason(block: Block, page: Page) -> str:
     if not text:
         return ""
     h = page.height_pt or 1.0
-    near_edge = block.box.y1 <= 0.15 * h or block.box.y0 >= 0.85 * h
+    near_edge = block.box.y1 <= 0.09 * h or block.box.y0 >= 0.91 * h
     if near_edge and _PAGE_NO.match(text):
         return "page_number"
     if near_edge and _DATELINE.match(text):
