@@ -138,7 +138,9 @@ def main() -> None:
     ap.add_argument("--retriever", default=None, help="default: the configured default")
     ap.add_argument("-k", type=int, default=None)
     ap.add_argument("--json", type=Path, help="write per-question results here")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print every answer")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="print every answer of the tune split (held-out answers stay unseen while tuning)")
+    ap.add_argument("--show-heldout", action="store_true", help="with -v, print held-out answers too")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -157,7 +159,7 @@ def main() -> None:
         ans = rag.ask(rec["question"], k=args.k)
         res = score(rec, ans, rag.corpus)
         rows.append(res)
-        if args.verbose:
+        if args.verbose and (rec["split"] == "tune" or args.show_heldout):
             print(json.dumps({k: res.get(k) for k in ("id", "page1", "box", "iou", "figure", "declined")}),
                   "|", ans.answer[:160])
     print(f"retriever {rag.retriever_name}, generator {rag.generator.name}, k {args.k or rag.default_k}; "

@@ -274,6 +274,14 @@ def wine_report(zh: bool) -> list[dict]:
                       [[lab, *(f"{v:,.2f}" for v in m)] for lab, m in zip(feats.values(), means, strict=True)])
         b_p = d.para(f"Proline separates cultivar 1 from the others: its mean of {means[3][0]:,.2f} mg/l is more "
                      f"than twice the {means[3][1]:,.2f} mg/l of cultivar 2.")
+        d.new_page()
+        d.heading("Flavanoids")
+        flav = [round(float(np.mean(data.data[data.target == c][:, data.feature_names.index("flavanoids")])), 2)
+                for c in range(3)]
+        b_chart = d.bars("Figure 1. Mean flavanoids by cultivar", ["Cultivar 1", "Cultivar 2", "Cultivar 3"],
+                         flav, "value")
+        b_ash = d.para(f"The samples were analysed in one laboratory; the median ash content of all 178 wines is "
+                       f"{float(np.median(data.data[:, data.feature_names.index('ash')])):.2f}.")
         doc = d.save()
         r = tab["rows"]
         dif = means[0][0] - means[0][1]
@@ -290,6 +298,13 @@ def wine_report(zh: bool) -> list[dict]:
               f"{means[3][0]:,.2f} mg/l", [f"{means[3][0]:,.2f}"], "text", lang, [(1, b_p)]),
             q(doc, f"{name}-06", "What is the mean color intensity of cultivar 2?", f"{means[2][1]:.2f}",
               [f"{means[2][1]:.2f}"], "table", lang, [(1, r[3])]),
+            q(doc, f"{name}-07", "In the flavanoids bar chart, what value is shown for cultivar 3?", f"{flav[2]:.2f}",
+              [f"{flav[2]:.2f}"], "chart", lang, [(2, b_chart)]),
+            q(doc, f"{name}-08", "Which cultivar has the highest mean flavanoids in Figure 1?",
+              f"Cultivar 1 ({flav[0]:.2f})", [f"{flav[0]:.2f}"], "chart", lang, [(2, b_chart)]),
+            q(doc, f"{name}-09", "How many wines of cultivar 3 were analysed, and what is the median ash content "
+              "of all wines?", f"{counts[2]}; see page 2", [str(counts[2])], "multi_page", lang,
+              [(1, b_n), (2, b_ash)]),
         ]
     else:
         data = load_iris()
@@ -304,6 +319,10 @@ def wine_report(zh: bool) -> list[dict]:
         tab = d.table("表1 各物种特征平均值", ["特征", *sp],
                       [[f, *(f"{v:.2f}" for v in m)] for f, m in zip(feats, means, strict=True)])
         b_p = d.para(f"维吉尼亚鸢尾的花瓣最长，平均花瓣长度为{means[2][2]:.2f}厘米，山鸢尾仅为{means[2][0]:.2f}厘米。")
+        d.new_page()
+        d.heading("花瓣宽度")
+        b_chart = d.bars("图1 各物种平均花瓣宽度（厘米）", sp, means[3], "厘米")
+        b_src = d.para("数据由植物学家埃德加·安德森在加斯佩半岛采集，罗纳德·费希尔于1936年发表。")
         doc = d.save()
         r = tab["rows"]
         out += [
@@ -317,6 +336,10 @@ def wine_report(zh: bool) -> list[dict]:
             q(doc, f"{name}-05", "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
               f"{means[1][2] - means[1][1]:.2f}", [f"{abs(means[1][2] - means[1][1]):.2f}"], "table", lang,
               [(1, r[2])]),
+            q(doc, f"{name}-06", "图1中变色鸢尾的平均花瓣宽度是多少？", f"{means[3][1]:.2f}", [f"{means[3][1]:.2f}"],
+              "chart", lang, [(2, b_chart)]),
+            q(doc, f"{name}-07", "每个物种有多少个样本？数据是哪一年发表的？", "50；1936年", ["50"], "multi_page",
+              lang, [(1, b_n), (2, b_src)]),
         ]
     return out
 

@@ -52,6 +52,7 @@ from docrag.generation.extractive_units import (
     tokenize,
     units_of,
 )
+from docrag.generation.extractive_units import _STOP as _STOPWORDS
 from docrag.types import Answer, BlockKind, Citation, Page
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,18 @@ def _fmt_cell(u: Unit) -> str:
 
 
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|least|shortest)\b"
+                      r"|最高|最大|最多|最低|最小|最少", re.IGNORECASE)
+_LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少"}
+_ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
+
+
+def _missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
+    """Capitalised names in the question (not its first word) that no page read mentions."""
+    names = {m.group(1).rstrip(".") for m in _ENTITY.finditer(question.strip())}
+    names = {n for n in names if n.lower() not in _STOPWORDS}
+    text = " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages).lower()
+    return sorted(n for n in names if n.lower() not in text)
 
 
 def _year_fit(u: Unit, years: set[str]) -> float:
@@ -160,9 +173,9 @@ class ExtractiveGenerator:
         if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
             prior *= 0.7
         if unit.kind == "figure":
-            prior *= 1.3 if wants_chart else 0.7
+            prior *= 1.5 if wants_chart else 0.7
         elif unit.kind == "cell":
-            prior *= 1.1 if wants_table else 1.0
+            prior *= 1.1 if wants_table else (0.85 if wants_chart else 1.0)
         if wants_number and unit.kind != "figure":
             prior *= 1.15 if _has_quantity(unit.text) else 0.8
         return prior
@@ -258,9 +271,13 @@ class ExtractiveGenerator:
         if scores[bi] < self.min_score or (lex[bi] == 0 and sem[bi] < 0.2):
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
+        op = operation_of(question)
+        if op and best.kind != "cell":  # arithmetic needs cells: take a close one over a sentence
+            cell = next((i for i in order if units[i].kind == "cell"), None)
+            if cell is not None and scores[cell] >= 0.7 * scores[bi]:
+                bi, best = cell, units[cell]
         used: list[Unit] = [best]
         parts: list[str] = []
-        op = operation_of(question)
         if best.kind == "cell" and op in ("share", "growth"):
             printed = [u for u in units if u.cell is not None and best.cell is not None
                        and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))]
@@ -285,6 +302,11 @@ class ExtractiveGenerator:
             labels = best.extra.get("labels", "")
             values = best.extra.get("values") or {}
             asked = [(k, v) for k, v in values.items() if set(tokenize(k)) & idf.keys()]
+            extreme = _EXTREME.search(question)
+            if extreme and values and not asked:  # "which bar is highest": the largest data label
+                pick = min if extreme.group(0).lower() in _LOW else max
+                k = pick(values, key=lambda k: parse_number(values[k]) or 0.0)
+                asked = [(k, values[k])]
             if asked:  # the data label printed on the bar the question names
                 parts.append("; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})")
             else:
@@ -309,6 +331,10 @@ class ExtractiveGenerator:
             parts.append(_fmt_cell(u) if u.kind == "cell" else u.text)
 
         confidence = self._confidence(idf, used, lex[bi], sem[bi])
+        missing = _missing_entities(question, pages)
+        if missing:  # a name the question asks about appears on no page read
+            confidence = round(confidence * 0.6 ** len(missing), 4)
+            meta["missing_names"] = missing
         meta["confidence"] = confidence
         if confidence < self.decline_below:
             return declined(f"confidence {confidence:.2f} is below {self.decline_below:.2f}: the retrieved pages "

@@ -14,7 +14,8 @@ from docrag.generation.extractive_tables import parse_number
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
-                          r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率", re.IGNORECASE)),
+                          r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率|涨幅|跌幅"
+                          r"|(上涨|下跌|增长|下降)(了)?百分之", re.IGNORECASE)),
     ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"
                          r"as a (share|percentage) of)\b|占.*(比例|比重|百分之|多少)|所占", re.IGNORECASE)),
     ("ratio", re.compile(r"\b(ratio|how many times|times (larger|bigger|higher|as (large|much|many)))\b|倍",

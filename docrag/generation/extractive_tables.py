@@ -178,8 +178,45 @@ def _cells(line: list[Word]) -> list[Cell]:
     return [Cell(" ".join(w.text for w in g), union(w.box for w in g)) for g in groups]
 
 
-def _from_words(block: Block, words: list[Word], title: str) -> Table | None:
-    lines = [c for c in (_cells(line) for line in _lines(words)) if c]
+_CAPTION_LINE = re.compile(r"^\s*(?:table|figure|fig\.|chart|exhibit|表|图|圖)\s*[\dA-Z一二三四五六七八九十]",
+                           re.IGNORECASE)
+
+
+_FIGURE_LINE = re.compile(r"^\s*(?:figure|fig\.|chart|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
+
+
+@dataclass
+class Segment:
+    title: str
+    lines: list[list[Cell]]
+    chart_caption: Cell | None = None   # the lines are a chart's labels, captioned below
+
+
+def _segments(words: list[Word], title: str) -> list[Segment]:
+    """Lines of cells, cut where a caption line ("Table 2 ...", "表2 ...") starts another table that
+    layout merged into the same block; lines followed by a figure caption are a chart's labels."""
+    out = [Segment(title, [])]
+    for cells in (c for c in (_cells(line) for line in _lines(words)) if c):
+        text = " ".join(c.text for c in cells)
+        if _FIGURE_LINE.match(text) and out[-1].lines and out[-1].chart_caption is None:
+            box = union(c.box for c in cells if c.box is not None)
+            out[-1].chart_caption = Cell(text, box)
+            out.append(Segment("", []))
+        elif _CAPTION_LINE.match(text):
+            out.append(Segment(text, []))
+        else:
+            out[-1].lines.append(cells)
+    return [s for s in out if s.lines]
+
+
+def merged_charts(block: Block, page: Page) -> list[tuple[Cell, list[Cell]]]:
+    """Charts that layout merged into a table block: (caption, label cells) pairs."""
+    words = words_in(page, block.box)
+    return [(s.chart_caption, [c for line in s.lines for c in line]) for s in _segments(words, "")
+            if s.chart_caption is not None]
+
+
+def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | None:
     if len(lines) < 2:
         return None
     x_left = min(c[0].box.x0 for c in lines if c[0].box is not None)
@@ -272,15 +309,21 @@ def unit_of(tc: TableCell, table: Table) -> str:
     return ""
 
 
-def parse_table(block: Block, page: Page, context: str = "") -> Table | None:
-    """The structure of a table block (``context``: its caption and the lines above it)."""
+def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
+    """The tables of a table block (usually one; more when layout merged tables or a chart into it).
+    ``context``: the block's caption and the title lines above it."""
     title = " ".join(x for x in (str(block.meta.get("caption", "")), context) if x).strip()
     words = words_in(page, block.box)
-    table = _from_words(block, words, title) if words else None
-    if table is None or not table.rows:
-        table = _from_meta(block, title)
-    if table is None:
-        return None
+    tables = [t for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
+                          if s.chart_caption is None) if t and t.rows]
+    if not tables:
+        meta = _from_meta(block, title)
+        tables = [meta] if meta is not None else []
+    return [_finish(t) for t in tables]
+
+
+def _finish(table: Table) -> Table:
+    title = table.title
     titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
     if titles and len(titles) < len(table.header_lines):
         table.header_lines = [line for line in table.header_lines if len(line) != 1]
@@ -288,6 +331,6 @@ def parse_table(block: Block, page: Page, context: str = "") -> Table | None:
     head = " ".join(c.text for line in table.header_lines for c in line)
     m = _SCALE.search(f"{title} {head}")
     table.scale = (m.group(0) if m else "").strip("()")
-    u = _UNIT.search(f"{head} {title}")
+    u = _UNIT.search(f"{head} {table.title}")
     table.unit = u.group(0) if u else ""
     return table

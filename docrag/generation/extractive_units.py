@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from docrag.generation.extractive_tables import Table, TableCell, parse_table
+from docrag.generation.extractive_tables import Table, TableCell, merged_charts, parse_tables
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.types import Block, BlockKind, Page
@@ -178,15 +178,18 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
     context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
                        if b.kind in (BlockKind.TITLE, BlockKind.CAPTION) or len(b.text.split()) <= 12
                        or b.text.lstrip().startswith(("[", "(")))
-    table = parse_table(block, page, context)
-    if table is None or not table.rows:
-        return []
     units = []
-    for tc in table.cells():
+    for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
         names = " ".join(x for x in (tc.row.label, *tc.headers) if x)
         units.append(Unit(tc.value, page, rank, block, tc.box(block.box),
                           context=f"{table.title} {table.unit} {table.scale} {names}".strip(),
                           kind="cell", cell=tc, table=table))
+    for cap, cells in merged_charts(block, page):
+        labels = [Block(BlockKind.TEXT, c.box, c.text) for c in cells if c.box is not None]
+        text = " ".join(b.text for b in sorted(labels, key=lambda b: (b.box.x0, b.box.y0)))
+        box = union([cap.box, *(b.box for b in labels)]) if cap.box is not None else block.box
+        units.append(Unit(cap.text, page, rank, block, box, context=text, kind="figure",
+                          extra={"caption": cap.text, "labels": text, "values": data_labels(labels)}))
     return units
 
 
