@@ -216,3 +216,29 @@ def test_real_corpus_declines_mars(real, gen):
     corpus, _ = real
     ans = gen.generate("What is the population of Mars in 2023?", corpus.pages()[:5])
     assert ans.answer == NO_ANSWER and not ans.citations
+
+
+# -- the dev set's Chinese report (in the repository) ---------------------------------------------------
+@pytest.fixture(scope="module")
+def zh_report(tmp_path_factory):
+    pdf = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / "stocks_review_zh.pdf"
+    out = tmp_path_factory.mktemp("zh") / "corpus"
+    ingest([pdf], out, show_progress=False)
+    return Corpus.open(out).pages()
+
+
+def test_chinese_cell_year_column_and_growth(zh_report, gen):
+    ans = gen.generate("微软2021年末的收盘价是多少？", zh_report)
+    assert ans.answer.startswith("334.85 美元 — 微软, 2021")
+    ans = gen.generate("微软年末股价从2020年到2021年增加了多少？", zh_report)
+    assert ans.answer.startswith("115.25 = 334.85 − 219.60")
+    ans = gen.generate("表2中纳斯达克综合指数2019年末点位是多少？", zh_report)  # layout merged Table 2 with a chart
+    assert ans.answer.startswith("8,972.60") and "纳斯达克综合指数, 2019" in ans.answer
+
+
+def test_chinese_chart_data_label_and_furniture(zh_report, gen):
+    ans = gen.generate("图1中奥多比（ADBE）2021年末收盘价是多少？", zh_report)
+    assert ans.answer.startswith("567.06 — ADBE") and ans.citations[0].page_no == 2
+    for page in zh_report:
+        marked = {b.text.strip() for b in page.blocks if b.meta.get(FURNITURE_KEY)}
+        assert f"第 {page.page_no} 页" in marked

@@ -228,8 +228,13 @@ class ExtractiveGenerator:
             return (a, b) if ax <= bx else (b, a)
         return (a, b) if ca.row.index <= cb.row.index else (b, a)
 
-    def _confidence(self, idf: dict[str, float], used: Sequence[Unit], lex: float, sem: float) -> float:
+    def _confidence(self, idf: dict[str, float], used: Sequence[Unit], lex: float, sem: float,
+                    best_terms: set[str]) -> float:
         """How much of the question the cited evidence's pages cover, blended with the best match."""
+        # Chinese character pairs that straddle two words never appear on a page: coverage counts
+        # characters only
+        full = idf
+        idf = {t: v for t, v in idf.items() if not (len(t) == 2 and _CJK.match(t[0]) and _CJK.match(t[1]))}
         total = sum(idf.values())
         if not total:
             return 0.0
@@ -238,6 +243,8 @@ class ExtractiveGenerator:
             seen |= set(tokenize(u.page.text or " ".join(b.text for b in u.page.blocks)))
         cover = sum(w for t, w in idf.items() if t in seen) / total
         match = max(lex, sem if self.embed else lex)
+        if len(idf) < len(full):  # Chinese: the best unit's share of the question's characters
+            match = max(match, sum(w for t, w in idf.items() if t in best_terms) / total)
         return round(max(0.0, min(1.0, 0.55 * cover + 0.45 * match)), 4)
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
@@ -330,7 +337,7 @@ class ExtractiveGenerator:
             covered |= docs[i] & idf.keys()
             parts.append(_fmt_cell(u) if u.kind == "cell" else u.text)
 
-        confidence = self._confidence(idf, used, lex[bi], sem[bi])
+        confidence = self._confidence(idf, used, lex[bi], sem[bi], docs[bi])
         missing = _missing_entities(question, pages)
         if missing:  # a name the question asks about appears on no page read
             confidence = round(confidence * 0.6 ** len(missing), 4)
