@@ -279,7 +279,8 @@ class ExtractiveGenerator:
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
         op = operation_of(question)
-        if op and best.kind != "cell":  # arithmetic needs cells: take a close one over a sentence
+        stated = op in ("growth", "share") and "%" in best.text  # the text states the percentage itself
+        if op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
             cell = next((i for i in order if units[i].kind == "cell"), None)
             if cell is not None and scores[cell] >= 0.7 * scores[bi]:
                 bi, best = cell, units[cell]

@@ -24,6 +24,7 @@ _NUM = re.compile(r"^[-−–(+$€£¥]*\d[\d,]*(?:\.\d+)?%?\)?[a-zA-Z]{0,2}$|^
 _LEADER = re.compile(r"^[.·•…_]+$|^[-–—]{2,}$")
 _DOTS = re.compile(r"(?:\s*\.){2,}\s*$|(?:\s*\.){3,}")  # dot leaders of printed tables: "Fraud. . . ."
 _NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\s*[:：]", re.IGNORECASE)
+_NOTE_IN = re.compile(r"\s(?:sources?|notes?)\s*:", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|万|亿|千", re.IGNORECASE)
@@ -247,6 +248,8 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
             continue
         if has_label and _NOTE.match(first.text):
             continue  # "Source: ...", "Note: ...": under the table, not a row of it
+        if has_label and _NOTE_IN.search(first.text):  # "Total Source: SAVE 2009": the note ran into the label
+            first.text = first.text[: _NOTE_IN.search(first.text).start()].strip() or first.text
         label = first.text if has_label else (rows[-1].label if rows else "")
         rows.append(Row(label, first.box if has_label else None, values, len(rows)))
     rows = _with_sections(rows)

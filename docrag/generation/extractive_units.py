@@ -130,6 +130,7 @@ def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     return best
 
 
+_CHART_WORDS = "chart figure graph plot bar 图表"  # a figure is what chart questions ask about (scored, not quoted)
 _FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]",
                           re.IGNORECASE)
 
@@ -176,7 +177,7 @@ def data_labels(labels: list[Block]) -> dict[str, str]:
 def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
     # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
     context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
-                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION) or len(b.text.split()) <= 12
+                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION) or len(b.text.strip()) <= 80
                        or b.text.lstrip().startswith(("[", "(")))
     units = []
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
@@ -188,7 +189,7 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
         labels = [Block(BlockKind.TEXT, c.box, c.text) for c in cells if c.box is not None]
         text = " ".join(b.text for b in sorted(labels, key=lambda b: (b.box.x0, b.box.y0)))
         box = union([cap.box, *(b.box for b in labels)]) if cap.box is not None else block.box
-        units.append(Unit(cap.text, page, rank, block, box, context=text, kind="figure",
+        units.append(Unit(cap.text, page, rank, block, box, context=f"{_CHART_WORDS} {text}", kind="figure",
                           extra={"caption": cap.text, "labels": text, "values": data_labels(labels)}))
     return units
 
@@ -203,7 +204,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         ordered = sorted(labels, key=lambda b: (b.box.x0, b.box.y0))
         text = " ".join(re.sub(r"\s+", " ", b.text).strip() for b in ordered)
         caption = re.sub(r"\s+", " ", cap.text).strip()
-        units.append(Unit(caption, page, rank, cap, union([cap.box, *(b.box for b in labels)]), context=text,
+        units.append(Unit(caption, page, rank, cap, union([cap.box, *(b.box for b in labels)]),
+                          context=f"{_CHART_WORDS} {text}",
                           kind="figure", extra={"caption": caption, "labels": text,
                                                 "values": data_labels(labels)}))
     for block in blocks:
@@ -215,7 +217,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             text = re.sub(r"\s+", " ", block.text).strip()
             caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
             if text or caption:
-                units.append(Unit(caption or text[:200], page, rank, block, box, context=text, kind="figure",
+                units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
+                                  kind="figure",
                                   extra={"caption": caption, "labels": text}))
             continue
         if not block.text.strip():
