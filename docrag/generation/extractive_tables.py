@@ -237,6 +237,8 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
             else:
                 header.append(cells)
             continue
+        if has_label and _NOTE.match(first.text):
+            continue  # "Source: ...", "Note: ...": under the table, not a row of it
         if has_label and not values:
             if rows and len(cells) == 1 and not rows[-1].label.endswith(":") and rows[-1].cells == []:
                 rows[-1].label = f"{rows[-1].label} {first.text}"
@@ -246,8 +248,6 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
             else:  # a section line ("Ethanol ($/gal)") names the rows below it
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
             continue
-        if has_label and _NOTE.match(first.text):
-            continue  # "Source: ...", "Note: ...": under the table, not a row of it
         if has_label and _NOTE_IN.search(first.text):  # "Total Source: SAVE 2009": the note ran into the label
             first.text = first.text[: _NOTE_IN.search(first.text).start()].strip() or first.text
         label = first.text if has_label else (rows[-1].label if rows else "")

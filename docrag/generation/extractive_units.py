@@ -177,7 +177,8 @@ def data_labels(labels: list[Block]) -> dict[str, str]:
 def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
     # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
     context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
-                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION) or len(b.text.strip()) <= 80
+                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
+                       or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
                        or b.text.lstrip().startswith(("[", "(")))
     units = []
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
