@@ -49,9 +49,11 @@ from docrag.types import Document, page_id
 class GoldBox:
     page_id: str
     box: Box  # Space.POINT of that page
+    annotator: str = ""  # who drew it, when a data set has several annotators (ViDoRe V3)
 
     def to_json(self) -> dict:
-        return {"page_id": self.page_id, **self.box.to_dict()}
+        extra = {"annotator": self.annotator} if self.annotator else {}
+        return {"page_id": self.page_id, **self.box.to_dict(), **extra}
 
 
 @dataclass

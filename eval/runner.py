@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag._version import __version__
+from docrag.citation.pixel_grounding import citations_pixel_record
 from docrag.config import DEFAULT_RETRIEVER
 from docrag.corpus import Corpus
 from docrag.errors import DocragError, InputError
@@ -82,6 +83,8 @@ class EvalConfig:
     metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
     rel_tol: float = 1e-2
     index_dir: str | None = None
+    pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
+    pixel_average: str = "query"
 
     def __post_init__(self) -> None:
         self.levels = tuple(self.levels)
@@ -127,6 +130,8 @@ class EvalConfig:
         d["levels"], d["metrics"] = list(self.levels), list(self.metrics)
         d["answer_judge"] = self.resolved_answer_judge
         d.pop("index_dir")  # where an index lives does not change results
+        d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
+        d.pop("pixel_average")
         return d
 
 
@@ -408,6 +413,8 @@ class Evaluator:
         verdict = judgements.by_qid.get(item.qid, {}).get("verdict")
         metrics["accuracy"] = verdict["correct"] if verdict else None
         metrics["iou"] = gold_box_iou(answer.citations, item.gold_boxes, self.corpus)
+        metrics["pixel"] = citations_pixel_record(answer.citations, item.gold_boxes, item.gold_pages,
+                                                  self.corpus.page)
         cited = {c.page_id for c in answer.citations}
         metrics["cited_gold_page"] = bool(cited & set(item.gold_pages)) if answer.citations else False
         ret = None

@@ -56,6 +56,10 @@ def register(app: typer.Typer) -> None:
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        pixel_empty: str = typer.Option("skip", "--pixel-empty",
+                                        help="Pixel grounding: a page neither side boxed is skipped, one or zero."),
+        pixel_average: str = typer.Option("query", "--pixel-average",
+                                          help="Pixel grounding: average per question (query) or over pages."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
         from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
@@ -65,13 +69,18 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--context {context!r}: use {', '.join(CONTEXTS)}")
         if mode not in ("crop", "box"):
             raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
+        if pixel_empty not in ("skip", "one", "zero"):
+            raise typer.BadParameter(f"--pixel-empty {pixel_empty!r}: use skip, one or zero")
+        if pixel_average not in ("query", "page"):
+            raise typer.BadParameter(f"--pixel-average {pixel_average!r}: use query or page")
         from docrag.config import load_settings
 
         settings = load_settings()
         config = EvalConfig(retriever=retriever or settings.retriever, generator=generator or settings.generator,
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
-                            index_dir=str(index_dir) if index_dir else None)
+                            index_dir=str(index_dir) if index_dir else None,
+                            pixel_empty=pixel_empty, pixel_average=pixel_average)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
                                   show_progress=progress, rebuild_index=rebuild_index)
         report = ev.run()
