@@ -83,6 +83,8 @@ class EvalConfig:
     metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
     rel_tol: float = 1e-2
     index_dir: str | None = None
+    rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
+    rerank_depth: int = 20
     pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
     pixel_average: str = "query"
 
@@ -132,6 +134,9 @@ class EvalConfig:
         d.pop("index_dir")  # where an index lives does not change results
         d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
         d.pop("pixel_average")
+        if not self.rerank:  # runs made before the rerank stage existed keep their identity
+            d.pop("rerank")
+            d.pop("rerank_depth")
         return d
 
 
@@ -292,9 +297,11 @@ class Evaluator:
         if self._index is None:
             from docrag.index import open_index
 
+            rerank = {"rerank": self.config.rerank, "rerank_depth": self.config.rerank_depth} \
+                if self.config.rerank else {}
             self._index = open_index(self.corpus, self.config.retriever, index_dir=self.config.index_dir,
                                      build=True, show_progress=self.show_progress,
-                                     **({"rebuild": True} if self.rebuild_index else {}))
+                                     **({"rebuild": True} if self.rebuild_index else {}), **rerank)
         return self._index
 
     def _retrieve(self, records: _Records) -> int:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
+
 CONTEXTS = ("retrieved", "oracle", "none")
 
 
@@ -56,6 +58,8 @@ def register(app: typer.Typer) -> None:
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
         pixel_empty: str = typer.Option("skip", "--pixel-empty",
                                         help="Pixel grounding: a page neither side boxed is skipped, one or zero."),
         pixel_average: str = typer.Option("query", "--pixel-average",
@@ -80,7 +84,8 @@ def register(app: typer.Typer) -> None:
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None,
-                            pixel_empty=pixel_empty, pixel_average=pixel_average)
+                            pixel_empty=pixel_empty, pixel_average=pixel_average,
+                            **rerank_options(rerank, rerank_depth))
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
                                   show_progress=progress, rebuild_index=rebuild_index)
         report = ev.run()
@@ -116,6 +121,8 @@ def register(app: typer.Typer) -> None:
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode every index (e.g. after retriever settings changed)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
         from docrag.corpus import Corpus
@@ -132,7 +139,8 @@ def register(app: typer.Typer) -> None:
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
         result = compare_retrievers(c, items, names, k=k, index_dir=index_dir, runs_dir=runs_dir,
-                                    show_progress=progress, rebuild=rebuild_index)
+                                    show_progress=progress, rebuild=rebuild_index,
+                                    **rerank_options(rerank, rerank_depth))
         result["qa"] = str(qa)
         typer.echo(render_table(result, per_category=per_category))
         if out is not None:

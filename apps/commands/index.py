@@ -39,6 +39,22 @@ def _retriever_options(device: str | None, batch_size: int | None, pool_factor: 
     return opts
 
 
+RERANK_HELP = ("Rerank stage: cross-encoder:<path> (page text), qwen3-vl-rerank:<path> or monoqwen:<path> "
+               "(page image), openai-rerank:<model> (vLLM /rerank). Default: config file / DOCRAG_RERANK (none).")
+RERANK_DEPTH_HELP = "First-stage pages the reranker rescores per query (default: config / 20; at least k)."
+
+
+def rerank_options(rerank: str | None, depth: int | None) -> dict:
+    """``rerank``/``rerank_depth`` options of ``open_index`` from flags, else the config file / env."""
+    from docrag.config import load_settings
+
+    settings = load_settings()
+    name = settings.rerank if rerank is None else rerank
+    if not name or name == "none":
+        return {}
+    return {"rerank": name, "rerank_depth": depth or settings.rerank_depth}
+
+
 def _default_retriever() -> str:
     """The retriever ``ask`` uses: DOCRAG_RETRIEVER, the config file, or the built-in default."""
     from docrag.config import load_settings
@@ -95,6 +111,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
         build: bool = typer.Option(True, "--build/--no-build",
                                    help="Build or update the index first when the corpus changed."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Search CORPUS and print the best pages (file name, page, score)."""
         from docrag.corpus import Corpus
@@ -103,17 +121,22 @@ def register(app: typer.Typer) -> None:
         retriever = retriever or _default_retriever()
         c = Corpus.open(corpus)
         idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
-                         **_retriever_options(device, None, None))
+                         **_retriever_options(device, None, None), **rerank_options(rerank, rerank_depth))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
         rows = []
         for h in hits:
             page = c.page(h.page_id)
             rows.append({"rank": h.rank, "score": round(h.score, 6), "file_name": page.file_name,
                          "page_no": page.page_no, "page_id": h.page_id, "retriever": h.retriever})
+            if h.reranker:
+                rows[-1].update(reranker=h.reranker, first_stage_score=round(float(h.first_stage_score), 6),
+                                first_stage_rank=h.first_stage_rank)
         if as_json:
             typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
             return
         if not rows:
             typer.echo("no matching pages")
         for r in rows:
-            typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}")
+            first = (f"  (first stage #{r['first_stage_rank']} {r['first_stage_score']:.4f})"
+                     if r.get("reranker") else "")
+            typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}{first}")
