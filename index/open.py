@@ -16,7 +16,8 @@ from docrag.io import read_json
 log = logging.getLogger(__name__)
 
 # retriever settings an existing index supplies when the caller does not give them
-ADOPTED_SETTINGS = ("pool_factor", "chunk_words", "chunk_overlap", "query_prompt", "page_prompt")
+ADOPTED_SETTINGS = ("pool_factor", "chunk_words", "chunk_overlap", "query_prompt", "page_prompt", "dim",
+                    "max_pixels", "min_pixels", "query_instruction", "query_length", "document_length")
 # options that configure the index rather than the retriever
 INDEX_OPTIONS = ("rebuild", "first_stage", "binarize", "n_centroids", "n_candidates", "search_mode")
 
