@@ -26,8 +26,12 @@ def _parse_filters(items: list[str]) -> dict:
 
 
 def _retriever_options(device: str | None, batch_size: int | None, pool_factor: int | None,
-                       dtype: str | None = None) -> dict:
+                       dtype: str | None = None, trust_remote_code: bool = False, dim: int | None = None) -> dict:
     opts: dict = {}
+    if trust_remote_code:
+        opts["trust_remote_code"] = True
+    if dim:
+        opts["dim"] = dim
     if device:
         opts["device"] = device
     if dtype:
@@ -39,6 +43,8 @@ def _retriever_options(device: str | None, batch_size: int | None, pool_factor: 
     return opts
 
 
+TRUST_HELP = ("Let a local checkpoint run its own Python code (VisRAG-Ret, jina-colbert-v2, jina-embeddings-v4, "
+              "nemotron-colembed). Off by default; recorded in the index, and needed again to search it.")
 RERANK_HELP = ("Rerank stage: cross-encoder:<path> (page text), qwen3-vl-rerank:<path> or monoqwen:<path> "
                "(page image), openai-rerank:<model> (vLLM /rerank). Default: config file / DOCRAG_RERANK (none).")
 RERANK_DEPTH_HELP = "First-stage pages the reranker rescores per query (default: config / 20; at least k)."
@@ -82,12 +88,16 @@ def register(app: typer.Typer) -> None:
         binarize: bool = typer.Option(False, "--binarize", help="Also store sign bits for a popcount first stage."),
         rebuild: bool = typer.Option(False, "--rebuild", help="Discard the existing index and encode every page."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
+        dim: int | None = typer.Option(None, "--dim", min=1,
+                                       help="Matryoshka (MRL) dimension of dse:/qwen3-vl-embed:/openai-embed: "
+                                            "vectors (stored in the index)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
-        opts = _retriever_options(device, batch_size, pool_factor, dtype)
+        opts = _retriever_options(device, batch_size, pool_factor, dtype, trust_remote_code, dim)
         if binarize:
             opts["binarize"] = True
         if rebuild:
@@ -113,6 +123,7 @@ def register(app: typer.Typer) -> None:
                                    help="Build or update the index first when the corpus changed."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
         """Search CORPUS and print the best pages (file name, page, score)."""
         from docrag.corpus import Corpus
@@ -121,7 +132,8 @@ def register(app: typer.Typer) -> None:
         retriever = retriever or _default_retriever()
         c = Corpus.open(corpus)
         idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
-                         **_retriever_options(device, None, None), **rerank_options(rerank, rerank_depth))
+                         **_retriever_options(device, None, None, trust_remote_code=trust_remote_code),
+                         **rerank_options(rerank, rerank_depth))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
         rows = []
         for h in hits:

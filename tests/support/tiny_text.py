@@ -58,3 +58,17 @@ def build_tiny_bert(folder: str | Path, markers: tuple[str, ...] = ("[Q]", "[D]"
     BertModel(_bert_config(len(tok))).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
+
+
+def build_tiny_colbert(folder: str | Path, seed: int = 0) -> Path:
+    """A tiny ColBERT-style ``MultiVectorEncoder`` (BERT + 128-d projection + mask + L2) with
+    ``[Q] ``/``[D] `` prompts, saved in sentence-transformers' native format."""
+    import torch
+    from sentence_transformers import MultiVectorEncoder
+
+    folder = Path(folder)
+    bert = build_tiny_bert(folder.parent / f"{folder.name}-bert", seed=seed)
+    torch.manual_seed(seed)
+    model = MultiVectorEncoder(str(bert), device="cpu", prompts={"query": "[Q] ", "document": "[D] "})
+    model.save_pretrained(str(folder))
+    return folder
