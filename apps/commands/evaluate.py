@@ -104,8 +104,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command("compare")
     def compare_cmd(
-        corpus: Path = typer.Argument(..., help="Corpus folder."),
-        qa: Path = typer.Option(..., "--qa", help="Questions (our QA JSONL or FinRAGBench-V queries)."),
+        corpus: Path | None = typer.Argument(None, help="Corpus folder (not with --preset)."),
+        qa: Path | None = typer.Option(None, "--qa", help="Questions (our QA JSONL, FinRAGBench-V queries, or a "
+                                                          "local ViDoRe V3 folder)."),
+        preset: str | None = typer.Option(None, "--preset",
+                                          help="finragbench-v or vidore-v3: the paper's retrievers on the local "
+                                               "data named in the config's [presets.<name>], beside the paper's "
+                                               "published numbers."),
         retrievers: str = typer.Option("bm25,minilm,hybrid:bm25+minilm", "--retrievers",
                                        help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
         qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
@@ -125,6 +130,20 @@ def register(app: typer.Typer) -> None:
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
+        if preset is not None:
+            from docrag.config import load_settings
+            from docrag.eval.presets import render_preset, run_preset
+
+            result = run_preset(preset, load_settings(), k=k, show_progress=progress,
+                                rerank=rerank_options(rerank, rerank_depth) or None)
+            typer.echo(render_preset(result))
+            if out is not None:
+                from docrag.eval.compare import write_compare_json
+
+                write_compare_json(result, out)
+            return
+        if corpus is None or qa is None:
+            raise typer.BadParameter("give CORPUS and --qa (or --preset finragbench-v|vidore-v3)")
         from docrag.corpus import Corpus
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa
