@@ -86,6 +86,10 @@ def register(app: typer.Typer) -> None:
                             index_dir=str(index_dir) if index_dir else None,
                             pixel_empty=pixel_empty, pixel_average=pixel_average,
                             **rerank_options(rerank, rerank_depth))
+        if qa.is_dir() and not (corpus / "manifest.json").exists():   # a local ViDoRe V3 copy: build its corpus
+            from docrag.eval.vidore_v3 import build_corpus, read_dataset
+
+            build_corpus(read_dataset(qa), corpus, show_progress=progress)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
                                   show_progress=progress, rebuild_index=rebuild_index)
         report = ev.run()
