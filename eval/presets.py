@@ -105,14 +105,25 @@ def _run_vidore(cfg: dict, retrievers: dict[str, str], k: int, show_progress: bo
     items = qa_items(ds, corpus)
     qrels = graded_qrels(ds, items)
     rows = []
+    reranker = None
+    if rerank:
+        from docrag.index.rerank import RerankedIndex, get_reranker
+
+        reranker = get_reranker(rerank["rerank"])
     for row, name in retrievers.items():
-        idx = open_index(corpus, name, show_progress=show_progress, **rerank)
-        hits = idx.search_batch([it.question for it in items], k=max(k, 10))
-        res = evaluate({it.qid: h for it, h in zip(items, hits, strict=True)}, qrels, items)
-        for group, vals in res["groups"].items():
-            rows.append({"row": row, "retriever": name, "group": group, "ours": vals.get("ndcg@10"), "n": vals["n"],
-                         "published": _published("vidore-v3", row) if group == "overall" else None,
-                         "pytrec_eval_max_abs_diff": res["pytrec_eval_max_abs_diff"]})
+        idx = open_index(corpus, name, show_progress=show_progress)
+        runs = [(row, name, idx)]
+        if reranker is not None:
+            runs.append((f"{row} + rerank", f"{name} >> {rerank['rerank']}",
+                         RerankedIndex(idx, reranker, corpus.page, depth=rerank["rerank_depth"])))
+        for label_row, label, index in runs:
+            hits = index.search_batch([it.question for it in items], k=max(k, 10))
+            res = evaluate({it.qid: h for it, h in zip(items, hits, strict=True)}, qrels, items)
+            for group, vals in res["groups"].items():
+                rows.append({"row": label_row, "retriever": label, "group": group, "ours": vals.get("ndcg@10"),
+                             "n": vals["n"], "published": _published("vidore-v3", label_row)
+                             if group == "overall" else None,
+                             "pytrec_eval_max_abs_diff": res["pytrec_eval_max_abs_diff"]})
     return rows
 
 
@@ -130,12 +141,15 @@ def _run_finragbench(cfg: dict, retrievers: dict[str, str], k: int, show_progres
                              metrics=("recall@10", "ndcg@10"), show_progress=show_progress,
                              **({"rerank": rerank["rerank"], "rerank_depth": rerank["rerank_depth"]} if rerank else {}))
     rows = []
-    for row, name in retrievers.items():
-        for group, vals in res["retrievers"][name]["groups"].items():
+    labels = [(row, name, name) for row, name in retrievers.items()]
+    if rerank:
+        labels += [(f"{row} + rerank", name, f"{name} >> {rerank['rerank']}") for row, name in retrievers.items()]
+    for row, _name, label in labels:
+        for group, vals in res["retrievers"][label]["groups"].items():
             if group != "overall" and not group.startswith("lang:"):
                 continue
             lang = group.partition(":")[2]
-            rows.append({"row": row, "retriever": name, "group": group, "ours": vals.get("recall@10"), "n": vals["n"],
+            rows.append({"row": row, "retriever": label, "group": group, "ours": vals.get("recall@10"), "n": vals["n"],
                          "published": _published("finragbench-v", row, lang) if lang else None})
     return rows
 

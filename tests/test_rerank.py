@@ -4,6 +4,7 @@ and its scores equal the reference formula (sigmoid of the single logit)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -100,7 +101,11 @@ def test_compare_and_eval_rerank(tiny_ce, corpus, tmp_path):
         return [r[2] for r in sorted(rows, key=lambda r: int(r[3]))]
 
     first = run_order(tmp_path / "plain")
-    assert run_order(tmp_path / "rr") == _expected_order(tiny_ce, corpus, first)[0]
+    label = f"bm25 >> cross-encoder:{tiny_ce}"
+    assert set(res["retrievers"]) == {"bm25", label} and res["retrievers"][label]["first_stage"] == "bm25"
+    assert run_order(tmp_path / "rr") == first                # the first stage is reported on its own
+    rr_rows = [line.split() for line in Path(res["retrievers"][label]["run_file"]).read_text().splitlines()]
+    assert [r[2] for r in sorted(rr_rows, key=lambda r: int(r[3]))] == _expected_order(tiny_ce, corpus, first)[0]
     cfg = EvalConfig(retriever="bm25", generator="none", k=6, rerank=f"cross-encoder:{tiny_ce}", rerank_depth=6)
     Evaluator.from_files(corpus.root, qa, tmp_path / "run", cfg, show_progress=False).run()
     rec = json.loads((tmp_path / "run" / "retrieval.jsonl").read_text().splitlines()[0])
