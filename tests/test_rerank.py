@@ -112,3 +112,12 @@ def test_compare_and_eval_rerank(tiny_ce, corpus, tmp_path):
     assert [h["page_id"] for h in rec["hits"]] == _expected_order(tiny_ce, corpus, first)[0]
     assert all(h["reranker"] and h["first_stage_score"] is not None for h in rec["hits"])
     assert "rerank" in cfg.identity() and "rerank" not in EvalConfig(retriever="bm25").identity()
+
+
+def test_viewer_pipelines_get_the_rerank_stage(tiny_ce, corpus):
+    from docrag.apps.viewer import _default_rag_factory
+
+    rag = _default_rag_factory(corpus, "bm25", "extractive",
+                               rerank={"rerank": f"cross-encoder:{tiny_ce}", "rerank_depth": 6})
+    hits = rag.retrieve(QUERY, k=3)
+    assert len(hits) == 3 and all(h.reranker == f"cross-encoder:{tiny_ce}" for h in hits)
