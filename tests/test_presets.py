@@ -30,3 +30,23 @@ def test_preset_without_config_is_a_clear_error(tmp_path, monkeypatch):
     assert res.exit_code != 0 and "[presets.finragbench-v]" in str(res.exception or res.output)
     res = CliRunner().invoke(app, ["compare", "--preset", "nope"])
     assert res.exit_code != 0 and "finragbench-v" in str(res.exception or res.output)
+
+
+def test_finragbench_v_preset_recall_per_language_beside_the_paper(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from docrag.ingestion import ingest
+
+    fixture = Path(__file__).parent / "fixtures" / "finragbench"
+    corpus = tmp_path / "frb"
+    ingest([fixture / "corpus_en"], out=corpus, show_progress=False)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[presets.finragbench-v]\ncorpus = "{corpus}"\nqa = "{fixture / "queries_en.json"}"\n'
+                   f'qrels = "{fixture / "qrels_en.tsv"}"\n', encoding="utf-8")
+    monkeypatch.setenv("DOCRAG_CONFIG", str(cfg))
+    res = CliRunner().invoke(app, ["compare", "--preset", "finragbench-v", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert any(ln.startswith("BM25") and "lang:en" in ln for ln in lines)
+    colqwen = [ln for ln in lines if ln.startswith("ColQwen2 ")][0]
+    assert "(not run)" in colqwen and "90.13 / 85.86" in colqwen
