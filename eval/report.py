@@ -86,6 +86,13 @@ def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, dict], gr
             if ids:
                 sec["recall_curve"][name] = recall_curve({q: ranked[q] for q in ids}, {q: gold[q] for q in ids}, k)
     sec["pytrec_eval_max_abs_diff"] = _pytrec_check(per_q, metrics, out)
+    first = {it.qid: [h["page_id"] for h in retrieval[it.qid]["first_stage_hits"]] for it in items
+             if retrieval[it.qid].get("first_stage_hits") is not None}
+    if first:   # a rerank stage ran: the retriever alone, reported apart from the reranked order
+        fq = {q: question_scores(first[q], gold[q], metrics) for q in first}
+        sec["first_stage"] = {"reranker": next(retrieval[q].get("reranker", "") for q in first), "groups": {
+            name: {**mean_scores(fq, ids), "n": len(ids)}
+            for name, qids in groups.items() if (ids := [q for q in qids if q in fq])}}
     return sec
 
 
@@ -227,7 +234,9 @@ def metric_label(name: str) -> str:
 
 def render_markdown(report: dict) -> str:
     cfg = report.get("config", {})
-    parts = [f"# docrag evaluation\n\n{report.get('n_questions', 0)} questions; retriever `{cfg.get('retriever')}`, "
+    rerank = f" reranked by `{cfg['rerank']}` (top {cfg.get('rerank_depth')})," if cfg.get("rerank") else ","
+    parts = [f"# docrag evaluation\n\n{report.get('n_questions', 0)} questions; retriever `{cfg.get('retriever')}`"
+             f"{rerank} "
              f"generator `{cfg.get('generator')}`, citation judge `{cfg.get('judge')}`, answer judge "
              f"`{cfg.get('answer_judge')}`, context `{cfg.get('context')}`, k = {cfg.get('k')}. "
              "All scores in percent."]
@@ -240,6 +249,11 @@ def render_markdown(report: dict) -> str:
         note = ("" if check is None else f"\n\nCross-check: max |ours - pytrec_eval| on run.trec = {check:.2e}.")
         parts.append("## Retrieval (Table 4 layout)\n\n" + _table(["group", *map(metric_label, ret["metrics"]), "n"],
                                                                    rows) + note)
+        fs = ret.get("first_stage")
+        if fs:
+            rows = [[g, *(s.get(m) for m in ret["metrics"]), s["n"]] for g, s in fs["groups"].items()]
+            parts.append(f"## Retrieval before the rerank stage (first stage alone; the table above is after "
+                         f"`{fs['reranker']}`)\n\n" + _table(["group", *map(metric_label, ret["metrics"]), "n"], rows))
     gen = report.get("generation")
     if gen:
         acc_label = "Acc (proxy)" if gen.get("accuracy_is_proxy") else f"Acc ({gen.get('accuracy_judge')})"

@@ -317,10 +317,16 @@ class Evaluator:
                 t0 = time.perf_counter()
                 results = index.search_batch([it.question for it in batch], k=self.config.k)
                 per_q = (time.perf_counter() - t0) / len(batch)
-                for it, hits in zip(batch, results, strict=True):
+                first = (index.inner.search_batch([it.question for it in batch], k=self.config.k)
+                         if self.config.rerank else [None] * len(batch))   # the first stage, reported apart
+                for it, hits, first_hits in zip(batch, results, first, strict=True):
                     ranked = canonical_order(hits)[: self.config.k]
-                    records.add({"qid": it.qid, "retriever": self.config.retriever, "k": self.config.k,
-                                 "hits": [h.to_json() for h in ranked], "seconds": round(per_q, 6)})
+                    rec = {"qid": it.qid, "retriever": self.config.retriever, "k": self.config.k,
+                           "hits": [h.to_json() for h in ranked], "seconds": round(per_q, 6)}
+                    if first_hits is not None:
+                        rec["reranker"] = self.config.rerank
+                        rec["first_stage_hits"] = [h.to_json() for h in canonical_order(first_hits)[: self.config.k]]
+                    records.add(rec)
                 bar.update(len(batch))
         return len(todo)
 

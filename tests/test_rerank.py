@@ -112,6 +112,11 @@ def test_compare_and_eval_rerank(tiny_ce, corpus, tmp_path):
     assert [h["page_id"] for h in rec["hits"]] == _expected_order(tiny_ce, corpus, first)[0]
     assert all(h["reranker"] and h["first_stage_score"] is not None for h in rec["hits"])
     assert "rerank" in cfg.identity() and "rerank" not in EvalConfig(retriever="bm25").identity()
+    assert [h["page_id"] for h in rec["first_stage_hits"]] == first
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert report["retrieval"]["first_stage"]["reranker"] == f"cross-encoder:{tiny_ce}"
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "Retrieval before the rerank stage" in md and "reranked by" in md
 
 
 def test_viewer_pipelines_get_the_rerank_stage(tiny_ce, corpus):
