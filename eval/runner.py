@@ -198,7 +198,7 @@ class Evaluator:
         """Load the questions of ``qa`` (our JSONL or FinRAGBench-V; ``limit`` keeps the first N)."""
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
-        ident = sha256_file(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
+        ident = _file_or_folder_hash(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
         ev = cls(c, items, out, config, qa_identity=ident, **kwargs)
         ev.qa_path = str(qa)
         return ev
@@ -454,6 +454,16 @@ class Evaluator:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+def _file_or_folder_hash(path: Path) -> str:
+    """sha256 of a question file, or of every file of a question folder (a local ViDoRe V3 copy)."""
+    if not path.is_dir():
+        return sha256_file(path)
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(path)}:{sha256_file(f)}\n".encode())
+    return h.hexdigest()
+
 
 def _drop_torn_tail(path: Path) -> None:
     """Cut a half-written last line (a run killed mid-append) so new records start on a fresh line."""

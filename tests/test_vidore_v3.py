@@ -121,3 +121,21 @@ def test_pixel_dice_iou_hand_computed(dataset, tmp_path):
     assert pages[man1]["f1"] == 0.0
     assert rec["skip"]["f1"] == pytest.approx(0.4)
     assert rec["one"]["f1"] == pytest.approx((0.8 + 1.0) / 2)   # (manual, B): both empty counts 1
+
+
+def test_eval_cli_builds_the_corpus_and_reports_pixel_grounding(dataset, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from docrag.apps.cli import app
+
+    monkeypatch.setenv("DOCRAG_CONFIG", str(tmp_path / "none.toml"))
+    res = CliRunner().invoke(app, ["eval", str(tmp_path / "corpus"), "--qa", str(dataset), "--out",
+                                   str(tmp_path / "run"), "-r", "bm25", "-g", "extractive", "-j", "none",
+                                   "--no-progress"])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert set(report["retrieval"]["groups"]) >= {"lang:en", "lang:fr", "category:extractive"}
+    assert report["generation"]["pixel_grounding"]["options"] == {"empty": "skip", "average": "query",
+                                                                   "pixels": "round"}
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "Pixel grounding (ViDoRe V3 scale" in md and "human F1 0.602" in md
