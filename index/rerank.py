@@ -107,6 +107,3 @@ class RerankedIndex:
             out.append(rerank_hits(self.reranker, q, hits[:max(k, self.depth)], self.page_of, k))
         return out
 
-
-def batched(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    return [items[i:i + size] for i in range(0, len(items), max(1, size))]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options
 
 
 def _doc_name(corpus, doc_id: str, cache: dict[str, str]) -> str:
@@ -97,6 +97,7 @@ def register(app: typer.Typer) -> None:
                                       help="Show progress bars while building an index."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
         """Answer a question over a corpus with page- and box-level citations.
 
@@ -125,7 +126,8 @@ def register(app: typer.Typer) -> None:
             gen_opts["coords"] = coords
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
                   show_progress=progress, settings=settings, generator_options=gen_opts,
-                  retriever_options=rerank_options(rerank, rerank_depth))
+                  retriever_options={**rerank_options(rerank, rerank_depth),
+                                     **({"trust_remote_code": True} if trust_remote_code else {})})
         answer = rag.ask(question, k=k)
         if save_crops_dir is not None:
             crops = save_crops(answer, corpus_obj, save_crops_dir)
