@@ -80,8 +80,11 @@ def run_preset(name: str, settings: Any, k: int = 10, show_progress: bool = True
     """Run the preset and return ``{"rows": [...], "published": {...}}``."""
     cfg = preset_settings(name, settings)
     retrievers = _retrievers(name, cfg)
-    rerank = rerank or ({"rerank": cfg["rerank"], "rerank_depth": int(cfg.get("rerank_depth", 20))}
-                        if cfg.get("rerank") else {})
+    if rerank is None:   # not given on the command line: the preset's own rerank row, if any
+        rerank = {"rerank": cfg["rerank"], "rerank_depth": int(cfg.get("rerank_depth", 20))} \
+            if cfg.get("rerank") else {}
+    elif not rerank.get("rerank"):   # --rerank none
+        rerank = {}
     rows: list[dict] = []
     if name == "vidore-v3":
         rows = _run_vidore(cfg, retrievers, k, show_progress, rerank)

@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:
             from docrag.eval.presets import render_preset, run_preset
 
             result = run_preset(preset, load_settings(), k=k, show_progress=progress,
-                                rerank=rerank_options(rerank, rerank_depth) or None)
+                                rerank=rerank_options(rerank, rerank_depth) if rerank else None)
             typer.echo(render_preset(result))
             if out is not None:
                 from docrag.eval.compare import write_compare_json

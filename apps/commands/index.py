@@ -56,6 +56,8 @@ def rerank_options(rerank: str | None, depth: int | None) -> dict:
 
     settings = load_settings()
     name = settings.rerank if rerank is None else rerank
+    if rerank == "none":
+        return {"rerank": None}   # explicitly off, also over the config file
     if not name or name == "none":
         return {}
     return {"rerank": name, "rerank_depth": depth or settings.rerank_depth}
