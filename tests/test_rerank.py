@@ -126,3 +126,19 @@ def test_viewer_pipelines_get_the_rerank_stage(tiny_ce, corpus):
                                rerank={"rerank": f"cross-encoder:{tiny_ce}", "rerank_depth": 6})
     hits = rag.retrieve(QUERY, k=3)
     assert len(hits) == 3 and all(h.reranker == f"cross-encoder:{tiny_ce}" for h in hits)
+
+
+def test_config_rerank_applies_and_none_switches_it_off(tiny_ce, corpus, tmp_path, monkeypatch):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'rerank = "cross-encoder:{tiny_ce}"\nrerank_depth = 6\n', encoding="utf-8")
+    monkeypatch.setenv("DOCRAG_CONFIG", str(cfg))
+    runner = CliRunner()
+    res = runner.invoke(app, ["search", str(corpus.root), QUERY, "-r", "bm25", "-k", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    assert all(r.get("reranker") for r in json.loads(res.stdout))
+    res = runner.invoke(app, ["search", str(corpus.root), QUERY, "-r", "bm25", "-k", "3", "--json",
+                              "--rerank", "none"])
+    assert res.exit_code == 0 and not any(r.get("reranker") for r in json.loads(res.stdout))
+    from docrag.pipeline import RAG
+
+    assert all(h.reranker for h in RAG(corpus, retriever="bm25", show_progress=False).retrieve(QUERY, k=2))
