@@ -6,14 +6,19 @@ Local layout (the Hugging Face dataset's subsets, one folder or file each, ``.js
 
     <root>/corpus/*            corpus_id, image (HF image {"bytes"|"path"} or a path), markdown,
                                doc_id, page_number_in_doc
-    <root>/queries/*           query_id, query, language, query_type (or query_types), answer
+    <root>/queries/*           query_id, query, language, query_types (or query_type), answer
     <root>/qrels/*             query_id, corpus_id, score (graded, 0 = not relevant),
                                bounding_boxes: [{"annotator", "x1", "y1", "x2", "y2"}, ...] or
                                {annotator: [[x1, y1, x2, y2], ...]}  -- integer pixels of the released image
     <root>/documents_metadata/* doc_id, file_name (optional), page_width_pt/page_height_pt (optional)
 
-The column names follow the issue's description of the release (not checked against a download
-here); the aliases in :data:`ALIASES` cover the BEIR spellings (``corpus-id``, ``query-id``).
+The top-level column names (``corpus_id``, ``image``, ``markdown``, ``doc_id``,
+``page_number_in_doc``; ``query_id``, ``query``, ``language``, ``query_types``, ``answer``;
+``query_id``, ``corpus_id``, ``score``, ``bounding_boxes``) match a public converter script that
+reads the released subsets; the inner layout of ``bounding_boxes`` follows the issue's description
+(per-annotator integer pixel boxes) and was not checked against a download here -- both layouts
+above are accepted. The aliases in :data:`ALIASES` cover the BEIR spellings (``corpus-id``,
+``query-id``).
 Pixel boxes become PDF points through the page size (``Box.pixels(...).to_points``): the metadata's
 page size in points when given, else the image at ``dpi`` (default 72: 1 px = 1 pt).
 Queries translated into several languages share their qrels; a question id is
