@@ -5,7 +5,8 @@ copy; ``../shared/notes/retriever-zoo.md`` §2.2). Plain ``qwen3_vl`` checkpoint
 
 * prompt: system = instruction (pages: the default ``Represent the user's input.``; queries:
   ``Retrieve images or text relevant to the user's query.``, an option -- the model card leaves
-  the task text to the user), user = ``[image][text]``, then the assistant header
+  the task text to the user; like the official code, an instruction without final punctuation
+  gets a ``.``), user = ``[image][text]``, then the assistant header
   (``add_generation_prompt``) and nothing after it.
 * pooling: right padding, hidden state of the last real token, L2; **MRL: truncate to ``dim``
   then L2** (2048 for 2B, 4096 for 8B).
@@ -22,7 +23,7 @@ QWEN3_VL_EMBED = Recipe(family="qwen3-vl-embed", model_types=("qwen3_vl",),
                         system_query="Retrieve images or text relevant to the user's query.",
                         system_page="Represent the user's input.", query_text="{q}", page_text="", suffix="",
                         padding_side="right", factor=32, min_pixels=4 * 32 * 32, max_pixels=1800 * 32 * 32,
-                        native_dim="2048 (2B) / 4096 (8B), MRL")
+                        native_dim="2048 (2B) / 4096 (8B), MRL", punctuate=True)
 
 
 @RETRIEVERS.register("qwen3-vl-embed", needs_arg=True, help="Qwen3-VL-Embedding single-vector page-image embedder")

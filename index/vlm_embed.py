@@ -47,6 +47,7 @@ class Recipe:
     min_pixels: int = 4 * 28 * 28
     max_pixels: int = 1280 * 28 * 28
     native_dim: str = ""                # documented full dimension (for docs and describe())
+    punctuate: bool = False             # end an instruction without final punctuation with "." (Qwen3-VL-Embedding)
 
 
 def prompt(recipe: Recipe, system: str, text: str, image: bool) -> str:
@@ -121,7 +122,10 @@ class VLMEmbedRetriever(Retriever):
         self.dim = int(dim) if dim else None
         self.max_pixels = int(max_pixels or recipe.max_pixels)
         self.min_pixels = int(min_pixels or recipe.min_pixels)
-        self.query_instruction = recipe.system_query if query_instruction is None else query_instruction
+        instruction = recipe.system_query if query_instruction is None else query_instruction
+        if recipe.punctuate and instruction and instruction.rstrip()[-1:] not in (".", "?", "!", "。", "？", "！"):
+            instruction = instruction.rstrip() + "."
+        self.query_instruction = instruction
         self.trust_remote_code = bool(trust_remote_code)
         self._loaded: tuple[Any, Any] | None = None
 

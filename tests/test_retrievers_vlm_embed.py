@@ -121,6 +121,8 @@ def test_qwen3_vl_embed_equals_reference(qwen3):
                        None, "last_token", dim=32)
     np.testing.assert_allclose(got_p, ref_p, atol=1e-5)
     np.testing.assert_allclose(got_q, ref_q, atol=1e-5)
+    custom = get_retriever(f"qwen3-vl-embed:{qwen3}", device="cpu", query_instruction="Find the table")
+    assert custom.query_instruction == "Find the table."   # the official code adds the final period
 
 
 @pytest.mark.parametrize("family", ["gme", "dse", "qwen3-vl-embed"])
