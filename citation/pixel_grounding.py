@@ -7,12 +7,16 @@ annotator is kept, per page. Zones are exact unions of axis-aligned rectangles, 
 of the page image (``pixels="round"``: box edges rounded to whole pixels first, so integer pixel
 boxes such as ViDoRe V3's count exactly the pixels ``x1 <= x < x2``, ``y1 <= y < y2``).
 
-ViDoRe V3 leaves two choices open; both are options here and every report states them:
+ViDoRe V3 leaves two choices open (and a third is ambiguous); all are options here and every report
+states them:
 
 * ``empty`` — a (page, annotator) pair where neither side drew a box (a relevant page both left
   unboxed): ``"skip"`` it (default), count it as ``"one"`` (agreement) or ``"zero"``.
 * ``average`` — ``"query"``: mean over a question's pages, then over questions (default);
   ``"page"``: every scored page of every question weighs the same.
+
+* ``best`` — the best annotator is kept per ``"page"`` (default) or per ``"question"`` (the
+  annotator whose mean over the question's pages is highest).
 
 Pages scored for a question: pages with a gold box (any annotator), pages the system boxed, and the
 question's gold pages (relevant pages nobody boxed are the ``empty`` case). A question without any
@@ -36,6 +40,7 @@ EmptyPolicy = Literal["skip", "one", "zero"]
 Averaging = Literal["query", "page"]
 EMPTY_POLICIES = ("skip", "one", "zero")
 AVERAGINGS = ("query", "page")
+BESTS = ("page", "question")
 
 ANCHORS = {"human_f1": 0.602, "human_iou": 0.497, "qwen3_vl_30b_a3b_f1": 0.089, "gemini_3_pro_f1": 0.065}
 ANCHOR_SOURCE = "ViDoRe V3 (arXiv 2601.08620), as quoted in docrag issue 17"
@@ -48,17 +53,25 @@ class PixelOptions:
     empty: EmptyPolicy = "skip"
     average: Averaging = "query"
     pixels: Literal["round", "exact"] = "round"
+    best: Literal["page", "question"] = "page"
 
     def __post_init__(self) -> None:
         if self.empty not in EMPTY_POLICIES:
             raise ValueError(f"pixel grounding: empty={self.empty!r}; use one of {', '.join(EMPTY_POLICIES)}")
         if self.average not in AVERAGINGS:
             raise ValueError(f"pixel grounding: average={self.average!r}; use one of {', '.join(AVERAGINGS)}")
+        if self.best not in BESTS:
+            raise ValueError(f"pixel grounding: best={self.best!r}; use one of {', '.join(BESTS)}")
         if self.pixels not in ("round", "exact"):
             raise ValueError(f"pixel grounding: pixels={self.pixels!r}; use round or exact")
 
     def to_json(self) -> dict:
-        return {"empty": self.empty, "average": self.average, "pixels": self.pixels}
+        return {"empty": self.empty, "average": self.average, "pixels": self.pixels, "best": self.best}
+
+    @property
+    def record_key(self) -> str:
+        """Key of this choice in a stored :func:`citations_pixel_record`."""
+        return self.empty if self.best == "page" else f"{self.empty}@question"
 
 
 @dataclass
@@ -165,14 +178,13 @@ def question_pixel_score(system: Mapping[str, Sequence[Box]], gold: Iterable[Any
         return None
     annotators = sorted({getattr(g, "annotator", "") or "" for g in gold})
     page_ids = sorted({g.page_id for g in gold} | {p for p, bs in system.items() if bs} | set(gold_pages))
-    out = QuestionPixelScore()
+    per_ann: dict[str, list[PageScore]] = {a: [] for a in annotators}
     for pid in page_ids:
         page = pages.get(pid)
         if page is None:
             continue
         w, h = page_extent(page)
         s_rects = [_rect(b, w, h, opts.pixels) for b in system.get(pid, [])]
-        best: PageScore | None = None
         for ann in annotators:
             g_rects = [_rect(g.box, w, h, opts.pixels) for g in gold
                        if g.page_id == pid and (getattr(g, "annotator", "") or "") == ann]
@@ -181,10 +193,15 @@ def question_pixel_score(system: Mapping[str, Sequence[Box]], gold: Iterable[Any
                 if opts.empty == "skip":
                     continue
                 res = (1.0, 1.0) if opts.empty == "one" else (0.0, 0.0)
-            if best is None or res[0] > best.f1 or (res[0] == best.f1 and res[1] > best.iou):
-                best = PageScore(pid, res[0], res[1], ann)
-        if best is not None:
-            out.pages.append(best)
+            per_ann[ann].append(PageScore(pid, res[0], res[1], ann))
+    if opts.best == "question":   # one annotator for the whole question: the best on average
+        scored = [QuestionPixelScore(ps) for ps in per_ann.values() if ps]
+        return max(scored, key=lambda q: (q.f1, q.iou), default=QuestionPixelScore())
+    out = QuestionPixelScore()
+    for pid in page_ids:
+        cands = [p for ps in per_ann.values() for p in ps if p.page_id == pid]
+        if cands:
+            out.pages.append(max(cands, key=lambda p: (p.f1, p.iou)))
     return out
 
 
@@ -208,8 +225,8 @@ def describe_options(options: PixelOptions) -> str:
     """One sentence for reports stating the open choices."""
     empty = {"skip": "skipped", "one": "counted as agreement (1)", "zero": "counted as 0"}[options.empty]
     avg = "per question, then over questions" if options.average == "query" else "over all scored pages"
-    return (f"pixel zones in page-image pixels ({options.pixels} box edges); best annotator per page; pages "
-            f"neither side boxed {empty}; averaged {avg}")
+    return (f"pixel zones in page-image pixels ({options.pixels} box edges); best annotator per {options.best}; "
+            f"pages neither side boxed {empty}; averaged {avg}")
 
 
 
@@ -230,12 +247,14 @@ def citations_pixel_record(citations: Sequence[Any], gold: Sequence[Any], gold_p
         except (CorpusError, KeyError) as exc:  # no pixel grid for a page the corpus lacks
             log.warning("pixel grounding: page %s skipped (%s)", pid, exc)
     out = {}
-    for empty in EMPTY_POLICIES:
-        score = question_pixel_score(system, gold, pages, gold_pages, PixelOptions(empty=empty, pixels=pixels))
-        out[empty] = score.to_json() if score is not None else None
+    for best in BESTS:
+        for empty in EMPTY_POLICIES:
+            opts = PixelOptions(empty=empty, pixels=pixels, best=best)
+            score = question_pixel_score(system, gold, pages, gold_pages, opts)
+            out[opts.record_key] = score.to_json() if score is not None else None
     return out
 
 
 def report_pixel(records: Iterable[Mapping | None], options: PixelOptions) -> dict:
     """Aggregate stored :func:`citations_pixel_record` results under ``options``."""
-    return aggregate([(r or {}).get(options.empty) for r in records], options.average)
+    return aggregate([(r or {}).get(options.record_key) for r in records], options.average)

@@ -152,7 +152,8 @@ def iou_agreement(recs: Sequence[dict]) -> dict[str, dict] | None:
 
 def _pixel_options(config: Any) -> PixelOptions:
     return PixelOptions(empty=getattr(config, "pixel_empty", "skip") or "skip",
-                        average=getattr(config, "pixel_average", "query") or "query")
+                        average=getattr(config, "pixel_average", "query") or "query",
+                        best=getattr(config, "pixel_best", "page") or "page")
 
 
 def _generation_group(recs: Sequence[dict], pixel: PixelOptions | None = None) -> dict:

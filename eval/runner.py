@@ -87,6 +87,7 @@ class EvalConfig:
     rerank_depth: int = 20
     pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
     pixel_average: str = "query"
+    pixel_best: str = "page"
 
     def __post_init__(self) -> None:
         self.levels = tuple(self.levels)
@@ -134,6 +135,7 @@ class EvalConfig:
         d.pop("index_dir")  # where an index lives does not change results
         d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
         d.pop("pixel_average")
+        d.pop("pixel_best")
         if not self.rerank:  # runs made before the rerank stage existed keep their identity
             d.pop("rerank")
             d.pop("rerank_depth")

@@ -54,6 +54,19 @@ def test_hand_computed_two_annotators_best_kept():
     assert q1.f1 == pytest.approx((4 / 7 + 1) / 2)
 
 
+def test_best_annotator_per_page_or_per_question():
+    pages = {"d:1": _page(), "d:2": _page()}
+    system = {"d:1": [_pt(0, 0, 10, 10)], "d:2": [_pt(0, 0, 10, 10)]}
+    gold = [G("d:1", _pt(0, 0, 10, 10), "A"), G("d:1", _pt(50, 50, 60, 60), "B"),      # page 1: A 1.0, B 0
+            G("d:2", _pt(50, 50, 60, 60), "A"), G("d:2", _pt(0, 0, 10, 5), "B")]       # page 2: A 0, B 2/3
+    per_page = question_pixel_score(system, gold, pages)
+    assert [p.annotator for p in per_page.pages] == ["A", "B"]
+    assert per_page.f1 == pytest.approx((1.0 + 2 / 3) / 2)
+    per_q = question_pixel_score(system, gold, pages, options=PixelOptions(best="question"))
+    assert {p.annotator for p in per_q.pages} == {"A"} and per_q.f1 == pytest.approx(0.5)   # A 0.5 > B 1/3
+    assert "best annotator per question" in describe_options(PixelOptions(best="question"))
+
+
 def test_query_vs_page_averaging():
     pages = {"d:1": _page(), "d:2": _page(), "d:3": _page()}
     gold1 = [G("d:1", _pt(0, 0, 10, 20), "A"), G("d:2", _pt(0, 0, 10, 10), "A")]

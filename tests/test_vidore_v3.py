@@ -136,6 +136,6 @@ def test_eval_cli_builds_the_corpus_and_reports_pixel_grounding(dataset, tmp_pat
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert set(report["retrieval"]["groups"]) >= {"lang:en", "lang:fr", "category:extractive"}
     assert report["generation"]["pixel_grounding"]["options"] == {"empty": "skip", "average": "query",
-                                                                   "pixels": "round"}
+                                                                   "pixels": "round", "best": "page"}
     md = (tmp_path / "run" / "report.md").read_text()
     assert "Pixel grounding (ViDoRe V3 scale" in md and "human F1 0.602" in md

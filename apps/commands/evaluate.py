@@ -64,6 +64,8 @@ def register(app: typer.Typer) -> None:
                                         help="Pixel grounding: a page neither side boxed is skipped, one or zero."),
         pixel_average: str = typer.Option("query", "--pixel-average",
                                           help="Pixel grounding: average per question (query) or over pages."),
+        pixel_best: str = typer.Option("page", "--pixel-best",
+                                       help="Pixel grounding: keep the best annotator per page or per question."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
         from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
@@ -77,6 +79,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--pixel-empty {pixel_empty!r}: use skip, one or zero")
         if pixel_average not in ("query", "page"):
             raise typer.BadParameter(f"--pixel-average {pixel_average!r}: use query or page")
+        if pixel_best not in ("page", "question"):
+            raise typer.BadParameter(f"--pixel-best {pixel_best!r}: use page or question")
         from docrag.config import load_settings
 
         settings = load_settings()
@@ -84,7 +88,7 @@ def register(app: typer.Typer) -> None:
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None,
-                            pixel_empty=pixel_empty, pixel_average=pixel_average,
+                            pixel_empty=pixel_empty, pixel_average=pixel_average, pixel_best=pixel_best,
                             **rerank_options(rerank, rerank_depth))
         if qa.is_dir() and not (corpus / "manifest.json").exists():   # a local ViDoRe V3 copy: build its corpus
             from docrag.eval.vidore_v3 import build_corpus, read_dataset
