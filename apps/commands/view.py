@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
+
 log = logging.getLogger(__name__)
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -40,6 +42,8 @@ def register(app: typer.Typer) -> None:
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of vision generators' replies: auto (openai: default, from the "
                                    "model name), pixel, model_pixels, norm1000, norm1000_yx."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
         from docrag.apps.viewer import build_app, serve
@@ -63,7 +67,7 @@ def register(app: typer.Typer) -> None:
         app = build_app(Corpus.open(corpus), run, retriever=retriever, generator=generator, judge=judge, k=k,
                         index_dir=index_dir, upload_dir=upload_dir,
                         upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload,
-                        coords=coords)
+                        coords=coords, rerank=rerank_options(rerank, rerank_depth) or None)
         url = serve(app, host=host, port=port, block=False)
         typer.echo(f"docrag viewer running at {url} (Ctrl+C to stop)")
         try:
