@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 GEN_COLUMNS = ("accuracy", "rouge_l", "numeric_match", "P_Rec", "P_Prec", "B_Rec", "B_Prec", "iou")
 GEN_LABELS = {"accuracy": "Acc", "rouge_l": "ROUGE-L", "numeric_match": "NumMatch", "P_Rec": "P_Rec",
               "P_Prec": "P_Prec", "B_Rec": "B_Rec", "B_Prec": "B_Prec", "iou": "IoU"}
-RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR"}
+RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR", "map": "MAP", "p": "P"}
 
 
 def groups_of(items: Sequence[QAItem]) -> dict[str, list[str]]:

@@ -106,24 +106,42 @@ def register(app: typer.Typer) -> None:
                                               help="Parent folder for the indexes (default: inside CORPUS)."),
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode every index (e.g. after retriever settings changed)."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        metrics: str | None = typer.Option(
+            None, "--metrics", help="Comma-separated metrics (ndcg@K, recall@K, mrr@K, map@K, p@K); default "
+                                    "nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                              help="Pages per encoding batch (model retrievers)."),
+        device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
-        """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
+        """Compare retrievers: nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5 (in percent)."""
+        from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
         from docrag.corpus import Corpus
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa
+        from docrag.errors import DocragError
+        from docrag.eval.retrieval_metrics import COMPARE_METRICS, parse_metric
 
         names = [r.strip() for r in retrievers.split(",") if r.strip()]
         if not names:
             raise typer.BadParameter("--retrievers: give at least one retriever name")
         if len(set(names)) != len(names):
             raise typer.BadParameter(f"--retrievers {retrievers!r}: a retriever is named twice")
+        check_retrievers(names, "--retrievers")
+        metric_names = tuple(m.strip().lower() for m in metrics.split(",") if m.strip()) if metrics else COMPARE_METRICS
+        for m in metric_names:
+            try:
+                parse_metric(m)
+            except DocragError as exc:
+                raise typer.BadParameter(str(exc), param_hint="--metrics") from None
         if runs_dir is None and out is not None:
             runs_dir = out.with_suffix(".runs")
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
         result = compare_retrievers(c, items, names, k=k, index_dir=index_dir, runs_dir=runs_dir,
-                                    show_progress=progress, rebuild=rebuild_index)
+                                    show_progress=show_progress(progress), rebuild=rebuild_index,
+                                    metrics=metric_names, retriever_options=encoding_options(batch_size, device))
         result["qa"] = str(qa)
         typer.echo(render_table(result, per_category=per_category))
         if out is not None:
@@ -140,6 +158,9 @@ def register(app: typer.Typer) -> None:
         from docrag.eval.compare import compare_runs, render_runs_table, write_compare_json
 
         result = compare_runs(runs, group=group)
+        if all(r["n"] == 0 for r in result["runs"]):
+            raise typer.BadParameter(f"no run has a group {group!r}; use overall, category:<name> or lang:<code> "
+                                     "as named in report.json", param_hint="--group")
         typer.echo(render_runs_table(result))
         if not result["same_question_count"]:
             typer.echo("note: the runs cover different numbers of questions", err=True)
