@@ -33,7 +33,12 @@ def load_sentence_model(path: str, device: str, dtype: str, max_seq_length: int 
     the extractive generator share it)."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
+    from docrag.model_source import check_model_source
+    from docrag.progress import quiet_model_loading
+
+    check_model_source(path, "sentence-transformers model")
+    with quiet_model_loading():
+        model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
     if max_seq_length:
         model.max_seq_length = int(max_seq_length)
     return model
@@ -131,4 +136,7 @@ def make_minilm(arg: str | None, **opts) -> SentenceTransformerRetriever:
 
 @RETRIEVERS.register("dense", needs_arg=True, help="any sentence-transformers model over page text")
 def make_dense(arg: str, **opts) -> SentenceTransformerRetriever:
+    from docrag.model_source import check_model_source
+
+    check_model_source(arg, f"retriever 'dense:{arg}'")  # before any index folder is made
     return _make(f"dense:{arg}", arg, arg, "", opts)

@@ -55,9 +55,11 @@ def register(app: typer.Typer) -> None:
                                            help="Re-encode the retriever's index (e.g. after its settings changed)."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
+        from docrag.apps.commands.common import show_progress
         from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
 
@@ -73,7 +75,7 @@ def register(app: typer.Typer) -> None:
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=progress, rebuild_index=rebuild_index)
+                                  show_progress=show_progress(progress), rebuild_index=rebuild_index)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
@@ -118,9 +120,9 @@ def register(app: typer.Typer) -> None:
         """Compare retrievers: nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5 (in percent)."""
         from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
         from docrag.corpus import Corpus
+        from docrag.errors import DocragError
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa
-        from docrag.errors import DocragError
         from docrag.eval.retrieval_metrics import COMPARE_METRICS, parse_metric
 
         names = [r.strip() for r in retrievers.split(",") if r.strip()]

@@ -46,6 +46,16 @@ def _default_retriever() -> str:
     return load_settings().retriever
 
 
+def search_row(corpus, hit, query: str) -> dict:
+    """One search result: rank, score, file, page, ids, a text snippet and the page image's path."""
+    from docrag.snippet import snippet
+
+    page = corpus.page(hit.page_id)
+    return {"rank": hit.rank, "score": round(float(hit.score), 6), "file_name": page.file_name,
+            "page_no": page.page_no, "page_id": hit.page_id, "retriever": hit.retriever,
+            "snippet": snippet(page.text, query), "image": str(page.image_path)}
+
+
 def register(app: typer.Typer) -> None:
     """Add ``index`` and ``search`` to ``app``."""
 
@@ -65,9 +75,11 @@ def register(app: typer.Typer) -> None:
                                                help="Multi-vector token pooling factor (hierarchical pooling)."),
         binarize: bool = typer.Option(False, "--binarize", help="Also store sign bits for a popcount first stage."),
         rebuild: bool = typer.Option(False, "--rebuild", help="Discard the existing index and encode every page."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
+        from docrag.apps.commands.common import show_progress
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
@@ -76,7 +88,8 @@ def register(app: typer.Typer) -> None:
             opts["binarize"] = True
         if rebuild:
             opts["rebuild"] = True
-        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=progress, **opts)
+        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=show_progress(progress),
+                         **opts)
         where = getattr(idx, "dir", None) or index_dir or "(part indexes)"
         typer.echo(f"{retriever}: {len(idx)} page(s) indexed in {where}")
 
@@ -92,24 +105,26 @@ def register(app: typer.Typer) -> None:
         filters: list[str] = typer.Option([], "--filter", "-f",
                                           help="Only pages with FIELD=VALUE (doc_id, file_name, lang, page_no, ...)."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu."),
-        as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                              help="Pages per encoding batch (when the index is built or updated)."),
+        as_json: bool = typer.Option(False, "--json", help="Print hits as JSON (with snippet and page image path)."),
         build: bool = typer.Option(True, "--build/--no-build",
                                    help="Build or update the index first when the corpus changed."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
-        """Search CORPUS and print the best pages (file name, page, score)."""
+        """Search CORPUS and print the best pages (rank, score, file name, page) with a text snippet."""
+        from docrag.apps.commands.common import check_retrievers, show_progress
         from docrag.corpus import Corpus
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
+        check_retrievers([retriever])
         c = Corpus.open(corpus)
-        idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
-                         **_retriever_options(device, None, None))
+        idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=show_progress(progress),
+                         **_retriever_options(device, batch_size, None))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
-        rows = []
-        for h in hits:
-            page = c.page(h.page_id)
-            rows.append({"rank": h.rank, "score": round(h.score, 6), "file_name": page.file_name,
-                         "page_no": page.page_no, "page_id": h.page_id, "retriever": h.retriever})
+        rows = [search_row(c, h, query) for h in hits]
         if as_json:
             typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
             return
@@ -117,3 +132,5 @@ def register(app: typer.Typer) -> None:
             typer.echo("no matching pages")
         for r in rows:
             typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}")
+            if r["snippet"]:
+                typer.echo(f"       {r['snippet']}")

@@ -32,12 +32,14 @@ def register(app: typer.Typer) -> None:
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
         workers: int = typer.Option(0, "--workers", min=0,
                                     help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
 
         Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors.
         """
+        from docrag.apps.commands.common import show_progress
         from docrag.corpus import Corpus
         from docrag.errors import CorpusError, InputError
         from docrag.ingestion import ingest
@@ -56,7 +58,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(str(exc), param_hint="--out") from None
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
-                            image_format=image_format, show_progress=progress, workers=workers or None)
+                            image_format=image_format, show_progress=show_progress(progress), workers=workers or None)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
         for path, reason in report.failures:

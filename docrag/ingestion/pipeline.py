@@ -196,9 +196,11 @@ def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterato
     """Process the pages not staged yet (``make_pages(todo)`` yields them in order) and stage them."""
     from tqdm.auto import tqdm
 
+    from docrag.progress import short_name
+
     todo = [n for n in range(1, staged.document.n_pages + 1) if n not in staged.done_pages()]
     done_before = staged.document.n_pages - len(todo)
-    bar = tqdm(total=staged.document.n_pages, initial=done_before, desc=staged.document.file_name[-30:],
+    bar = tqdm(total=staged.document.n_pages, initial=done_before, desc=short_name(staged.document.file_name),
                unit="page", leave=False, disable=not show_progress)
     for page in make_pages(todo):
         staged.add_page(page)
