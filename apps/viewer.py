@@ -398,9 +398,15 @@ CUSTOM_CSS = """
 /* whole pages: galleries grow with their images (no inner scroll that hides the page bottom or a
    third page), every image keeps its aspect ratio and fits the window's height */
 #cited-pages .grid-wrap, #run-pages .grid-wrap, #crops .grid-wrap, #run-crops .grid-wrap {
-  height: auto !important; max-height: none !important; overflow: visible !important; }
+  height: auto !important; max-height: none !important; min-height: 0 !important; overflow: visible !important; }
 #cited-pages .thumbnail-item, #run-pages .thumbnail-item, #crops .thumbnail-item, #run-crops .thumbnail-item {
   aspect-ratio: auto !important; height: auto !important; }
+#cited-pages .gallery-container, #run-pages .gallery-container, #crops .gallery-container,
+#run-crops .gallery-container { height: auto !important; min-height: 0 !important; }
+#cited-pages .grid-container, #run-pages .grid-container, #crops .grid-container, #run-crops .grid-container {
+  grid-auto-rows: auto !important; height: auto !important; }
+#cited-pages .gallery-item, #run-pages .gallery-item, #crops .gallery-item, #run-crops .gallery-item {
+  height: auto !important; }
 #cited-pages .thumbnail-item img, #run-pages .thumbnail-item img {
   width: auto !important; max-width: 100% !important; height: auto !important; max-height: 88vh !important;
   margin: 0 auto; display: block; object-fit: contain !important; }
@@ -408,8 +414,9 @@ CUSTOM_CSS = """
   width: auto !important; max-width: 100% !important; height: auto !important; max-height: 40vh !important;
   margin: 0 auto; display: block; object-fit: contain !important; }
 /* tables: headers wrap between words only; wide tables scroll sideways instead of squeezing */
-#run-table th, #citations th, #hits th, #verdicts th, #run-verdicts th {
-  word-break: keep-all !important; overflow-wrap: normal !important; hyphens: none; }
+#run-table th, #citations th, #hits th, #verdicts th, #run-verdicts th,
+#run-table th *, #citations th *, #hits th *, #verdicts th *, #run-verdicts th * {
+  word-break: keep-all !important; overflow-wrap: normal !important; hyphens: none !important; }
 #run-table .table-wrap { overflow-x: auto; }
 """
 
