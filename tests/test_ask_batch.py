@@ -78,8 +78,8 @@ def test_file_lines_equal_ask_json_and_resume_after_a_torn_write(corpus_dir, qa_
 
 
 def test_retrieval_is_batched_and_models_load_once(corpus_dir, qa_records, tmp_path):
-    from docrag.pipeline import RAG
     from docrag.apps.batch import Question
+    from docrag.pipeline import RAG
 
     rag = RAG(corpus_dir, retriever="bm25", generator="extractive", show_progress=False)
     calls: list[int] = []

@@ -141,7 +141,7 @@ class _FooterGenerator:
         return Answer(question=question, answer="See the footers.", citations=cites, generator=self.name)
 
 
-def _red_rows(png: bytes) -> "np.ndarray":
+def _red_rows(png: bytes):
     import io
 
     import numpy as np

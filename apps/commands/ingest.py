@@ -32,6 +32,10 @@ def register(app: typer.Typer) -> None:
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
         workers: int = typer.Option(0, "--workers", min=0,
                                     help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
+        meta: list[str] = typer.Option([], "--meta", "-m",
+                                       help="KEY=VALUE metadata for every file of this run (repeat it); a "
+                                            "sidecar FILE.meta.json beside a file adds its own. Filter with "
+                                            "--filter KEY=VALUE."),
         progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                              help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
@@ -52,6 +56,12 @@ def register(app: typer.Typer) -> None:
             parse_langs(lang)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--lang") from None
+        from docrag.ingestion.metadata import apply_metadata, parse_meta_items
+
+        try:
+            user_meta = parse_meta_items(meta)
+        except InputError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--meta") from None
         try:
             Corpus.create(out)
         except CorpusError as exc:
@@ -61,6 +71,9 @@ def register(app: typer.Typer) -> None:
                             image_format=image_format, show_progress=show_progress(progress), workers=workers or None)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
+        tagged = apply_metadata(Corpus.open(out), paths, user_meta)
+        if tagged:
+            typer.echo(f"metadata attached to {tagged} document(s)", err=True)
         for path, reason in report.failures:
             typer.echo(f"failed: {path}: {reason}", err=True)
         typer.echo(f"{out}: {report.summary()}")

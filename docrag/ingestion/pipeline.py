@@ -120,11 +120,13 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
         _fail(writer, report, r.path, r.reason)
     from tqdm.auto import tqdm
 
+    from docrag.progress import short_name
+
     pool = PagePool(default_workers() if workers is None else max(1, int(workers)))
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
         for src in bar:
-            bar.set_postfix_str(src.path.name[-40:])
+            bar.set_postfix_str(short_name(src.path.name, 40))
             try:
                 _ingest_file(src, writer, opts, report, show_progress, on_page, pool)
             except (FileFailed, DocragError) as exc:
