@@ -10,7 +10,7 @@ import typer
 import typer.core
 
 from docrag._version import __version__
-from docrag.apps.commands import ask, cite, corpus, evaluate, index, ingest, serve, view
+from docrag.apps.commands import ask, cite, corpus, dataset, evaluate, index, ingest, serve, view
 from docrag.errors import DocragError
 
 _display_type = typer.core.TyperOption.display_type_rich
@@ -33,7 +33,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (ingest, corpus, index, ask, cite, evaluate, view, serve):
+for module in (ingest, corpus, dataset, index, ask, cite, evaluate, view, serve):
     module.register(app)
 
 

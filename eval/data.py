@@ -83,7 +83,12 @@ def detect_lang(text: str) -> str:
 
 def load_qa(path: str | Path, corpus: Corpus, qrels: str | Path | None = None,
             limit: int | None = None) -> list[QAItem]:
-    """Load a question file of either format (FinRAGBench-V when records have ``query-id``)."""
+    """Load a question file of either format (FinRAGBench-V when records have ``query-id``); a folder
+    is a ViDoRe/BEIR-layout dataset imported with ``docrag dataset import`` (:mod:`docrag.eval.beir`)."""
+    if Path(path).is_dir():
+        from docrag.eval.beir import load_dataset_items
+
+        return load_dataset_items(path, corpus, limit=limit)
     records = _read_records(Path(path))
     if records and "query-id" in records[0]:
         return load_finragbench(path, corpus, qrels=qrels, limit=limit, records=records)
