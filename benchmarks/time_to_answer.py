@@ -39,6 +39,8 @@ def timed(args: list[str], env: dict) -> tuple[float, float, str]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"docrag {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    print(f"  {wall:7.2f} s wall  docrag {' '.join(a if len(a) < 60 else a[:57] + '...' for a in args)[:150]}",
+          file=sys.stderr, flush=True)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
 
 

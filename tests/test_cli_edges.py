@@ -149,3 +149,21 @@ def test_model_source_errors_are_one_line(corpus_dir, tmp_path):
         msg = str(res.exception) if res.exception and not isinstance(res.exception, SystemExit) else res.output
         assert expected in msg, (name, msg)
         assert "Traceback" not in res.output and "HFValidationError" not in msg
+
+
+def test_minilm_bar_is_labelled_and_keeps_input_order(capsys):
+    """The encoding bar names the retriever and what it encodes (not a bare 'Batches'); chunking the
+    texts longest-first for it must not change which vector belongs to which text."""
+    from docrag.index.dense import SentenceTransformerRetriever
+
+    class Stub:
+        def encode(self, texts, batch_size, show_progress_bar, convert_to_numpy, normalize_embeddings):
+            assert not show_progress_bar
+            return np.array([[len(t), t.count("a")] for t in texts], dtype=np.float32)
+
+    r = SentenceTransformerRetriever("stub", "stub", device="cpu", batch_size=2)
+    r.name, r._model = "minilm", Stub()
+    texts = ["a" * (i % 7 + 1) + "b" * (i % 3) for i in range(40)]
+    out = r._embed(texts, show_progress=True)
+    assert out.tolist() == [[len(t), t.count("a")] for t in texts]
+    assert "minilm: encoding 40 text chunk(s)" in capsys.readouterr().err
