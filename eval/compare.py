@@ -72,7 +72,7 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
         else:
             sub = Path(index_dir) / run_slug(name) if index_dir is not None else None
             index = open_index(corpus, name, index_dir=sub, build=True, show_progress=show_progress,
-                               **_encoding_options(name, retriever_options or {}),
+                               **(retriever_options or {}),
                                **({"rebuild": True} if rebuild else {}))
         t1 = time.perf_counter()
         results = _search_all(index, [it.question for it in items], k, show_progress, name)
@@ -98,14 +98,6 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
     if runs_dir is not None:
         out["qrels_file"] = str(Path(runs_dir) / "qrels.trec")
     return out
-
-
-def _encoding_options(name: str, opts: dict[str, Any]) -> dict[str, Any]:
-    """``batch_size``/``device`` only for retrievers that run a model (bm25 takes neither)."""
-    from docrag.index.registry import RETRIEVERS
-
-    family = RETRIEVERS.split(name)[0]
-    return {} if family in ("bm25", "dummy") else dict(opts)
 
 
 def input_kind(index: Any) -> str:

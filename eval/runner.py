@@ -165,7 +165,8 @@ class Evaluator:
                  config: EvalConfig | None = None, *, qa_identity: str | None = None,
                  overwrite: bool = False, show_progress: bool = True,
                  generator: Any = None, index: Any = None, citation_judge: Any = None,
-                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False) -> None:
+                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False,
+                 retriever_options: dict[str, Any] | None = None) -> None:
         self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
         self.items = list(items)
         if not self.items:
@@ -179,6 +180,7 @@ class Evaluator:
         self._generator, self._index = generator, index
         self._citation_judge, self._answer_judge = citation_judge, answer_judge
         self.rebuild_index = rebuild_index
+        self.retriever_options = dict(retriever_options or {})  # batch_size, device: runtime, not identity
         self.timings: dict[str, float] = {}
         self.qa_path: str | None = None
 
@@ -188,7 +190,9 @@ class Evaluator:
         """Load the questions of ``qa`` (our JSONL or FinRAGBench-V; ``limit`` keeps the first N)."""
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
-        ident = sha256_file(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
+        # a dataset folder (docrag.eval.beir) is identified by its questions and gold pages
+        ident = (_items_hash(items) if Path(qa).is_dir() else sha256_file(Path(qa))[:16]) \
+            + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
         ev = cls(c, items, out, config, qa_identity=ident, **kwargs)
         ev.qa_path = str(qa)
         return ev
@@ -288,7 +292,7 @@ class Evaluator:
             from docrag.index import open_index
 
             self._index = open_index(self.corpus, self.config.retriever, index_dir=self.config.index_dir,
-                                     build=True, show_progress=self.show_progress,
+                                     build=True, show_progress=self.show_progress, **self.retriever_options,
                                      **({"rebuild": True} if self.rebuild_index else {}))
         return self._index
 

@@ -55,6 +55,13 @@ def test_beir_layout_import_and_compare(tmp_path):
     assert overall["n"] == 3
     assert overall["ndcg@1"] == pytest.approx(100.0) and overall["map@10"] == pytest.approx(100.0)
     assert overall["p@5"] == pytest.approx(20.0)  # one relevant page in the top 5
+    run = tmp_path / "run"
+    res = CliRunner().invoke(app, ["eval", str(out), "--qa", str(ds_dir), "--out", str(run), "-r", "bm25",
+                                   "--generator", "none", "--judge", "none", "--batch-size", "4"],
+                             env={"DOCRAG_CONFIG": str(tmp_path / "x")})
+    assert res.exit_code == 0, res.output
+    report = json.loads((run / "report.json").read_text())
+    assert report["n_questions"] == 3 and report["retrieval"]["groups"]["overall"]["recall@10"] == 100.0
 
 
 def test_qa_layout_parquet_maps_queries_to_pages(tmp_path):

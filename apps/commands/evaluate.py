@@ -55,6 +55,10 @@ def register(app: typer.Typer) -> None:
                                            help="Re-encode the retriever's index (e.g. after its settings changed)."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                              help="Pages per encoding batch (model retrievers; not part of the "
+                                                   "run's identity)."),
+        device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu for the retriever's model."),
         progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                              help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
@@ -74,8 +78,12 @@ def register(app: typer.Typer) -> None:
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None)
+        from docrag.apps.commands.common import encoding_options
+
+        opts = {} if config.retriever == "none" else encoding_options(batch_size, device)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=show_progress(progress), rebuild_index=rebuild_index)
+                                  show_progress=show_progress(progress), rebuild_index=rebuild_index,
+                                  retriever_options=opts)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
