@@ -102,6 +102,7 @@ def test_usage_errors_exit_2(corpus_dir, tmp_path):
     q.write_text("x?\n", encoding="utf-8")
     for args in (["ask", str(corpus_dir)], ["ask", str(corpus_dir), "--questions", str(q)],
                  ["ask", str(corpus_dir), "q?", "--out", str(tmp_path / "o.jsonl")],
+                 ["ask", str(corpus_dir), "--questions", str(q), "--out", str(tmp_path / "o.jsonl"), "--json"],
                  ["ask", str(corpus_dir), "q?", "-r", "bm25+"]):
         res = CliRunner().invoke(app, args, env=_env(tmp_path))
         assert res.exit_code == 2, (args, res.output)

@@ -183,6 +183,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give either a QUESTION or --questions FILE (not both)")
         if questions is not None and out is None:
             raise typer.BadParameter("--questions needs --out answers.jsonl", param_hint="--out")
+        if questions is not None and as_json:
+            raise typer.BadParameter("--questions writes JSON records to --out; drop --json", param_hint="--json")
         if questions is None and out is not None:
             raise typer.BadParameter("--out goes with --questions (use --json for one question)", param_hint="--out")
         settings = load_settings()
