@@ -19,8 +19,8 @@ def offline() -> bool:
 
 def looks_like_path(source: str) -> bool:
     """True for what can only be a file-system path (absolute, ``./``, ``~``, more than one ``/``)."""
-    return (source.startswith(("/", "./", "../", "~", "\\")) or os.sep in source.strip("/").replace("/", "", 1)
-            or source.count("/") > 1 or bool(re.match(r"^[A-Za-z]:[\\/]", source)))
+    return (source.startswith(("/", "./", "../", "~", "\\")) or source.count("/") > 1 or "\\" in source
+            or bool(re.match(r"^[A-Za-z]:[\\/]", source)))
 
 
 def check_model_source(source: str, what: str) -> None:
