@@ -266,3 +266,16 @@ def load_dataset_items(root: str | Path, corpus: Any, limit: int | None = None) 
     if not items:
         raise InputError(f"{root}: no query with a relevant page")
     return items
+
+
+def imported_into(root: str | Path, corpus: Any) -> bool:
+    """True when ``root`` reads as a qa/beir-layout dataset whose page images are all documents of
+    ``corpus`` (made by :func:`import_dataset`); other folders (e.g. a ViDoRe V3 copy) are left to
+    their own loaders."""
+    try:
+        ds = read_dataset(root)
+    except InputError as exc:
+        log.debug("%s is not a qa/beir-layout dataset: %s", root, exc)
+        return False
+    names = {d.file_name for d in corpus.documents()}
+    return bool(ds.images) and all(page_file_name(c, d) in names for c, d in ds.images.items())

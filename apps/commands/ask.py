@@ -23,6 +23,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options
+
 
 def _doc_name(corpus, doc_id: str, cache: dict[str, str]) -> str:
     if doc_id not in cache:
@@ -40,7 +42,9 @@ def answer_record(answer, corpus) -> dict:
         "citations": [{"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
                        "boxes_pt": [b.to_list(2) for b in c.boxes]} for c in answer.citations],
         "hits": [{"doc": _doc_name(corpus, h.doc_id, names), "page": h.page_no, "rank": h.rank,
-                  "score": round(float(h.score), 6)} for h in answer.hits],
+                  "score": round(float(h.score), 6),
+                  **({"reranker": h.reranker, "first_stage_score": round(float(h.first_stage_score), 6),
+                      "first_stage_rank": h.first_stage_rank} if h.reranker else {})} for h in answer.hits],
         "warnings": list(answer.warnings),
         "parse_error": answer.parse_error,
         "retriever": answer.retriever,
@@ -162,6 +166,9 @@ def register(app: typer.Typer) -> None:
         progress: bool | None = typer.Option(
             None, "--progress/--no-progress",
             help="Show progress bars (index build, batch answering); default: when stderr is a terminal."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
         """Answer a question over a corpus with page- and box-level citations.
 
@@ -197,7 +204,8 @@ def register(app: typer.Typer) -> None:
         bars = show_progress(progress)
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
                   show_progress=bars, settings=settings, generator_options=gen_opts,
-                  retriever_options=encoding_options(batch_size, device))
+                  retriever_options={**encoding_options(batch_size, device), **rerank_options(rerank, rerank_depth),
+                                     **({"trust_remote_code": True} if trust_remote_code else {})})
         if questions is not None:
             _ask_file(rag, corpus_obj, questions, out, k, bars, save_crops_dir, save_overlays_dir)
             return
