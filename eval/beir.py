@@ -127,6 +127,14 @@ def read_dataset(root: str | Path) -> Dataset:
 def _image_of(row: dict, root: Path, where: str) -> Any:
     img = row.get("image")
     if isinstance(img, dict):
+        if isinstance(img.get("bytes"), str):  # JSON copies carry the bytes base64-encoded
+            import base64
+            import binascii
+
+            try:
+                return base64.b64decode(img["bytes"], validate=True)
+            except (binascii.Error, ValueError):
+                raise InputError(f"{where}: image bytes are a string but not base64") from None
         if img.get("bytes"):
             return bytes(img["bytes"])
         if img.get("path"):
@@ -274,7 +282,7 @@ def imported_into(root: str | Path, corpus: Any) -> bool:
     their own loaders."""
     try:
         ds = read_dataset(root)
-    except InputError as exc:
+    except (InputError, ValueError, TypeError) as exc:  # another layout: its loader reports its own errors
         log.debug("%s is not a qa/beir-layout dataset: %s", root, exc)
         return False
     names = {d.file_name for d in corpus.documents()}
