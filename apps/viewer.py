@@ -95,10 +95,10 @@ class Defaults:
 def default_choices() -> Defaults:
     """Preselected names: the user's settings (config file, ``DOCRAG_*``) over the offline defaults.
 
-    The judge is preselected only when the user configured one (judging costs calls)."""
+    The judge is the one the CLI uses (``docrag eval``'s default, offline ``grounding`` unless
+    configured), so the verdict tables are filled as they would be on the command line."""
     s = _settings()
-    judge = s.judge if s.source.get("judge", "default") != "default" else NO_JUDGE
-    return Defaults(s.retriever, s.generator, judge, int(s.k))
+    return Defaults(s.retriever, s.generator, s.judge or NO_JUDGE, int(s.k))
 
 
 def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None,
@@ -191,10 +191,18 @@ class Viewer:
 
     # -- corpus ----------------------------------------------------------------------------------
     def corpus_info(self) -> str:
+        """One line (folder, counts, languages); the file names folded away under it."""
+        from collections import Counter
+        from html import escape
+
         docs = self.corpus.documents()
-        names = ", ".join(sorted(d.file_name for d in docs)[:20])
-        more = f" (+{len(docs) - 20} more)" if len(docs) > 20 else ""
-        return f"**Corpus** `{self.corpus.root}` — {len(docs)} document(s), {len(self.corpus)} page(s): {names}{more}"
+        langs = Counter(p.lang or "?" for p in self.corpus.pages())
+        lang_text = ", ".join(f"{k} {v}" for k, v in langs.most_common(4))
+        names = "".join(f"<li>{escape(n)}</li>" for n in sorted(d.file_name for d in docs)[:200])
+        more = f"<li>… and {len(docs) - 200} more</li>" if len(docs) > 200 else ""
+        return (f"**Corpus** `{self.corpus.root.name}` — {len(docs)} document(s), {len(self.corpus)} page(s)"
+                + (f" · languages: {lang_text}" if lang_text else "")
+                + f"\n\n<details><summary>files</summary><ul>{names}{more}</ul></details>")
 
     def page_label(self, pid: str) -> tuple[str, str]:
         """``(file name, page number)`` for display."""
@@ -373,7 +381,8 @@ def _record_markdown(rec: runs.RunRecord, viewer: Viewer) -> str:
         v = rec.answer_verdict
         verdict = "error" if v.get("error") else runs.tri_state(v.get("correct"))
         why = v.get("raw") or v.get("error") or ""
-        lines.append(f"**Answer correct:** {verdict} (judge `{v.get('judge', '?')}`: {why})")
+        lines.append(f"**Answer correct:** {verdict} · **cited a gold page:** {runs.tri_state(rec.cited_gold_page)} "
+                     f"(judge `{v.get('judge', '?')}`: {why})")
     if rec.retrieval:
         rank = rec.gold_rank
         lines.append(f"**Retrieval:** gold page {'at rank ' + str(rank) if rank else 'not retrieved'}; "
@@ -392,6 +401,29 @@ def _record_markdown(rec: runs.RunRecord, viewer: Viewer) -> str:
 
 CUSTOM_CSS = """
 #cited-pages, #run-pages { min-height: 320px; }
+/* whole pages: galleries grow with their images (no inner scroll that hides the page bottom or a
+   third page), every image keeps its aspect ratio and fits the window's height */
+#cited-pages .grid-wrap, #run-pages .grid-wrap, #crops .grid-wrap, #run-crops .grid-wrap {
+  height: auto !important; max-height: none !important; min-height: 0 !important; overflow: visible !important; }
+#cited-pages .thumbnail-item, #run-pages .thumbnail-item, #crops .thumbnail-item, #run-crops .thumbnail-item {
+  aspect-ratio: auto !important; height: auto !important; }
+#cited-pages .gallery-container, #run-pages .gallery-container, #crops .gallery-container,
+#run-crops .gallery-container { height: auto !important; min-height: 0 !important; }
+#cited-pages .grid-container, #run-pages .grid-container, #crops .grid-container, #run-crops .grid-container {
+  grid-auto-rows: auto !important; height: auto !important; }
+#cited-pages .gallery-item, #run-pages .gallery-item, #crops .gallery-item, #run-crops .gallery-item {
+  height: auto !important; }
+#cited-pages .thumbnail-item img, #run-pages .thumbnail-item img {
+  width: auto !important; max-width: 100% !important; height: auto !important; max-height: 88vh !important;
+  margin: 0 auto; display: block; object-fit: contain !important; }
+#crops .thumbnail-item img, #run-crops .thumbnail-item img {
+  width: auto !important; max-width: 100% !important; height: auto !important; max-height: 40vh !important;
+  margin: 0 auto; display: block; object-fit: contain !important; }
+/* tables: headers wrap between words only; wide tables scroll sideways instead of squeezing */
+#run-table th, #citations th, #hits th, #verdicts th, #run-verdicts th,
+#run-table th *, #citations th *, #hits th *, #verdicts th *, #run-verdicts th * {
+  word-break: keep-all !important; overflow-wrap: normal !important; hyphens: none !important; }
+#run-table .table-wrap { overflow-x: auto; }
 """
 
 
@@ -460,7 +492,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
                                         wrap=True, elem_id="hits",
                                         column_widths=["8%", "12%", "44%", "8%", "10%", "18%"])
                 with gr.Column(scale=1):
-                    cited_pages = gr.Gallery(label="Cited pages (cited boxes in red, numbered)", columns=1,
+                    cited_pages = gr.Gallery(label="Cited pages, whole (cited boxes in red, numbered)", columns=1,
                                              height="auto", object_fit="contain", format="png",
                                              elem_id="cited-pages")
                     crops = gr.Gallery(label="Crops of the cited boxes", columns=3, height="auto",

@@ -88,6 +88,18 @@ class Registry(Generic[T]):
         family, sep, arg = name.partition(":")
         return family.strip(), (arg.strip() if sep else None)
 
+    def check_name(self, name: str) -> None:
+        """Raise :class:`UnknownNameError` when ``name`` cannot be created (unknown family, missing or
+        unexpected argument), without importing any family module or loading a model."""
+        family, arg = self.split(name)
+        if family not in self._entries and family not in self._lazy:
+            raise self._unknown(name)
+        takes_arg = self._entries[family].needs_arg if family in self._entries else family in self._usage
+        if takes_arg and not arg:
+            raise UnknownNameError(f"{self.role} {family!r} needs an argument: use '{self.usage(family)}'")
+        if not takes_arg and arg:
+            raise UnknownNameError(f"{self.role} {family!r} takes no argument, got {name!r}")
+
     def create(self, name: str, **options: Any) -> T:
         family, arg = self.split(name)
         if family not in self._entries and family not in self._lazy:

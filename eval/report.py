@@ -55,7 +55,9 @@ def column_label(column: str, section: dict) -> str:
     if column in JUDGE_COLUMNS and section.get("citation_is_proxy"):
         return f"{label} (proxy)"
     return label
-RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR"}
+
+
+RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR", "map": "MAP", "p": "P"}
 
 
 def groups_of(items: Sequence[QAItem]) -> dict[str, list[str]]:

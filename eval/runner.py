@@ -180,7 +180,8 @@ class Evaluator:
                  config: EvalConfig | None = None, *, qa_identity: str | None = None,
                  overwrite: bool = False, show_progress: bool = True,
                  generator: Any = None, index: Any = None, citation_judge: Any = None,
-                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False) -> None:
+                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False,
+                 retriever_options: dict[str, Any] | None = None) -> None:
         self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
         self.items = list(items)
         if not self.items:
@@ -194,6 +195,7 @@ class Evaluator:
         self._generator, self._index = generator, index
         self._citation_judge, self._answer_judge = citation_judge, answer_judge
         self.rebuild_index = rebuild_index
+        self.retriever_options = dict(retriever_options or {})  # batch_size, device: runtime, not identity
         self.timings: dict[str, float] = {}
         self.qa_path: str | None = None
 
@@ -305,7 +307,7 @@ class Evaluator:
             rerank = {"rerank": self.config.rerank, "rerank_depth": self.config.rerank_depth} \
                 if self.config.rerank else {}
             self._index = open_index(self.corpus, self.config.retriever, index_dir=self.config.index_dir,
-                                     build=True, show_progress=self.show_progress,
+                                     build=True, show_progress=self.show_progress, **self.retriever_options,
                                      **({"rebuild": True} if self.rebuild_index else {}), **rerank)
         return self._index
 

@@ -64,6 +64,18 @@ def get_retriever(name: str, **opts: Any) -> Retriever:
     return retriever
 
 
+def check_retriever_name(name: str) -> None:
+    """Raise :class:`~docrag.errors.UnknownNameError` for a name no retriever answers to (hybrids:
+    both parts), before anything is loaded or encoded; ``compare`` checks every name first."""
+    family, arg = RETRIEVERS.split(name)
+    RETRIEVERS.check_name(name)
+    if family == "hybrid":
+        from docrag.index.hybrid import split_parts
+
+        for part in split_parts(arg or ""):
+            check_retriever_name(part)
+
+
 def available_retrievers() -> list[str]:
     """Usage strings of every retriever family (``bm25``, ``colqwen2:<model id or path>``, ...),
     without importing any model code."""

@@ -30,7 +30,8 @@ def register(app: typer.Typer) -> None:
         generator: str | None = typer.Option(None, "--generator", "-g",
                                              help=f"Generator preselected in the Ask tab {_FROM_SETTINGS}."),
         judge: str | None = typer.Option(None, "--judge",
-                                         help="Citation judge preselected (default: the configured one, else none)."),
+                                         help="Citation judge preselected (default: the CLI's, as for "
+                                              "'docrag eval'; none: no judging)."),
         k: int | None = typer.Option(None, "--k", "-k", min=1, max=50,
                                      help=f"Pages to retrieve per question {_FROM_SETTINGS}."),
         index_dir: Path | None = typer.Option(
