@@ -13,7 +13,6 @@ reports page coordinates. The index the retriever needs is built when missing.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -123,7 +122,9 @@ def register(app: typer.Typer) -> None:
         if save_crops_dir is not None:
             crops = save_crops(answer, corpus_obj, save_crops_dir)
         if as_json:
-            typer.echo(json.dumps(answer_record(answer, corpus_obj), ensure_ascii=False))
+            from docrag.io import dumps_safe
+
+            typer.echo(dumps_safe(answer_record(answer, corpus_obj)))
         else:
             rec = answer_record(answer, corpus_obj)
             typer.echo(f"Answer: {rec['answer']}")
