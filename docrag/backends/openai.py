@@ -19,8 +19,8 @@ import base64
 import http.client
 import io
 import json
-import math
 import logging
+import math
 import os
 import random
 import time
