@@ -45,12 +45,26 @@ def path_bytes_b64(path: str | Path) -> str | None:
     return base64.b64encode(os.fsencode(s)).decode("ascii")
 
 
+_UMASK: int | None = None
+
+
+def _file_mode() -> int:
+    """The mode ``open()`` would give a new file (0o666 less the umask); ``mkstemp`` alone gives 0600."""
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return 0o666 & ~_UMASK
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same folder and an atomic rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, _file_mode())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
