@@ -33,10 +33,14 @@ def register(app: typer.Typer) -> None:
         workers: int = typer.Option(0, "--workers", min=0,
                                     help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        page_timeout: float = typer.Option(60.0, "--page-timeout", min=0,
+                                           help="Seconds one page may take to render and parse before its "
+                                                "file fails (0 = no limit)."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
 
-        Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors.
+        Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors,
+        130 when interrupted (run the same command again to resume).
         """
         from docrag.corpus import Corpus
         from docrag.errors import CorpusError, InputError
@@ -51,14 +55,19 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--lang") from None
         try:
-            Corpus.create(out)
+            Corpus.check_creatable(out)
         except CorpusError as exc:
             raise typer.BadParameter(str(exc), param_hint="--out") from None
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
-                            image_format=image_format, show_progress=progress, workers=workers or None)
+                            image_format=image_format, show_progress=progress, workers=workers or None,
+                            page_timeout=page_timeout or None)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
+        except KeyboardInterrupt:
+            typer.echo(f"\ninterrupted: the pages done so far are kept in {out}; run the same command again "
+                       "to resume where it stopped", err=True)
+            raise typer.Exit(130) from None
         for path, reason in report.failures:
             typer.echo(f"failed: {path}: {reason}", err=True)
         typer.echo(f"{out}: {report.summary()}")
