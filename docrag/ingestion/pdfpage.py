@@ -49,15 +49,23 @@ def open_pdf(path: Path):
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     try:
-        doc = pymupdf.open(path, filetype="pdf")
+        try:
+            str(path).encode("utf-8")
+            doc = pymupdf.open(path, filetype="pdf")
+        except UnicodeEncodeError:   # a file name that is not UTF-8: MuPDF takes only UTF-8 names
+            doc = pymupdf.open(stream=Path(path).read_bytes(), filetype="pdf")
     except Exception as exc:  # MuPDF raises several types for broken files
         raise FileFailed(f"corrupt or unreadable PDF ({exc})") from exc
     try:
+        try:
+            n_pages = doc.page_count
+        except Exception as exc:  # a page tree whose /Count lies: "Invalid number of pages"
+            raise FileFailed(f"broken page tree ({exc})") from exc
         if doc.needs_pass:
             raise FileFailed("encrypted PDF that needs a password; decrypt it first (e.g. qpdf --decrypt)")
-        if doc.page_count == 0:
+        if n_pages == 0:
             raise FileFailed("PDF has no pages (empty, or truncated/damaged beyond repair)")
-        for i in range(doc.page_count):
+        for i in range(n_pages):
             try:
                 rect = doc[i].rect
             except Exception as exc:

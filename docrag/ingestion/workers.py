@@ -23,6 +23,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_TIMEOUT = 60.0   # seconds to render and parse one page (and to open one file)
+WORKER_EXTRA_MEMORY = 4 << 30  # address space a worker may add to what it starts with (image bombs)
 
 
 def default_workers() -> int:
@@ -123,6 +124,7 @@ def _worker_main(conn, parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="docrag-parent-watch", daemon=True).start()
+    _limit_memory()
     from docrag.ingestion.pipeline import FileFailed
 
     while True:
@@ -144,6 +146,21 @@ def _worker_main(conn, parent: int) -> None:
             conn.send(reply)
         except (OSError, ValueError):
             return
+
+
+def _limit_memory() -> None:
+    """Cap the worker's address space: a decompression bomb fails its page instead of the machine."""
+    try:
+        import resource
+
+        with open("/proc/self/status", encoding="ascii") as fh:
+            vm = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = vm + WORKER_EXTRA_MEMORY
+        if hard == resource.RLIM_INFINITY or want <= hard:
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    except (ImportError, OSError, StopIteration, ValueError) as exc:   # not Linux: no cap
+        log.debug("worker memory cap not set: %s", exc)
 
 
 # -- main side --------------------------------------------------------------------------------------
