@@ -119,3 +119,26 @@ def test_eval_counts_failures_goes_on_and_a_resume_retries_only_them(small_corpu
     assert len(asked) == 2 and all("bravo" in a or "delta" in a for a in asked)   # only the failed ones
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["errors"]["n"] == 0 and report["generation"]["groups"]["overall"]["n"] == 4
+
+
+def test_eval_judge_failures_are_counted_and_only_they_are_retried(small_corpus, tmp_path):
+    def flaky(req):   # the judges fail on everything about bravo
+        return Fault("http_500") if "bravo" in json.dumps(req) else "true"
+
+    out = tmp_path / "run"
+    args = ["eval", str(small_corpus / "corpus"), "--qa", str(small_corpus / "qa.jsonl"),
+            "--out", str(out), "--retriever", "bm25", "--generator", "extractive", "--judge", "none",
+            "--answer-judge", "openai:judge", "-k", "2", "--no-progress"]
+    with ScriptedOpenAIServer(flaky) as srv:
+        res = _cli(args, _env(tmp_path, srv))
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["errors"]["by_stage"] == {"answer_judge": 1}
+    assert [e["qid"] for e in report["errors"]["questions"]] == ["q1"]
+    with ScriptedOpenAIServer("true") as srv:
+        res = _cli(args, _env(tmp_path, srv))
+        asked = [json.dumps(r) for r in srv.requests]
+    assert res.returncode == 0, res.stderr
+    assert len(asked) == 1 and "bravo" in asked[0]
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["errors"]["n"] == 0 and report["generation"]["groups"]["overall"]["accuracy"] == 100.0

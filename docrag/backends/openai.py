@@ -206,6 +206,11 @@ def _usage(usage: Any) -> dict[str, int]:
 
 
 def _error_detail(exc: urllib.error.HTTPError) -> str:
+    """The server's error message, on one line (it ends up in a one-line error for the user)."""
+    return " ".join(_raw_error_detail(exc).split())
+
+
+def _raw_error_detail(exc: urllib.error.HTTPError) -> str:
     try:
         raw = exc.read().decode("utf-8", "replace")
     except OSError:
