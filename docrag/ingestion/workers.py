@@ -208,10 +208,11 @@ class PageWorkers:
             self._ctx = multiprocessing.get_context(method)
         return self._ctx
 
-    def _idle(self) -> list[_Worker]:
+    def _idle(self, wanted: int) -> list[_Worker]:
+        """Idle workers, starting new ones (up to ``workers``) until ``wanted`` are idle."""
         self._pool = [w for w in self._pool if w.proc.is_alive() or w.job is not None]
         idle = [w for w in self._pool if w.job is None]
-        while len(self._pool) < self.workers and len(idle) < self.workers:
+        while len(self._pool) < self.workers and len(idle) < wanted:
             w = _Worker(self._context())
             self._pool.append(w)
             idle.append(w)
@@ -227,7 +228,7 @@ class PageWorkers:
         ok = False
         try:
             while done < len(tasks):
-                for w in self._idle():
+                for w in self._idle(min(len(tasks) - sent, window - (sent - done))):
                     if sent >= len(tasks) or sent - done >= window:
                         break
                     what, kind, args = tasks[sent]
