@@ -137,3 +137,18 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "run the same command again to resume" in err and "Traceback" not in err
+
+
+def test_lying_page_count_fails_its_file_with_a_reason(tmp_path):
+    import re
+
+    data = make_text_pdf(tmp_path / "a.pdf", "Two pages.", n_pages=2).read_bytes()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for lie in ("99999", "-1"):
+        (folder / f"lie{lie}.pdf").write_bytes(re.sub(rb"/Count \d+", f"/Count {lie}".encode(), data))
+    make_text_pdf(folder / "good.pdf", "Good.")
+    report = ingest([folder], out=tmp_path / "c", ocr="never", show_progress=False, workers=1)
+    failed = {Path(p).name: r for p, r in report.failures}
+    assert set(failed) == {"lie99999.pdf", "lie-1.pdf"} and [Path(p).name for p in report.added] == ["good.pdf"]
+    assert all("broken page tree" in r and "Invalid number of pages" in r for r in failed.values())
