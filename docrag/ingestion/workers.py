@@ -249,7 +249,8 @@ class PageWorkers:
                         w.job = None
 
     def run_one(self, what: str, kind: str, args: tuple) -> Any:
-        return next(iter(self.run([(what, kind, args)], window=1)))
+        (result,) = list(self.run([(what, kind, args)], window=1))
+        return result
 
     def _wait(self, results: dict[int, Any]) -> None:
         from multiprocessing.connection import wait
