@@ -4,7 +4,8 @@
    absurd MediaBox, lying /Count, absurd numbers, huge images, PNG bombs, good copies) plus
    ``--heavy`` pages that take longer than the page limit, ingested in a child process with
    ``--page-timeout``. Counted: tracebacks on the child's stderr, the longest wait between two
-   progress events (a hang past the limit would show here), files neither ingested nor named in the
+   progress events (a page staged or a file failed; a hang past the limit would show here), files
+   neither ingested nor named in the
    failures, good files not ingested, failure reasons that are not one line.
 2. ``--replies`` fuzzed replies (``tests/support/fuzz_replies.py``) through ``parse_reply`` and
    ``citations_from_coordinates`` in all three box conventions; counted: exceptions, and text that
@@ -29,9 +30,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CHILD = """
-import json, sys, time
+import json, logging, sys, time
 from docrag.ingestion import ingest
 stamps = []
+
+class Stamp(logging.Handler):   # a file that fails is a progress event too
+    def emit(self, record):
+        if str(record.msg).startswith("failed:"):
+            stamps.append(time.monotonic())
+
+log = logging.getLogger("docrag.ingestion.pipeline")
+log.setLevel(logging.INFO)
+log.addHandler(Stamp())
 report = ingest([{inp!r}], out={out!r}, ocr="never", show_progress=False, workers={workers},
                 page_timeout={timeout}, on_page=lambda d, p: stamps.append(time.monotonic()))
 json.dump({{"failures": report.failures, "added": report.added, "skipped": report.skipped,
@@ -54,7 +64,7 @@ def fuzz_pdfs(n: int, heavy: int, seed: int, timeout: float, workers: int) -> di
         res = json.loads((tmp / "res.json").read_text()) if (tmp / "res.json").exists() else {}
     failed = {Path(p).name: r for p, r in res.get("failures", [])}
     landed = {Path(p).name for p in res.get("added", []) + res.get("skipped", [])}
-    stamps = [t0] + res.get("stamps", [])
+    stamps = [t0] + sorted(res.get("stamps", []))
     gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
     by_kind: dict[str, dict[str, int]] = {}
     for name, kind in kinds.items():
@@ -69,7 +79,7 @@ def fuzz_pdfs(n: int, heavy: int, seed: int, timeout: float, workers: int) -> di
             "good_not_ingested": sorted(n for n, k in kinds.items() if k == "good" and n not in landed),
             "multi_line_reasons": sum("\n" in r for r in failed.values()),
             "ingested": len(landed), "failed": len(failed),
-            "timeouts": sum("took longer than" in r for r in failed.values()),
+            "timeouts": sorted(n for n, r in failed.items() if "took longer than" in r),
             "longest_wait_s": round(max(gaps) if gaps else 0.0, 2), "page_timeout_s": timeout,
             "wall_s": round(wall, 1), "by_kind": by_kind,
             "stderr_tail": proc.stderr[-2000:] if proc.returncode else ""}
