@@ -142,3 +142,30 @@ def test_eval_judge_failures_are_counted_and_only_they_are_retried(small_corpus,
     assert len(asked) == 1 and "bravo" in asked[0]
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["errors"]["n"] == 0 and report["generation"]["groups"]["overall"]["accuracy"] == 100.0
+
+
+CUT_SURROGATE = '{"answer": "growth \\ud83d'   # a reply cut inside an escaped surrogate pair
+
+
+def test_ask_json_and_eval_records_of_a_cut_surrogate_reply_are_utf8(small_corpus, tmp_path):
+    with ScriptedOpenAIServer(CUT_SURROGATE) as srv:
+        env = _env(tmp_path, srv)
+        res = subprocess.run([sys.executable, "-c", "from docrag.apps.cli import main; main()", "ask",
+                              str(small_corpus / "corpus"), "What was the alpha revenue?", "--retriever", "bm25",
+                              "--generator", "openai:m", "--json", "--no-progress"],
+                             capture_output=True, env=env, timeout=300)
+        assert res.returncode == 0, res.stderr.decode("utf-8", "replace")
+        record = json.loads(res.stdout.decode("utf-8"))
+        assert record["answer"] == "growth \ufffd"
+        out = tmp_path / "run"
+        args = ["eval", str(small_corpus / "corpus"), "--qa", str(small_corpus / "qa.jsonl"), "--out", str(out),
+                "--retriever", "bm25", "--generator", "openai:m", "--judge", "none", "--answer-judge", "proxy",
+                "-k", "1", "--no-progress", "--limit", "2"]
+        for _ in range(2):   # the resumed run reads the records back
+            res = _cli(args, env)
+            assert res.returncode == 0, res.stderr
+    for f in out.glob("*.jsonl"):
+        for line in f.read_bytes().decode("utf-8").splitlines():
+            json.loads(line)
+    gens = [json.loads(x) for x in (out / "generations.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [g["answer"]["answer"] for g in gens] == ["growth \ufffd"] * 2
