@@ -31,7 +31,8 @@ def register(app: typer.Typer) -> None:
         lang: str = typer.Option("en,ch", "--lang", help="OCR languages, comma separated (en, ch)."),
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
         workers: int = typer.Option(0, "--workers", min=0,
-                                    help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
+                                    help="Worker processes that open files and render/parse pages "
+                                         "(0 = one per CPU core, max 4)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
         page_timeout: float = typer.Option(60.0, "--page-timeout", min=0,
                                            help="Seconds one page may take to render and parse before its "
