@@ -234,11 +234,11 @@ class PageWorkers:
                     what, kind, args = tasks[sent]
                     w.send(sent, what, kind, args, self.timeout)
                     sent += 1
-                while done in results:
-                    yield results.pop(done)
-                    done += 1
-                if done >= len(tasks):
-                    break
+                if done in results:   # yield what is ready, then send more before waiting again
+                    while done in results:
+                        yield results.pop(done)
+                        done += 1
+                    continue
                 self._wait(results)
             ok = True
         finally:
