@@ -81,8 +81,19 @@ def fuzz_pdfs(n: int, heavy: int, seed: int, timeout: float, workers: int) -> di
             "ingested": len(landed), "failed": len(failed),
             "timeouts": sorted(n for n, r in failed.items() if "took longer than" in r),
             "longest_wait_s": round(max(gaps) if gaps else 0.0, 2), "page_timeout_s": timeout,
-            "wall_s": round(wall, 1), "by_kind": by_kind,
+            "wall_s": round(wall, 1), "by_kind": by_kind, "reasons": _reason_counts(failed.values()),
             "stderr_tail": proc.stderr[-2000:] if proc.returncode else ""}
+
+
+def _reason_counts(reasons) -> dict[str, int]:
+    """Failure reasons with numbers and details cut off, counted (the most common first)."""
+    import re
+
+    counts: dict[str, int] = {}
+    for r in reasons:
+        key = re.sub(r"\d+", "N", re.split(r"[(:]", r.split(": ", 1)[-1] if r.startswith("page ") else r)[0]).strip()
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def fuzz_replies(n: int, seed: int) -> dict:
