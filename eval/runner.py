@@ -40,6 +40,13 @@ from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_sco
 from docrag.eval.attribution import attribute, gold_box_iou
 from docrag.eval.data import QAItem, load_qa
 from docrag.eval.retrieval_metrics import DEFAULT_METRICS, canonical_order, hit_at_k, question_scores
+from docrag.eval.run_errors import (
+    answer_judge_failed,
+    citation_judge_failed,
+    is_call_failure,
+    judge_failed,
+    open_errors,
+)
 from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, sha256_file, write_jsonl
 from docrag.types import Answer, Hit
 
@@ -372,14 +379,14 @@ class Evaluator:
         cfg = self.config
         done = {"answers": 0, "judgements": 0, "citations": 0, "generations": 0}
         todo = [it for it in self.items
-                if it.qid not in generations or _judge_failed(generations.by_qid[it.qid])]
+                if it.qid not in generations or judge_failed(generations.by_qid[it.qid])]
         cache = None
         for item in tqdm(todo, desc="generation", unit="q", disable=not self.show_progress):
             if item.qid in generations:  # a judge call failed last time: ask that judge again
                 rec = generations.by_qid.pop(item.qid)
-                if _answer_judge_failed(rec):
+                if answer_judge_failed(rec):
                     judgements.by_qid.pop(item.qid, None)
-                if _citation_judge_failed(rec):
+                if citation_judge_failed(rec):
                     citations.by_qid.pop(item.qid, None)
             if item.qid not in answers:
                 pids = self._context_pages(item, retrieval)
@@ -404,7 +411,7 @@ class Evaluator:
                 verdict = judge.judge(item.question, item.answer, answer.answer)
                 judgements.add({"qid": item.qid, "verdict": verdict.to_json()})
                 done["judgements"] += 1
-                if _is_call_failure(verdict.error):
+                if is_call_failure(verdict.error):
                     self._record_error(item.qid, "answer_judge", verdict.error)
             if cfg.uses_citations and item.qid not in citations:
                 from docrag.citation import evaluate
@@ -417,7 +424,7 @@ class Evaluator:
                     res = evaluate(answer, self.corpus, judge=self._citation_judge_obj(), level=level,
                                    mode=cfg.mode if level == "block" else None, cache=cache, qid=item.qid)
                     results[level] = res.to_json()
-                    failed = [e for e in res.errors if _is_call_failure(e)]
+                    failed = [e for e in res.errors if is_call_failure(e)]
                     if failed:
                         self._record_error(item.qid, f"citation_judge:{level}", failed[0])
                 citations.add({"qid": item.qid, "results": results})
@@ -467,45 +474,6 @@ class Evaluator:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-_CALL_FAILURE_MARKERS = ("judge call failed", "backend error")
-
-
-def _is_call_failure(error: str | None) -> bool:
-    """A judge error caused by a failed call (worth retrying), not by a reply or the data."""
-    return bool(error) and any(m in error for m in _CALL_FAILURE_MARKERS)
-
-
-def _answer_judge_failed(rec: dict) -> bool:
-    return _is_call_failure((rec.get("answer_verdict") or {}).get("error"))
-
-
-def _citation_judge_failed(rec: dict) -> bool:
-    return any(_is_call_failure(e) for r in (rec.get("citations") or {}).values() for e in r.get("errors", []))
-
-
-def _judge_failed(rec: dict) -> bool:
-    return _answer_judge_failed(rec) or _citation_judge_failed(rec)
-
-
-def open_errors(items: Sequence[QAItem], generations: dict[str, dict], errors: dict[str, dict]) -> dict:
-    """The failures still open after a run: questions without a record (generation failed) or whose
-    record holds a failed judge call; ``by_stage`` counts them, ``questions`` lists ``{qid, stage, error}``."""
-    out: list[dict] = []
-    for it in items:
-        rec = generations.get(it.qid)
-        err = errors.get(it.qid)
-        if rec is None and err is not None:
-            out.append({"qid": it.qid, "stage": err["stage"], "error": err["error"]})
-        elif rec is not None and _judge_failed(rec):
-            stage = "answer_judge" if _answer_judge_failed(rec) else "citation_judge"
-            out.append({"qid": it.qid, "stage": stage, "error": (err or {}).get("error", "judge call failed")})
-    by_stage: dict[str, int] = {}
-    for e in out:
-        key = e["stage"].split(":")[0]
-        by_stage[key] = by_stage.get(key, 0) + 1
-    return {"n": len(out), "by_stage": by_stage, "questions": out}
-
 
 def _drop_torn_tail(path: Path) -> None:
     """Cut a half-written last line (a run killed mid-append) so new records start on a fresh line."""
