@@ -122,26 +122,32 @@ def test_eval_counts_failures_goes_on_and_a_resume_retries_only_them(small_corpu
 
 
 def test_eval_judge_failures_are_counted_and_only_they_are_retried(small_corpus, tmp_path):
-    def flaky(req):   # the judges fail on everything about bravo
-        return Fault("http_500") if "bravo" in json.dumps(req) else "true"
+    def reply(req, fail_on=None):   # answer judge (max_tokens 8): true/false; citation judge: yes/no
+        if fail_on and fail_on in json.dumps(req):
+            return Fault("http_500")
+        return "true" if req.get("max_tokens") == 8 else "yes"
 
     out = tmp_path / "run"
     args = ["eval", str(small_corpus / "corpus"), "--qa", str(small_corpus / "qa.jsonl"),
-            "--out", str(out), "--retriever", "bm25", "--generator", "extractive", "--judge", "none",
-            "--answer-judge", "openai:judge", "-k", "2", "--no-progress"]
-    with ScriptedOpenAIServer(flaky) as srv:
+            "--out", str(out), "--retriever", "bm25", "--generator", "extractive", "--judge", "openai:judge",
+            "--levels", "page", "--answer-judge", "openai:judge", "-k", "2", "--no-progress"]
+    with ScriptedOpenAIServer(lambda req: reply(req, "bravo")) as srv:   # both judges fail on bravo
         res = _cli(args, _env(tmp_path, srv))
     assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["errors"]["by_stage"] == {"answer_judge": 1}
     assert [e["qid"] for e in report["errors"]["questions"]] == ["q1"]
-    with ScriptedOpenAIServer("true") as srv:
+    rec = [json.loads(x) for x in (out / "generations.jsonl").read_text(encoding="utf-8").splitlines()
+           if json.loads(x)["qid"] == "q1"][-1]
+    assert "judge call failed" in rec["citations"]["page"]["errors"][0]
+    with ScriptedOpenAIServer(reply) as srv:
         res = _cli(args, _env(tmp_path, srv))
         asked = [json.dumps(r) for r in srv.requests]
     assert res.returncode == 0, res.stderr
-    assert len(asked) == 1 and "bravo" in asked[0]
+    assert asked and all("bravo" in a for a in asked)   # only q1's judges are asked again
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["errors"]["n"] == 0 and report["generation"]["groups"]["overall"]["accuracy"] == 100.0
+    assert report["generation"]["groups"]["overall"]["n_judge_errors_page"] == 0
 
 
 CUT_SURROGATE = '{"answer": "growth \\ud83d'   # a reply cut inside an escaped surrogate pair
