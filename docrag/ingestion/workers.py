@@ -124,8 +124,10 @@ def _worker_main(conn, parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="docrag-parent-watch", daemon=True).start()
-    _limit_memory()
+    import docrag.ingestion.pdfpage  # noqa: F401 -- imported before the cap is measured (spawned workers)
     from docrag.ingestion.pipeline import FileFailed
+
+    _limit_memory()
 
     while True:
         try:
