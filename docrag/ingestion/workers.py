@@ -285,7 +285,11 @@ class PageWorkers:
                 w.job = None
                 w.kill()
                 how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                raise PageFailed(f"{what}: the worker process processing it died ({how})")
+                hint = ""
+                if code == 1 and self._ctx is not None and self._ctx.get_start_method() == "spawn":
+                    hint = ("; workers are spawned because torch is loaded: a script must call ingest "
+                            "under 'if __name__ == \"__main__\":'")
+                raise PageFailed(f"{what}: the worker process processing it died ({how}){hint}")
             if now >= dl:
                 w.job = None
                 w.kill()
