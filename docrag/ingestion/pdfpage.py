@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MIN_PAGE_PT = 3.0        # the PDF spec's smallest page side (points)
 MAX_PAGE_PT = 14400.0    # the PDF spec's largest page side (200 inches)
+MIN_BYTES_PER_PAGE = 1   # even compressed, a page takes more than this: a larger /Count lies
 MIN_TEXT_CHARS = 10      # fewer non-space characters than this is "no text layer"
 OCR_DPI = 288            # pages are OCR'd from a rendering at this resolution ...
 OCR_MAX_PIXELS = 16_000_000  # ... unless that would exceed this many pixels
@@ -65,6 +66,9 @@ def open_pdf(path: Path):
             raise FileFailed("encrypted PDF that needs a password; decrypt it first (e.g. qpdf --decrypt)")
         if n_pages == 0:
             raise FileFailed("PDF has no pages (empty, or truncated/damaged beyond repair)")
+        size = Path(path).stat().st_size
+        if n_pages > max(16, size // MIN_BYTES_PER_PAGE):
+            raise FileFailed(f"broken page tree: it claims {n_pages:,} pages in a {size:,}-byte file")
         for i in range(n_pages):
             try:
                 rect = doc[i].rect

@@ -23,6 +23,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_TIMEOUT = 60.0   # seconds to render and parse one page (and to open one file)
+STARTUP_TIMEOUT = 300.0       # seconds a new worker may take to import its modules
 WORKER_EXTRA_MEMORY = 4 << 30  # address space a worker may add to what it starts with (image bombs)
 
 
@@ -124,10 +125,16 @@ def _worker_main(conn, parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="docrag-parent-watch", daemon=True).start()
-    import docrag.ingestion.pdfpage  # noqa: F401 -- imported before the cap is measured (spawned workers)
+    import pymupdf  # noqa: F401 -- imported before the first task's clock starts (and before the cap)
+
+    import docrag.ingestion.pdfpage  # noqa: F401
     from docrag.ingestion.pipeline import FileFailed
 
     _limit_memory()
+    try:
+        conn.send(("ready", None))
+    except (OSError, ValueError):
+        return
 
     while True:
         try:
@@ -176,6 +183,18 @@ class _Worker:
         child_conn.close()
         self.conn = parent_conn
         self.job: tuple[int, str, float] | None = None   # (task index, what, deadline)
+        # Start-up (imports) is not charged to the first page's time limit.
+        ready = self.conn.poll(STARTUP_TIMEOUT)
+        try:
+            msg = self.conn.recv() if ready else None
+        except (EOFError, OSError):
+            msg = None
+        if msg != ("ready", None):
+            self.proc.join(timeout=5)
+            code = self.proc.exitcode
+            self.kill()
+            raise PageFailed(f"an ingest worker process did not start (exit code {code}); with spawned workers "
+                             "(torch loaded) a script must call ingest under 'if __name__ == \"__main__\":'")
 
     def send(self, idx: int, what: str, kind: str, args: tuple, timeout: float | None) -> None:
         self.conn.send((kind, args))
@@ -206,6 +225,8 @@ class PageWorkers:
             import multiprocessing
 
             method = "fork" if sys.platform.startswith("linux") and "torch" not in sys.modules else "spawn"
+            if method == "fork":
+                import pymupdf  # noqa: F401 -- once here, so that every forked worker starts at once
             log.info("starting up to %d ingest worker processes (%s)", self.workers, method)
             self._ctx = multiprocessing.get_context(method)
         return self._ctx
@@ -285,11 +306,7 @@ class PageWorkers:
                 w.job = None
                 w.kill()
                 how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                hint = ""
-                if code == 1 and self._ctx is not None and self._ctx.get_start_method() == "spawn":
-                    hint = ("; workers are spawned because torch is loaded: a script must call ingest "
-                            "under 'if __name__ == \"__main__\":'")
-                raise PageFailed(f"{what}: the worker process processing it died ({how}){hint}")
+                raise PageFailed(f"{what}: the worker process processing it died ({how})")
             if now >= dl:
                 w.job = None
                 w.kill()
