@@ -4,7 +4,8 @@ A file is checked completely *before* anything touches the corpus (type, size, P
 PyMuPDF can open it and that it has pages and no password). Accepted files are copied under a
 sanitised name into the upload folder and ingested; a file the ingester still rejects is removed
 from the upload folder again, and the corpus keeps only whole documents (the corpus writer
-commits each document atomically).
+commits each document atomically). The ingest runs in a child process (:class:`ChildProcessIngest`):
+a PDF that takes long to render, or MuPDF holding the GIL, never freezes the viewer's other requests.
 """
 
 from __future__ import annotations
@@ -145,10 +146,61 @@ def default_upload_dir(corpus: Corpus) -> Path:
     return root.parent / f"{root.name}-uploads"
 
 
-def _default_ingest(paths: Sequence[Path], out: Path) -> Any:
-    from docrag.ingestion import ingest
+@dataclass
+class ChildReport:
+    """What the viewer needs of an ingest report that was made in a child process."""
 
-    return ingest(list(paths), out=out, show_progress=False)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _child_main(conn, target: str, paths: list[str], out: str) -> None:
+    import importlib
+
+    module, _, name = target.partition(":")
+    try:
+        report = getattr(importlib.import_module(module), name)(paths, out=out, show_progress=False)
+        conn.send(("ok", [(str(p), str(r)) for p, r in report.failures]))
+    except DocragError as exc:
+        conn.send(("error", str(exc)))
+    except Exception as exc:  # noqa: BLE001 -- reported to the viewer as a failed ingest, with its type
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+class ChildProcessIngest:
+    """``ingest(paths, out)`` run in a fresh (spawned) child process; the calling thread waits
+    without holding the GIL, so the viewer keeps answering other requests meanwhile.
+
+    ``target``: ``"module:function"`` called as ``function(paths, out=..., show_progress=False)``.
+    """
+
+    def __init__(self, target: str = "docrag.ingestion:ingest") -> None:
+        self.target = target
+
+    def __call__(self, paths: Sequence[Path], out: Path) -> ChildReport:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")   # the viewer has torch threads: never fork it
+        receiver, sender = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child_main, args=(sender, self.target, [str(p) for p in paths], str(out)),
+                           name="docrag-upload-ingest")
+        proc.start()
+        sender.close()
+        try:
+            status, payload = receiver.recv()
+        except EOFError:
+            proc.join()
+            raise DocragError(f"the ingest process died (exit code {proc.exitcode})") from None
+        finally:
+            receiver.close()
+        proc.join()
+        if status != "ok":
+            raise DocragError(payload)
+        return ChildReport([(p, r) for p, r in payload])
+
+
+_default_ingest = ChildProcessIngest()
 
 
 class Uploader:

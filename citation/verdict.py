@@ -1,9 +1,11 @@
 """Judge verdicts and their strict parsing.
 
 A verdict is ``yes``, ``no`` or ``error``. A reply counts as a verdict only when it *starts* with
-the word ``yes`` or ``no`` (case-insensitive; leading spaces, quotes, ``*``, ``_``, backticks and
-brackets are skipped). Anything else -- "I think yes", "Yesterday", an empty reply, a failed call --
-is an **error**, recorded with its reason and never read as "no".
+the word ``yes`` or ``no`` (case-insensitive), after any leading markdown and punctuation (spaces,
+quotes, ``*``, ``_``, ``#``, ``>``, ``-``, backticks, brackets, ``Answer:``/``Verdict:`` labels):
+``**Yes**``, ``Yes.``, ``"no"``, ``- No, the boxes...`` all parse. Anything else -- "I think yes",
+"Yesterday", a yes/no later in the text, an empty reply, a failed call -- is an **error**, recorded
+with its reason and never read as "no".
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ class VerdictValue(str, Enum):
     ERROR = "error"
 
 
-_LEADING = re.compile(r"""^[\s"'`*_(\[{<>]*(yes|no)(?![a-z0-9])""", re.IGNORECASE)
+_LEADING = re.compile(r"""^[\s"'`*_(\[{<>#\-:.~|]*(?:(?:final\s+)?(?:answer|verdict|judgement|judgment)\s*[:：]"""
+                      r"""[\s"'`*_(\[{<>#\-:.~|]*)?(yes|no)(?![a-z0-9])""", re.IGNORECASE)
 
 
 @dataclass

@@ -26,6 +26,8 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     base_url = "http://localhost:8000/v1"   # else $OPENAI_BASE_URL, else api.openai.com
     api_key_env = "OPENAI_API_KEY"          # name of the variable holding the key (never the key itself)
     timeout = 120
+    max_retries = 4                         # retries of a failed call (backoff doubles from `backoff` s)
+    backoff = 1.0
 
     [models."Qwen/Qwen2.5-VL-7B-Instruct"]  # per model (exact name, or a glob such as "*qwen2.5-vl*";
     coords = "model_pixels"             #   exact names win, then the first matching glob)
@@ -62,7 +64,8 @@ _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
     "concurrency": int}
-_OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str, "timeout": float}
+_OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str, "timeout": float,
+                                              "max_retries": int, "backoff": float}
 _MODEL: dict[str, Callable[[str], Any]] = {"coords": str, "processor_min_pixels": int, "processor_max_pixels": int}
 
 
@@ -131,6 +134,9 @@ class Settings:
                 opts["api_key"] = self.environ[var]
         if self.openai.get("timeout"):
             opts["timeout"] = float(self.openai["timeout"])
+        for key in ("max_retries", "backoff"):
+            if self.openai.get(key) is not None:
+                opts[key] = self.openai[key]
         return opts
 
 

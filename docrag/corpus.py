@@ -59,16 +59,26 @@ class Corpus:
     def create(cls, path: str | Path) -> Corpus:
         """Open ``path`` as a corpus, creating an empty one when the folder is new or empty."""
         root = Path(path)
+        cls.check_creatable(root)
         if (root / "corpus.json").exists():
             return cls.open(root)
-        if root.exists() and any(root.iterdir()):
-            raise CorpusError(f"{root}: folder exists, is not empty and is not a docrag corpus; "
-                              "choose an empty or new folder for --out")
         (root / "docs").mkdir(parents=True, exist_ok=True)
         atomic_write_json(root / "corpus.json", {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
                                                  "docrag_version": __version__, "created": _now()})
         atomic_write_json(root / "manifest.json", _empty_manifest())
         return cls(root)
+
+    @staticmethod
+    def check_creatable(root: Path) -> None:
+        """Raise :class:`CorpusError` unless ``root`` is a corpus, an empty folder or does not exist yet."""
+        root = Path(root)
+        if root.exists() and not root.is_dir():
+            raise CorpusError(f"{root}: exists and is a file, not a folder; choose a new or empty folder for --out")
+        if (root / "corpus.json").exists():
+            return
+        if root.exists() and any(root.iterdir()):
+            raise CorpusError(f"{root}: folder exists, is not empty and is not a docrag corpus; "
+                              "choose an empty or new folder for --out")
 
     # -- manifest ------------------------------------------------------------------------------
     @property
@@ -300,10 +310,11 @@ class CorpusWriter:
         self._save_manifest()
         self.corpus._pages.pop(doc_id, None)
 
-    def record_failure(self, path: str, reason: str) -> None:
+    def record_failure(self, path: str, reason: str, path_b64: str | None = None) -> None:
+        """Record why ``path`` failed; ``path_b64``: the raw bytes of a name that is not UTF-8."""
         m = self.corpus.manifest
         fails = [f for f in m.get("failures", []) if f.get("path") != path]
-        fails.append({"path": path, "reason": reason, "at": _now()})
+        fails.append({"path": path, "reason": reason, "at": _now(), **({"path_b64": path_b64} if path_b64 else {})})
         m["failures"] = fails
         self._save_manifest()
 

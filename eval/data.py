@@ -20,7 +20,10 @@ Ingest the page images (``docrag ingest finragbench/corpus_en --out CORPUS``: ev
 one-page document whose file name is its corpus-id), then evaluate with
 ``docrag eval CORPUS --qa finragbench/queries_en.json --qrels finragbench/qrels_en.tsv``. Gold
 pages come from the qrels rows with score > 0; a query without qrels rows falls back to its
-``query-id`` (``<corpus-id>-<n>``) and ``from_pages`` (``<stem>_<page>.png``). The language is
+``query-id`` (``<corpus-id>-<n>``) and ``from_pages`` (``<stem>_<page>.png``); a query with neither
+(the released English and Chinese files each have one) is skipped with a warning that counts them.
+A corpus-id naming a combined multi-page image (``<stem>_<p1>_<p2>.png`` or ``<stem>_<p1>-<p2>.png``) is
+that image when the corpus has it, else its single pages ``<stem>_<p1>.png``, ``<stem>_<p2>.png``. The language is
 ``zh`` for ``queries_ch``/``_zh`` files and ``en`` for ``_en`` files, else detected from the text.
 
 Documents are matched by exact file name (``Corpus.find_documents``; a name given with folders is
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -43,6 +47,8 @@ from docrag.errors import InputError
 from docrag.eval.answer_metrics import is_cjk
 from docrag.geometry import Box, GeometryError
 from docrag.types import Document, page_id
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -203,6 +209,7 @@ def load_finragbench(queries: str | Path, corpus: Corpus, qrels: str | Path | No
     lang = lang or _lang_from_name(queries.name)
     resolver = _DocResolver(corpus)
     items, problems, seen = [], [], set()
+    no_gold: list[str] = []
     for n, rec in enumerate(records, start=1):
         where = f"{queries}: record {n}"
         if not isinstance(rec, dict) or any(k not in rec for k in _FRB_REQUIRED):
@@ -216,10 +223,10 @@ def load_finragbench(queries: str | Path, corpus: Corpus, qrels: str | Path | No
         seen.add(qid)
         corpus_ids = gold.get(qid) or _fallback_corpus_ids(qid, rec.get("from_pages"))
         if not corpus_ids:
-            problems.append(f"{where}: no qrels rows and no usable from_pages; pass --qrels")
+            no_gold.append(qid)
             continue
         try:
-            pages = [resolver.page(resolver.document(cid, where), 1, where) for cid in corpus_ids]
+            pages = [pid for cid in corpus_ids for pid in _corpus_id_pages(resolver, cid, where)]
         except InputError as exc:
             problems.append(str(exc))
             continue
@@ -229,8 +236,33 @@ def load_finragbench(queries: str | Path, corpus: Corpus, qrels: str | Path | No
                             lang=lang or detect_lang(question), answer_type=str(rec.get("answer_type", "") or ""),
                             gold_pages=list(dict.fromkeys(pages)),
                             source={"corpus_ids": corpus_ids, "from_pages": rec.get("from_pages")}))
+    if no_gold:
+        log.warning("%s: %d question(s) skipped: no qrels rows and no usable from_pages (%s)%s", queries,
+                    len(no_gold), ", ".join(no_gold[:5]), "" if qrels is not None else "; pass --qrels")
     _raise_problems(queries, corpus, problems)
     return items
+
+
+_COMBINED = re.compile(r"^(?P<stem>.+?)_(?P<pages>\d+(?:[_-]\d+)+)\.(?P<ext>png|jpe?g)$", re.IGNORECASE)
+
+
+def _corpus_id_pages(resolver: _DocResolver, cid: str, where: str) -> list[str]:
+    """Page ids of one corpus-id: its own image, or the single pages of a combined multi-page image."""
+    try:
+        return [resolver.page(resolver.document(cid, where), 1, where)]
+    except InputError:
+        m = _COMBINED.match(cid)
+        if not m:
+            raise
+        nums = [int(x) for x in re.split(r"[_-]", m.group("pages"))]
+        if "-" in m.group("pages") and len(nums) == 2 and 0 < nums[1] - nums[0] < 50:
+            nums = list(range(nums[0], nums[1] + 1))   # a range: p1-p2
+        for k in range(len(nums)):   # the stem may itself end in _<digits> (e.g. a year)
+            stem = m.group("stem") + "".join(f"_{x}" for x in nums[:k])
+            names = [f"{stem}_{x}.{m.group('ext')}" for x in nums[k:]]
+            if all(resolver.corpus.find_documents(nm) for nm in names):
+                return [resolver.page(resolver.document(nm, where), 1, where) for nm in names]
+        raise
 
 
 def read_qrels_tsv(path: Path) -> dict[str, list[str]]:

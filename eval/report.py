@@ -267,6 +267,11 @@ def render_markdown(report: dict) -> str:
              f"generator `{cfg.get('generator')}`, citation judge `{cfg.get('judge')}`, answer judge "
              f"`{cfg.get('answer_judge')}`, context `{cfg.get('context')}`, k = {cfg.get('k')}. "
              "All scores in percent."]
+    errors = report.get("errors") or {}
+    if errors.get("n"):
+        stages = ", ".join(f"{k} {v}" for k, v in errors.get("by_stage", {}).items())
+        parts.append(f"**Errors: {errors['n']} question(s) failed** ({stages}); they are left out of the scores "
+                     "below. Run the same command again to retry only them (details in `errors.jsonl`).")
     if not report.get("complete", True):
         parts.append("**Incomplete run**: some questions have no records yet; resume it to finish.")
     ret = report.get("retrieval")

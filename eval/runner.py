@@ -13,6 +13,8 @@ resumes where it stopped. RUN_DIR layout (all JSONL records carry ``qid``; see
     judgements.jsonl    {qid, verdict: {correct, judge, raw, error}}              (stage 3)
     citations.jsonl     {qid, results: {level: CitationResult.to_json()}}          (stage 4)
     generations.jsonl   one complete record per question (stage 5, what the viewer reads)
+    errors.jsonl        {qid, stage, error, at}: a generator call that failed (the question has no
+                        answer yet) or a judge call that failed; a resumed run retries exactly these
     verdict_cache.jsonl the citation judge's verdict cache
     report.json / report.md / report.csv / metrics_by_category.png / recall_at_k.png
 """
@@ -39,6 +41,13 @@ from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_sco
 from docrag.eval.attribution import attribute, gold_box_iou
 from docrag.eval.data import QAItem, load_qa
 from docrag.eval.retrieval_metrics import DEFAULT_METRICS, canonical_order, hit_at_k, question_scores
+from docrag.eval.run_errors import (
+    answer_judge_failed,
+    citation_judge_failed,
+    is_call_failure,
+    judge_failed,
+    open_errors,
+)
 from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, sha256_file, write_jsonl
 from docrag.types import Answer, Hit
 
@@ -198,6 +207,7 @@ class Evaluator:
         self.retriever_options = dict(retriever_options or {})  # batch_size, device: runtime, not identity
         self.timings: dict[str, float] = {}
         self.qa_path: str | None = None
+        self._errors = _Records(self.out / "errors.jsonl")
 
     @classmethod
     def from_files(cls, corpus: str | Path, qa: str | Path, out: str | Path, config: EvalConfig | None = None,
@@ -278,6 +288,7 @@ class Evaluator:
         judgements = _Records.load(self.out / "judgements.jsonl")
         citations = _Records.load(self.out / "citations.jsonl")
         generations = _Records.load(self.out / "generations.jsonl")
+        self._errors = _Records.load(self.out / "errors.jsonl")
         if cfg.uses_generation:
             work.update(self._timed("generation", self._per_question, retrieval, answers, judgements,
                                     citations, generations))
@@ -286,9 +297,15 @@ class Evaluator:
 
         t0 = time.perf_counter()
         report = build_report(self.items, retrieval.by_qid, generations.by_qid, cfg, self.out)
+        report["errors"] = open_errors(self.items, generations.by_qid, self._errors.by_qid)
+        if report["errors"]["n"]:
+            log.warning("%d question(s) failed (%s); see %s and rerun the same command to retry them",
+                        report["errors"]["n"], ", ".join(f"{k} {v}" for k, v in report["errors"]["by_stage"].items()),
+                        self.out / "errors.jsonl")
         write_reports(report, self.out)
         self.timings["report"] = self.timings.get("report", 0.0) + time.perf_counter() - t0
         meta["status"] = "complete"
+        meta["n_errors"] = report["errors"]["n"]
         self._save_meta(meta)
         return report
 
@@ -389,14 +406,26 @@ class Evaluator:
 
         cfg = self.config
         done = {"answers": 0, "judgements": 0, "citations": 0, "generations": 0}
-        todo = [it for it in self.items if it.qid not in generations]
+        todo = [it for it in self.items
+                if it.qid not in generations or judge_failed(generations.by_qid[it.qid])]
         cache = None
         for item in tqdm(todo, desc="generation", unit="q", disable=not self.show_progress):
+            if item.qid in generations:  # a judge call failed last time: ask that judge again
+                rec = generations.by_qid.pop(item.qid)
+                if answer_judge_failed(rec):
+                    judgements.by_qid.pop(item.qid, None)
+                if citation_judge_failed(rec):
+                    citations.by_qid.pop(item.qid, None)
             if item.qid not in answers:
                 pids = self._context_pages(item, retrieval)
                 pages = [self.corpus.page(p) for p in pids]
                 t0 = time.perf_counter()
-                ans = self._generator_obj().generate(item.question, pages)
+                try:
+                    ans = self._generator_obj().generate(item.question, pages)
+                except DocragError as exc:   # BackendError included: record it, go on with the next question
+                    self._record_error(item.qid, "generation", exc)
+                    done["errors"] = done.get("errors", 0) + 1
+                    continue
                 seconds = time.perf_counter() - t0
                 ans.meta = {**ans.meta, "qid": item.qid}
                 if cfg.context == "retrieved" and not ans.hits:
@@ -410,6 +439,8 @@ class Evaluator:
                 verdict = judge.judge(item.question, item.answer, answer.answer)
                 judgements.add({"qid": item.qid, "verdict": verdict.to_json()})
                 done["judgements"] += 1
+                if is_call_failure(verdict.error):
+                    self._record_error(item.qid, "answer_judge", verdict.error)
             if cfg.uses_citations and item.qid not in citations:
                 from docrag.citation import evaluate
                 from docrag.citation.cache import open_cache
@@ -421,11 +452,20 @@ class Evaluator:
                     res = evaluate(answer, self.corpus, judge=self._citation_judge_obj(), level=level,
                                    mode=cfg.mode if level == "block" else None, cache=cache, qid=item.qid)
                     results[level] = res.to_json()
+                    failed = [e for e in res.errors if is_call_failure(e)]
+                    if failed:
+                        self._record_error(item.qid, f"citation_judge:{level}", failed[0])
                 citations.add({"qid": item.qid, "results": results})
                 done["citations"] += 1
             generations.add(self._generation_record(item, retrieval, answers, judgements, citations))
             done["generations"] += 1
         return done
+
+    def _record_error(self, qid: str, stage: str, error: Exception | str) -> None:
+        text = f"{type(error).__name__}: {error}" if isinstance(error, Exception) else str(error)
+        text = " ".join(text.split())[:1000]
+        log.warning("question %s: %s failed: %s", qid, stage, text)
+        self._errors.add({"qid": qid, "stage": stage, "error": text, "at": _now()})
 
     def _generation_record(self, item: QAItem, retrieval: _Records, answers: _Records,
                            judgements: _Records, citations: _Records) -> dict:

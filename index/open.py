@@ -141,7 +141,7 @@ def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, optio
     page_source = corpus.page
     exists = (directory / "manifest.json").exists()
     if index_opts.get("rebuild") and build:
-        idx = create_index(retriever, directory, page_source, options)
+        idx = create_index(retriever, directory, page_source, options, defer=True)
     elif exists:
         idx = PageIndex.load(retriever, directory, page_source, options)
     elif build:
@@ -163,4 +163,5 @@ def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, optio
                 f"update it with 'docrag index {corpus.root} --retriever {name}'")
         added, removed = idx.sync(corpus, show_progress=show_progress)
         log.info("%s index %s: %d page(s) added, %d removed", name, directory, added, removed)
+    idx.finish_rebuild()
     return idx

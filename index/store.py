@@ -186,6 +186,7 @@ class PageIndex:
         self.page_source = page_source
         self.options = options
         self._cache: dict[str, Any] = {}
+        self._deferred = False   # a rebuild: the manifest (the previous index) is replaced only at the end
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -309,6 +310,12 @@ class PageIndex:
         self._commit(self.segments, new=[], doc_ids=sorted(want))
         return added, removed
 
+    def finish_rebuild(self) -> None:
+        """Commit a deferred rebuild: its manifest replaces the previous index's (the commit point)."""
+        if self._deferred:
+            self._deferred = False
+            self._commit(self.segments, new=[], doc_ids=self.manifest["doc_ids"])
+
     def _record_dims(self, seg: Segment) -> None:
         arr = seg.vectors if seg.vectors is not None else seg.tokens
         if arr is not None and arr.ndim == 2 and arr.shape[0]:
@@ -333,6 +340,8 @@ class PageIndex:
         seg_root.mkdir(parents=True, exist_ok=True)
         for seg in new:
             seg.save(seg_root)
+        if self._deferred:   # rebuilding: the old manifest and its segments stay until finish_rebuild()
+            return
         atomic_write_json(self.dir / "manifest.json", self.manifest)
         # reload fresh segments memory-mapped so RAM holds only what searches touch
         for i, seg in enumerate(self.segments):
@@ -632,9 +641,14 @@ def default_index_dir(corpus_root: Path, name: str) -> Path:
 
 
 def create_index(retriever: Retriever, directory: Path, page_source: PageSource | None,
-                 options: SearchOptions) -> PageIndex:
-    """A new empty index in ``directory`` (replaces whatever index was there atomically)."""
+                 options: SearchOptions, defer: bool = False) -> PageIndex:
+    """A new empty index in ``directory`` (replaces whatever index was there atomically).
+
+    ``defer``: a rebuild. Nothing replaces the index already there until :meth:`PageIndex.finish_rebuild`
+    commits the new one, so a rebuild killed halfway leaves the previous index loadable.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     idx = PageIndex(retriever, directory, _new_manifest(retriever, options), [], page_source, options)
+    idx._deferred = defer
     idx._commit([], new=[], doc_ids=[])
     return idx

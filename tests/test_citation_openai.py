@@ -41,26 +41,26 @@ def test_crop_mode_sends_the_spec_prompt_and_the_crops(page):
     assert (r.recall, r.precision, r.calls) == (1.0, 1.0, 1)
     req = srv.requests[0]
     assert req["model"] == "judge-model" and req["temperature"] == 0.0
-    assert srv.texts(req) == [build_prompt("Revenue rose 5%.", "crop")]
+    assert srv.texts(req) == [build_prompt("Revenue rose 5%.", "crop"), "Here are my images:"]
     [img] = srv.images(req)
     assert np.array_equal(np.asarray(img), np.asarray(crop_image(page, BOX_A)))
     assert r.usage["prompt_tokens"] > 0 and r.usage["completion_tokens"] == 1
 
 
-def test_box_and_page_modes_send_full_pages(page):
+def test_box_and_page_modes_send_whole_pages(page):
     with ScriptedOpenAIServer("yes") as srv:
         judge = judge_for(srv)
         rb = evaluate(make_answer(page, BOX_A, BOX_B), [page], judge, level="block", mode="box")
         rp = evaluate(make_answer(page, BOX_A, BOX_B), [page], judge, level="page")
     assert rb.recall == 1.0 and rp.recall == 1.0
     first_box = srv.requests[0]
-    assert srv.texts(first_box) == [build_prompt("Revenue rose 5%.", "box")]
+    assert srv.texts(first_box) == [build_prompt("Revenue rose 5%.", "box"), "Here are my images:"]
     [overlay] = srv.images(first_box)   # both boxes on one page -> one overlay image
     assert np.array_equal(np.asarray(overlay), np.asarray(overlay_image(page, [BOX_A, BOX_B])))
     page_req = srv.requests[rb.calls]
-    assert srv.texts(page_req) == [build_prompt("Revenue rose 5%.", "page")]
+    assert srv.texts(page_req) == [build_prompt("Revenue rose 5%.", "page"), "Here are my images:"]
     [full] = srv.images(page_req)
-    assert full.size == (page.image_width, page.image_height) and not _has_red(full)
+    assert full.size == (593, 768) and not _has_red(full)   # downscaled to the generator size (1024x768 box)
 
 
 def test_irrelevant_box_found_through_the_server(page):
@@ -133,3 +133,21 @@ def test_parallel_batch_gives_the_sequential_results(page):
     assert [r.precision for r in seq] == [1.0, 1.0, 1.0, 0.5, 1.0, 1.0]   # jointly needed, except "3%"
     assert seq[3].irrelevant == [1] and all(r.calls == 3 for r in seq)
     assert citation_scores(par)["B_Rec"] == 100.0
+
+
+def test_page_level_full_resolution_when_asked(page):
+    with ScriptedOpenAIServer("yes") as srv:
+        evaluate(make_answer(page, BOX_A), [page], judge_for(srv, page_max_width=0), level="page")
+    [full] = srv.images(srv.requests[0])
+    assert full.size == (page.image_width, page.image_height)
+
+
+@pytest.mark.parametrize("reply, value", [
+    ("**Yes**", "yes"), ("Yes.", "yes"), ("  'No' ", "no"), ("- no, the boxes miss it", "no"), ("## YES", "yes"),
+    ("Answer: yes", "yes"), ("**Verdict:** No.", "no"), ("`yes`", "yes"),
+    ("I think yes", "error"), ("Yesterday", "error"), ("The answer is no", "error"), ("nope", "error"), ("", "error"),
+])
+def test_verdicts_with_markdown_or_punctuation_parse_a_substring_never(page, reply, value):
+    with ScriptedOpenAIServer(reply) as srv:
+        r = evaluate(make_answer(page, BOX_A), [page], judge_for(srv), level="page")
+    assert (r.recall == 1.0) if value == "yes" else (r.recall == 0.0 if value == "no" else r.excluded)

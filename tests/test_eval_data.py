@@ -131,3 +131,41 @@ def test_finragbench_end_to_end_eval(frb_corpus, tmp_path):
                               qrels=FIXTURE / "qrels_ch.tsv", generator=gen, show_progress=False).run()
     assert zh["generation"]["groups"]["lang:zh"]["n"] == 1
     assert zh["retrieval"]["groups"]["lang:zh"]["mrr@10"] > 0
+
+
+def test_finragbench_question_without_qrels_or_from_pages_is_skipped_and_counted(frb_corpus, tmp_path, caplog):
+    queries = json.loads((FIXTURE / "queries_en.json").read_text(encoding="utf-8"))
+    queries.append({"query-id": "no-gold-here", "query": "q?", "answer": "a"})   # no qrels, no from_pages
+    queries.append({"query-id": "no-gold-either", "query": "q?", "answer": "a", "from_pages": None})
+    (tmp_path / "q.json").write_text(json.dumps(queries), encoding="utf-8")
+    with caplog.at_level("WARNING", logger="docrag.eval.data"):
+        items = load_qa(tmp_path / "q.json", frb_corpus, qrels=FIXTURE / "qrels_en.tsv")
+    assert len(items) == 4 and {"no-gold-here", "no-gold-either"}.isdisjoint(it.qid for it in items)
+    assert "2 question(s) skipped" in caplog.text and "no-gold-here" in caplog.text
+
+
+def test_finragbench_combined_multi_page_ids(frb_corpus, tmp_path):
+    p16, p17 = _pid(frb_corpus, "ACME_2023_16.png"), _pid(frb_corpus, "ACME_2023_17.png")
+    queries = [{"query-id": "ACME_2023_16_17.png-1", "query": "q", "answer": "a"},
+               {"query-id": "ACME_2023_16-17.png-1", "query": "q", "answer": "a"}]
+    (tmp_path / "q.json").write_text(json.dumps(queries), encoding="utf-8")
+    (tmp_path / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\n"
+                                        "ACME_2023_16_17.png-1\tACME_2023_16_17.png\t1\n"
+                                        "ACME_2023_16-17.png-1\tACME_2023_16-17.png\t1\n", encoding="utf-8")
+    items = load_qa(tmp_path / "q.json", frb_corpus, qrels=tmp_path / "qrels.tsv")
+    assert [it.gold_pages for it in items] == [[p16, p17], [p16, p17]]   # its single pages
+
+
+def test_finragbench_combined_image_in_the_corpus_is_used_as_is(tmp_path):
+    from docrag.ingestion import ingest
+
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    for name in ("ACME_2023_16.png", "ACME_2023_16_17.png"):
+        (folder / name).write_bytes((FIXTURE / "corpus_en" / "ACME_2023_16.png").read_bytes()[:-1] + bytes([len(name)]))
+    ingest([folder], out=tmp_path / "c", show_progress=False, ocr="never")
+    corpus = Corpus.open(tmp_path / "c")
+    (tmp_path / "q.json").write_text(json.dumps([{"query-id": "x-1", "query": "q", "answer": "a"}]), encoding="utf-8")
+    (tmp_path / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nx-1\tACME_2023_16_17.png\t1\n", encoding="utf-8")
+    (item,) = load_qa(tmp_path / "q.json", corpus, qrels=tmp_path / "qrels.tsv")
+    assert item.gold_pages == [_pid(corpus, "ACME_2023_16_17.png")]

@@ -17,7 +17,6 @@ batched retrieval, resumable): one such record per line, with the question's ``i
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -223,7 +222,9 @@ def register(app: typer.Typer) -> None:
             written.append(f"{n} page overlay(s) written to {save_overlays_dir}")
         rec = answer_record(answer, corpus_obj)
         if as_json:
-            typer.echo(json.dumps(rec, ensure_ascii=False))
+            from docrag.io import dumps_safe
+
+            typer.echo(dumps_safe(rec))
         else:
             print_answer(rec)
         for line in written:

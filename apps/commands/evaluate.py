@@ -131,6 +131,11 @@ def register(app: typer.Typer) -> None:
                      for c in GEN_COLUMNS]
             typer.echo("generation " + "  ".join(shown) + f"  (n={ov['n']})")
             typer.echo("stages     " + "  ".join(f"{s} {n}" for s, n in ov["attribution"].items()))
+        errors = report.get("errors") or {}
+        if errors.get("n"):
+            typer.echo(f"errors     {errors['n']} question(s) failed "
+                       f"({', '.join(f'{k} {v}' for k, v in errors['by_stage'].items())}); see {out}/errors.jsonl "
+                       "and run the same command again to retry only them", err=True)
         typer.echo(f"reports in {out}/report.md (json, csv, png beside it)")
 
     @app.command("compare")

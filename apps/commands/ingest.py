@@ -31,17 +31,22 @@ def register(app: typer.Typer) -> None:
         lang: str = typer.Option("en,ch", "--lang", help="OCR languages, comma separated (en, ch)."),
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
         workers: int = typer.Option(0, "--workers", min=0,
-                                    help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
+                                    help="Worker processes that open files and render/parse pages "
+                                         "(0 = one per CPU core, max 4)."),
         meta: list[str] = typer.Option([], "--meta", "-m",
                                        help="KEY=VALUE metadata for every file of this run (repeat it); a "
                                             "sidecar FILE.meta.json beside a file adds its own. Filter with "
                                             "--filter KEY=VALUE."),
         progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                              help="Show progress bars (default: when stderr is a terminal)."),
+        page_timeout: float = typer.Option(60.0, "--page-timeout", min=0,
+                                           help="Seconds one page may take to render and parse before its "
+                                                "file fails (0 = no limit)."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
 
-        Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors.
+        Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors,
+        130 when interrupted (run the same command again to resume).
         """
         from docrag.apps.commands.common import show_progress
         from docrag.corpus import Corpus
@@ -63,14 +68,19 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:
             raise typer.BadParameter(str(exc), param_hint="--meta") from None
         try:
-            Corpus.create(out)
+            Corpus.check_creatable(out)
         except CorpusError as exc:
             raise typer.BadParameter(str(exc), param_hint="--out") from None
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
-                            image_format=image_format, show_progress=show_progress(progress), workers=workers or None)
+                            image_format=image_format, show_progress=show_progress(progress), workers=workers or None,
+                            page_timeout=page_timeout or None)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
+        except KeyboardInterrupt:
+            typer.echo(f"\ninterrupted: the pages done so far are kept in {out}; run the same command again "
+                       "to resume where it stopped", err=True)
+            raise typer.Exit(130) from None
         tagged = apply_metadata(Corpus.open(out), paths, user_meta)
         if tagged:
             typer.echo(f"metadata attached to {tagged} document(s)", err=True)

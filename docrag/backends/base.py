@@ -8,6 +8,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
+from docrag.errors import DocragError
+
 
 @dataclass
 class TextPart:
@@ -47,8 +49,8 @@ class ChatReply:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-class BackendError(RuntimeError):
-    """A chat call failed after retries (network, HTTP status, model error)."""
+class BackendError(DocragError, RuntimeError):
+    """A chat call failed after retries (network, HTTP status, model error); one line for the user."""
 
 
 class RequestTooLargeError(BackendError):

@@ -2,7 +2,9 @@
 
 Works with OpenAI, vLLM, Ollama, LM Studio, llama.cpp server, ... Images are sent exactly as given
 (PNG by default) as base64 ``data:`` URLs. Transient failures (HTTP 429 / 5xx, connection errors,
-timeouts) are retried with exponential backoff (``Retry-After`` honoured); HTTP 413 and
+timeouts, cut or garbled replies: ``IncompleteRead``, ``BadStatusLine``, bodies that are not UTF-8 JSON or
+lack ``choices``) are retried with exponential backoff (``Retry-After`` honoured), then raise
+:class:`BackendError` (a :class:`~docrag.errors.DocragError`: one line, no traceback); HTTP 413 and
 context-length errors raise :class:`RequestTooLargeError` so callers can send fewer images.
 
 Options: ``base_url`` (default ``$OPENAI_BASE_URL`` or ``https://api.openai.com/v1``), ``api_key``
@@ -14,9 +16,11 @@ Options: ``base_url`` (default ``$OPENAI_BASE_URL`` or ``https://api.openai.com/
 from __future__ import annotations
 
 import base64
+import http.client
 import io
 import json
 import logging
+import math
 import os
 import random
 import time
@@ -116,20 +120,12 @@ class OpenAIBackend:
                 "max_tokens": int(max_tokens), "temperature": float(temperature), **self.extra_body}
         data = json.dumps(body).encode("utf-8")
         t0 = time.perf_counter()
-        payload = self._post_with_retries("/chat/completions", data)
+        payload, text = self._post_with_retries("/chat/completions", data)
         latency = time.perf_counter() - t0
-        try:
-            choice = payload["choices"][0]
-            text = choice["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise BackendError(f"{self.base_url}: reply has no choices[0].message.content: "
-                               f"{json.dumps(payload)[:300]}") from exc
-        if isinstance(text, list):  # some servers return content parts
-            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
-        usage = {k: int(v) for k, v in (payload.get("usage") or {}).items() if isinstance(v, (int, float))}
-        return ChatReply(text=str(text), usage=usage, latency_s=latency,
+        choice = payload["choices"][0]
+        return ChatReply(text=text, usage=_usage(payload.get("usage")), latency_s=latency,
                          model=str(payload.get("model", self.model)),
-                         meta={"finish_reason": choice.get("finish_reason")})
+                         meta={"finish_reason": choice.get("finish_reason") if isinstance(choice, dict) else None})
 
     # -- transport -----------------------------------------------------------------------------
     def _request(self, path: str, data: bytes) -> urllib.request.Request:
@@ -138,7 +134,7 @@ class OpenAIBackend:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return urllib.request.Request(self.base_url + path, data=data, headers=headers, method="POST")
 
-    def _post_with_retries(self, path: str, data: bytes) -> dict:
+    def _post_with_retries(self, path: str, data: bytes) -> tuple[dict, str]:
         url = self.base_url + path
         last = ""
         for attempt in range(self.max_retries + 1):
@@ -146,10 +142,7 @@ class OpenAIBackend:
             try:
                 with urllib.request.urlopen(self._request(path, data), timeout=self.timeout) as resp:
                     raw = resp.read()
-                try:
-                    return json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise BackendError(f"{url}: reply is not JSON: {raw[:200]!r}") from exc
+                return _decode_reply(raw)
             except urllib.error.HTTPError as exc:
                 detail = _error_detail(exc)
                 if exc.code == 413 or (exc.code in (400, 422) and _looks_too_large(detail)):
@@ -158,7 +151,11 @@ class OpenAIBackend:
                     raise BackendError(f"{url}: HTTP {exc.code}: {detail}") from exc
                 last = f"HTTP {exc.code}: {detail}"
                 retry_after = _retry_after(exc)
-            except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            except _BadReply as exc:
+                last = f"bad reply: {exc}"
+            except http.client.HTTPException as exc:  # IncompleteRead, BadStatusLine, ...
+                last = f"broken HTTP reply: {type(exc).__name__}: {str(exc)[:200]}"
+            except (urllib.error.URLError, OSError) as exc:  # connection refused/reset, timeouts
                 reason = getattr(exc, "reason", exc)
                 last = f"connection error: {reason}"
             if attempt < self.max_retries:
@@ -166,10 +163,54 @@ class OpenAIBackend:
                     self.max_backoff, self.backoff * (2 ** attempt)) * (0.5 + random.random() / 2)
                 log.warning("%s: %s; retry %d/%d in %.1fs", url, last, attempt + 1, self.max_retries, wait)
                 time.sleep(wait)
+        last = " ".join(last.split())  # one line
         raise BackendError(f"{url}: giving up after {self.max_retries + 1} attempts; last error: {last}")
 
 
+class _BadReply(Exception):
+    """A 200 reply that cannot be used (not UTF-8 JSON, no ``choices[0].message.content``)."""
+
+
+def _decode_reply(raw: bytes) -> tuple[dict, str]:
+    """The payload and its reply text, or :class:`_BadReply` saying what is wrong."""
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _BadReply(f"body is not UTF-8 ({exc.reason} at byte {exc.start}): {raw[:120]!r}") from None
+    except (json.JSONDecodeError, RecursionError):
+        raise _BadReply(f"body is not JSON: {raw[:120]!r}") from None
+    try:
+        choice = payload["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise _BadReply(f"no choices[0].message.content: {json.dumps(payload)[:200]}") from None
+    if isinstance(text, list):  # some servers return content parts
+        text = "".join(str(p.get("text", "")) for p in text if isinstance(p, dict))
+    return payload, str(text)
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    """Token counts as ints; NaN, infinite, negative or non-numeric counts are left out."""
+    if not isinstance(usage, dict):
+        return {}
+    out: dict[str, int] = {}
+    for k, v in usage.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if isinstance(v, float) and not math.isfinite(v):
+            log.warning("usage count %s=%r ignored", k, v)
+            continue
+        if 0 <= v < 2 ** 53:
+            out[str(k)] = int(v)
+    return out
+
+
 def _error_detail(exc: urllib.error.HTTPError) -> str:
+    """The server's error message, on one line (it ends up in a one-line error for the user)."""
+    return " ".join(_raw_error_detail(exc).split())
+
+
+def _raw_error_detail(exc: urllib.error.HTTPError) -> str:
     try:
         raw = exc.read().decode("utf-8", "replace")
     except OSError:

@@ -20,20 +20,22 @@ Reply conventions (``coords``):
 
 from __future__ import annotations
 
-import ast
-import json
+import logging
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from docrag.generation import parse_json as pj
 from docrag.geometry import Box, GeometryError
+from docrag.io import utf8_safe
 from docrag.types import Citation, Page
+
+log = logging.getLogger(__name__)
 
 COORD_CONVENTIONS = ("pixel", "model_pixels", "norm1000")
 
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js|python)?[ \t]*\n?(.*?)```", re.DOTALL)
 _ANSWER_FIELD = re.compile(r"""["']answer["']\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""", re.DOTALL)
 
 
@@ -57,240 +59,168 @@ class ImageFrame:
     model_size: tuple[int, int] | None = None   # the model's own input size (Qwen2.5-VL)
 
 
-# -- step 1: text -> object -------------------------------------------------------------------
+# -- step 1: text -> object (repairs in parse_json) -----------------------------------------
 
-def _strip_comments(text: str) -> str:
-    """Remove ``//``, ``#`` (line) and ``/* */`` comments that are outside string literals."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    quote: str | None = None
-    while i < n:
-        c = text[i]
-        if quote:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-            i += 1
-            continue
-        if c in "\"'":
-            # An apostrophe inside a word (don't, company's) is not a quote.
-            if c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum():
-                out.append(c)
-                i += 1
-                continue
-            quote = c
-            out.append(c)
-            i += 1
-            continue
-        if c == "#" or (c == "/" and i + 1 < n and text[i + 1] == "/"):
-            while i < n and text[i] != "\n":
-                i += 1
-            continue
-        if c == "/" and i + 1 < n and text[i + 1] == "*":
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+def _coordinates_from_list(items: list) -> tuple[dict[str, list] | None, bool]:
+    """``[{"image": 1, "bbox": [...]}, ...]`` as ``{"1": [[...]], ...}``; None when not that shape.
 
-
-def _balanced_objects(text: str) -> list[str]:
-    """Every top-level ``{...}`` span of ``text`` (string-aware), longest first."""
-    spans: list[str] = []
-    depth, start = 0, -1
-    quote: str | None = None
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-        elif c == '"':
-            quote = c
-        elif c == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif c == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                spans.append(text[start:i + 1])
-        i += 1
-    if depth > 0 and start >= 0:  # truncated reply (token limit): close what is open
-        spans.append(_close_truncated(text[start:]))
-    return sorted(spans, key=len, reverse=True)
-
-
-def _close_truncated(text: str) -> str:
-    """Close the string, arrays and objects a cut-off JSON text left open."""
-    stack: list[str] = []
-    in_string = False
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if in_string:
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "{[":
-            stack.append("}" if c == "{" else "]")
-        elif c in "}]" and stack:
-            stack.pop()
-        i += 1
-    out = text + ('"' if in_string else "")
-    out = re.sub(r"[\s,:]+$", "", out)
-    if out.endswith('"') and stack and stack[-1] == "}" and re.search(r'[{,]\s*"[^"]*"$', out):
-        out += ": null"   # a dangling key
-    return out + "".join(reversed(stack))
-
-
-def _repairs(candidate: str) -> list[tuple[str, str]]:
-    """Successively stronger repairs of a JSON-ish object: (name, text)."""
-    out = [("none", candidate)]
-    no_comments = _strip_comments(candidate)
-    out.append(("comments", no_comments))
-    no_trailing = re.sub(r",\s*([}\]])", r"\1", no_comments)
-    out.append(("trailing commas", no_trailing))
-    quoted_keys = re.sub(r"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*|\d+)(\s*:)", r'\1"\2"\3', no_trailing)
-    out.append(("unquoted keys", quoted_keys))
-    pyish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", quoted_keys)))
-    out.append(("python literal", pyish))
-    return out
-
-
-def _load(text: str) -> Any:
-    try:
-        return json.loads(text, strict=False)   # strict=False: raw newlines inside strings
-    except (json.JSONDecodeError, RecursionError):
-        pass
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
-def _as_reply_object(obj: Any) -> dict | None:
-    if isinstance(obj, dict) and ("answer" in obj or "coordinates" in obj):
-        return obj
-    return None
-
-
-def _coordinates_from_list(items: list) -> dict[str, list] | None:
-    """``[{"image": 1, "bbox": [...]}, ...]`` as ``{"1": [[...]], ...}``; None when not that shape."""
+    Entries without an image key (Qwen's bare ``[{"bbox_2d": [...]}]``) go to image 1; the flag says so.
+    """
     out: dict[str, list] = {}
+    defaulted = False
     for item in items:
         if not isinstance(item, dict):
-            return None
+            return None, False
         key = next((item[k] for k in ("image", "image_index", "index", "img", "page") if k in item), None)
-        box = next((item[k] for k in ("bbox", "box", "bbox_2d", "coordinates") if k in item), None)
-        if key is None or box is None:
-            return None
-        out.setdefault(str(key), []).append(box)
-    return out
+        box = next((item[k] for k in ("bbox_2d", "bbox", "box", "coordinates") if k in item), None)
+        if box is None:
+            return None, False
+        if key is None:
+            key, defaulted = 1, True
+        out.setdefault(pj.key_text(key), []).append(box)
+    return out, defaulted
 
 
 def _unfenced(text: str) -> str:
     """The body of a reply that is exactly one code fence (the format asked for), else the text."""
-    m = _FENCE.fullmatch(text.strip())
+    m = pj.FENCE.fullmatch(text.strip())
     return m.group(1).strip() if m else text.strip()
 
 
 def parse_reply(text: str) -> ParsedReply:
-    """Read ``{"answer", "coordinates"}`` from a model reply; never raises."""
-    text = text if isinstance(text, str) else str(text)
-    candidates: list[str] = []
-    for m in _FENCE.finditer(text):
-        candidates.extend(_balanced_objects(m.group(1)))
-    candidates.extend(_balanced_objects(text))
-    seen: set[str] = set()
-    for cand in candidates:
-        if cand in seen:
-            continue
-        seen.add(cand)
-        for name, fixed in _repairs(cand):
-            obj = _as_reply_object(_load(fixed))
-            if obj is None:
-                continue
-            answer = obj.get("answer", "")
-            answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
-            coords = obj.get("coordinates", {})
-            repairs = [] if name == "none" else [f"reply JSON repaired ({name})"]
-            if cand.strip() != _unfenced(text) and not repairs:
-                repairs = ["reply JSON extracted from surrounding text"]
-            if coords is None:
-                coords = {}
-            if isinstance(coords, list):
-                listed = _coordinates_from_list(coords)
-                if listed is not None:
-                    coords = listed
-                    repairs.append("'coordinates' given as a list of {image, bbox} entries")
-            if not isinstance(coords, dict):
-                return ParsedReply(answer.strip(), {}, None,
-                                   repairs + [f"'coordinates' is a {type(coords).__name__}, not an object; "
-                                              "no citations read"])
-            return ParsedReply(answer.strip(), {str(k): v for k, v in coords.items()}, None, repairs)
+    """Read ``{"answer", "coordinates"}`` from a model reply; never raises.
+
+    All text it returns is UTF-8-safe (a reply cut inside an escaped surrogate pair included).
+    """
+    try:
+        text = text if isinstance(text, str) else pj.as_text(text)
+        parsed = _parse(text)
+    except Exception as exc:  # noqa: BLE001 -- the promise is "never raises": report, keep the text
+        log.warning("reply parser failed (%s: %s); the reply is kept as the answer", type(exc).__name__, exc)
+        parsed = ParsedReply(str(text).strip(), {}, f"reply could not be parsed ({type(exc).__name__})")
+    parsed.answer = utf8_safe(parsed.answer)
+    parsed.repairs = [utf8_safe(r) for r in parsed.repairs]
+    return parsed
+
+
+def _parse(text: str) -> ParsedReply:
+    cands = pj.candidates(text)
+    found = pj.first_object(cands, pj.is_reply_object)
+    if found is not None:
+        obj, name, cand = found
+        repairs = [] if name == "none" else [f"reply JSON repaired ({name})"]
+        if cand.strip() != _unfenced(text) and not repairs:
+            repairs = ["reply JSON extracted from surrounding text"]
+        if "coordinates" not in obj or "answer" not in obj:  # answer and boxes in two separate objects
+            missing = "coordinates" if "coordinates" not in obj else "answer"
+            other = pj.first_object([c for c in cands if c != cand],
+                                    lambda o, m=missing: isinstance(o, dict) and m in o)
+            if other is not None:
+                obj = {**obj, missing: other[0][missing]}
+                repairs.append("'answer' and 'coordinates' read from two separate JSON objects")
+        return _reply_from_object(obj, repairs)
+    bare = pj.first_object(pj.candidates(text, "[", "]"), pj.bbox_list)
+    if bare is not None:
+        obj, _, cand = bare
+        prose = pj.FENCE.sub(lambda m: "" if cand in m.group(1) else m.group(0), text).replace(cand, "")
+        return _reply_from_object({"answer": prose.strip(), "coordinates": obj},
+                                  ["reply is a bare list of boxes (no 'answer' field)"])
     # Nothing parseable: salvage the answer field if it is there, else keep the reply text.
     m = _ANSWER_FIELD.search(text)
     if m is not None:
         raw = m.group(1) if m.group(1) is not None else m.group(2)
-        try:
-            answer = json.loads(f'"{raw}"')
-        except json.JSONDecodeError:
-            answer = raw
+        loaded = pj.load_plain(f'"{raw}"')
+        answer = loaded if isinstance(loaded, str) else raw
         return ParsedReply(answer.strip(), {}, "reply is not valid JSON (answer field salvaged, no citations)")
-    fence = _FENCE.search(text)
+    fence = pj.FENCE.search(text)
     body = fence.group(1) if fence else text
     return ParsedReply(body.strip(), {}, "reply contains no JSON object with 'answer'/'coordinates'")
 
 
+def _reply_from_object(obj: dict, repairs: list[str]) -> ParsedReply:
+    answer = pj.as_text(obj.get("answer", ""))
+    coords = obj.get("coordinates", {})
+    if isinstance(coords, str):
+        loaded = pj.load_plain(coords) if coords.strip() else {}
+        if isinstance(loaded, (dict, list)):
+            coords = loaded
+            repairs.append("'coordinates' given as a JSON string")
+    if coords is None:
+        coords = {}
+    if isinstance(coords, list):
+        listed, defaulted = _coordinates_from_list(coords)
+        if listed is not None:
+            coords = listed
+            repairs.append("'coordinates' given as a list of {image, bbox} entries")
+            if defaulted:
+                repairs.append("boxes without an image number read as image 1")
+    if not isinstance(coords, dict):
+        return ParsedReply(answer.strip(), {}, None,
+                           repairs + [f"'coordinates' is a {type(coords).__name__}, not an object; "
+                                      "no citations read"])
+    return ParsedReply(answer.strip(), {pj.key_text(k): v for k, v in coords.items()}, None, repairs)
+
+
 # -- step 2: raw coordinates -> citations in PDF points ----------------------------------------
 
+_KEY = re.compile(r"(?:image|img|page|picture|pic|figure|图片|图像|图|第)?[\s_#:：-]*([0-9]{1,6})\s*(?:张|页|号)?",
+                  re.IGNORECASE | re.ASCII)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
 def _image_index(key: str) -> int | None:
-    key = key.strip()
-    m = re.fullmatch(r"(?:image|img|page|picture)?[\s_#-]*([0-9]+)", key, re.IGNORECASE | re.ASCII)
+    """``1``, ``image 1``, ``Image 1:``, ``<image_1>``, ``image_1``, ``图1``, ``第1张`` -> 1; else None."""
+    key = key.strip().strip("<>[](){}\"'`*").strip().rstrip(":：").strip()
+    m = _KEY.fullmatch(key)
     return int(m.group(1)) if m else None
+
+
+def _from_string(value: str) -> Any:
+    """A box or box list written as a string: JSON (``"[[1, 2, 3, 4]]"``) or four bare numbers
+    (``"42, 290, 549, 334"``); None when it is neither."""
+    loaded = pj.load_plain(value) if len(value) < 10_000 else None
+    if isinstance(loaded, (list, dict)):
+        return loaded
+    nums = _NUMBER.findall(value)
+    return nums if len(nums) == 4 else None
 
 
 def _box_list(value: Any) -> tuple[list[Any], str | None]:
     """The list of boxes under one image key (a single flat box is accepted with a note)."""
+    if isinstance(value, str):
+        loaded = _from_string(value)
+        if loaded is None:
+            return [], f"unreadable box entry {pj.short(value)}"
+        items, note = _box_list(loaded)
+        return items, note or "boxes given as a string"
     if isinstance(value, (list, tuple)) and len(value) == 4 and all(_is_number(v) for v in value):
         return [list(value)], "a single box was given without the enclosing list"
     if isinstance(value, dict):
         for k in ("boxes", "bbox", "bboxes", "coordinates", "bbox_2d"):
             if k in value:
                 return _box_list(value[k])
-        return [], f"unreadable box entry {value!r:.80}"
+        return [], f"unreadable box entry {pj.short(value)}"
     if isinstance(value, (list, tuple)):
         return list(value), None
-    return [], f"unreadable box entry {value!r:.80}"
+    return [], f"unreadable box entry {pj.short(value)}"
 
 
 def _is_number(v: Any) -> bool:
     if isinstance(v, bool):
         return False
-    if isinstance(v, (int, float)):
-        return math.isfinite(float(v))
-    if isinstance(v, str):
-        try:
+    try:
+        if isinstance(v, (int, float)):
             return math.isfinite(float(v))
-        except ValueError:
-            return False
+        if isinstance(v, str) and len(v) < 64:
+            return math.isfinite(float(v))
+    except (ValueError, OverflowError):   # "abc", an int above 1e308
+        return False
     return False
 
 
 def _raw_box(item: Any) -> list[float] | None:
+    if isinstance(item, str):
+        item = _from_string(item)
     if isinstance(item, dict):
         for k in ("bbox_2d", "bbox", "box", "coordinates"):
             if k in item:
@@ -299,6 +229,8 @@ def _raw_box(item: Any) -> list[float] | None:
             item = [item["x1"], item["y1"], item["x2"], item["y2"]]
         else:
             return None
+    if isinstance(item, (list, tuple)) and len(item) == 1 and isinstance(item[0], (list, tuple, str)):
+        return _raw_box(item[0])   # one box wrapped once more
     if isinstance(item, (list, tuple)) and len(item) == 2 and all(
             isinstance(p, (list, tuple)) and len(p) == 2 for p in item):
         item = [*item[0], *item[1]]  # [[x1, y1], [x2, y2]]
@@ -326,13 +258,15 @@ def citations_from_coordinates(coordinates: Mapping[str, Any], frames: Sequence[
     warnings: list[str] = []
     merged: dict[int, Citation] = {}
     for key, value in coordinates.items():
-        idx = _image_index(str(key))
+        key = pj.key_text(key)
+        idx = _image_index(key)
         if idx is None or idx not in by_index:
-            warnings.append(f"image {key!r}: not one of the {len(frames)} images sent; its boxes were dropped")
+            warnings.append(f"image {pj.short(key, 60)}: not one of the {len(frames)} images sent; "
+                            "its boxes were dropped")
             continue
         frame = by_index[idx]
-        if str(key).strip() != str(idx):
-            warnings.append(f"image key {key!r} read as image {idx}")
+        if key.strip() != str(idx):
+            warnings.append(f"image key {pj.short(key, 60)} read as image {idx}")
         items, note = _box_list(value)
         if note:
             warnings.append(f"image {idx}: {note}")
@@ -341,28 +275,15 @@ def citations_from_coordinates(coordinates: Mapping[str, Any], frames: Sequence[
             raw = _raw_box(item)
             where = f"image {idx} box {j}"
             if raw is None:
-                warnings.append(f"{where}: not four numbers ({item!r:.80}); dropped")
+                warnings.append(f"{where}: not four numbers ({pj.short(item)}); dropped")
                 continue
             try:
-                box = to_image_box(raw, frame, coords)
-            except GeometryError as exc:
+                box = _checked_box(raw, frame, coords, where, warnings)
+            except (GeometryError, ValueError, OverflowError, ZeroDivisionError) as exc:
                 warnings.append(f"{where}: {exc}; dropped")
                 continue
-            if box.x0 > box.x1 or box.y0 > box.y1:
-                warnings.append(f"{where}: corners out of order {raw}; reordered")
-                box = box.ordered()
-            ew, eh = box.extent
-            if box.is_valid() and (box.x0 >= ew or box.y0 >= eh or box.x1 <= 0 or box.y1 <= 0):
-                warnings.append(f"{where}: {raw} lies entirely outside the image ({ew:g}x{eh:g}); dropped")
-                continue
-            if not box.is_inside_extent(tol=1e-6):
-                warnings.append(f"{where}: {raw} lies partly outside the image "
-                                f"({box.extent[0]:g}x{box.extent[1]:g}); clipped")
-                box = box.clipped()
-            if not box.is_valid():
-                warnings.append(f"{where}: {raw} has no area (after clipping); dropped")
-                continue
-            cit.boxes.append(frame.page.to_page_points(box))
+            if box is not None:
+                cit.boxes.append(box)
     citations = []
     for idx in sorted(merged):
         cit = merged[idx]
@@ -370,3 +291,23 @@ def citations_from_coordinates(coordinates: Mapping[str, Any], frames: Sequence[
             warnings.append(f"image {idx}: cited without a usable box; kept as a page citation")
         citations.append(cit)
     return citations, warnings
+
+
+def _checked_box(raw: list[float], frame: ImageFrame, coords: str, where: str, warnings: list[str]) -> Box | None:
+    """One raw box -> page points: reordered, clipped, or None (dropped) with a warning."""
+    box = to_image_box(raw, frame, coords)
+    if box.x0 > box.x1 or box.y0 > box.y1:
+        warnings.append(f"{where}: corners out of order {raw}; reordered")
+        box = box.ordered()
+    ew, eh = box.extent
+    if box.is_valid() and (box.x0 >= ew or box.y0 >= eh or box.x1 <= 0 or box.y1 <= 0):
+        warnings.append(f"{where}: {raw} lies entirely outside the image ({ew:g}x{eh:g}); dropped")
+        return None
+    if not box.is_inside_extent(tol=1e-6):
+        warnings.append(f"{where}: {raw} lies partly outside the image "
+                        f"({box.extent[0]:g}x{box.extent[1]:g}); clipped")
+        box = box.clipped()
+    if not box.is_valid():
+        warnings.append(f"{where}: {raw} has no area (after clipping); dropped")
+        return None
+    return frame.page.to_page_points(box)

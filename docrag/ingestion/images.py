@@ -38,6 +38,8 @@ def image_frames(path: Path) -> int:
             im.load()  # decodes the last frame: catches truncated files
     except FileFailed:
         raise
+    except Image.DecompressionBombError as exc:
+        raise FileFailed(f"image is a decompression bomb ({exc})") from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
         raise FileFailed(f"corrupt or truncated image ({exc})") from exc
     return n

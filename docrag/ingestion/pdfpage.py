@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MIN_PAGE_PT = 3.0        # the PDF spec's smallest page side (points)
 MAX_PAGE_PT = 14400.0    # the PDF spec's largest page side (200 inches)
+MIN_BYTES_PER_PAGE = 1   # even compressed, a page takes more than this: a larger /Count lies
 MIN_TEXT_CHARS = 10      # fewer non-space characters than this is "no text layer"
 OCR_DPI = 288            # pages are OCR'd from a rendering at this resolution ...
 OCR_MAX_PIXELS = 16_000_000  # ... unless that would exceed this many pixels
@@ -49,15 +50,26 @@ def open_pdf(path: Path):
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     try:
-        doc = pymupdf.open(path, filetype="pdf")
+        try:
+            str(path).encode("utf-8")
+            doc = pymupdf.open(path, filetype="pdf")
+        except UnicodeEncodeError:   # a file name that is not UTF-8: MuPDF takes only UTF-8 names
+            doc = pymupdf.open(stream=Path(path).read_bytes(), filetype="pdf")
     except Exception as exc:  # MuPDF raises several types for broken files
         raise FileFailed(f"corrupt or unreadable PDF ({exc})") from exc
     try:
+        try:
+            n_pages = doc.page_count
+        except Exception as exc:  # a page tree whose /Count lies: "Invalid number of pages"
+            raise FileFailed(f"broken page tree ({exc})") from exc
         if doc.needs_pass:
             raise FileFailed("encrypted PDF that needs a password; decrypt it first (e.g. qpdf --decrypt)")
-        if doc.page_count == 0:
+        if n_pages == 0:
             raise FileFailed("PDF has no pages (empty, or truncated/damaged beyond repair)")
-        for i in range(doc.page_count):
+        size = Path(path).stat().st_size
+        if n_pages > max(16, size // MIN_BYTES_PER_PAGE):
+            raise FileFailed(f"broken page tree: it claims {n_pages:,} pages in a {size:,}-byte file")
+        for i in range(n_pages):
             try:
                 rect = doc[i].rect
             except Exception as exc:

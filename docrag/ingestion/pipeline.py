@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,19 +18,17 @@ from pathlib import Path
 
 from docrag.corpus import Corpus, CorpusWriter, StagedDocument
 from docrag.errors import CorpusError, DocragError, InputError
-from docrag.ingestion.images import image_frames, process_image_page
 from docrag.ingestion.ocr import parse_langs
-from docrag.ingestion.pdfpage import PageOptions, open_pdf, process_pdf_page
-from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS, render_pdf2image
-from docrag.ingestion.sources import Source, discover
-from docrag.ingestion.workers import PagePool, default_workers
-from docrag.io import sha256_file
+from docrag.ingestion.pdfpage import PageOptions
+from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS
+from docrag.ingestion.sources import Source, discover, resolved
+from docrag.ingestion.workers import DEFAULT_PAGE_TIMEOUT, PageFailed, PageTarget, PageWorkers, default_workers
+from docrag.io import path_bytes_b64, path_text, sha256_file
 from docrag.types import Document, Page, TextSource
 
 log = logging.getLogger(__name__)
 
 OCR_MODES = ("auto", "always", "never")
-PDF2IMAGE_CHUNK = 16
 
 PageHook = Callable[[Document, Page], None]
 
@@ -67,24 +67,54 @@ class HookInterrupt(BaseException):
 def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: float = 144,
            renderer: str = "pymupdf", ocr: str = "auto", lang: str = "en,ch", image_format: str = "png",
            show_progress: bool = True, on_page: PageHook | None = None,
-           workers: int | None = None) -> IngestReport:
+           workers: int | None = None, page_timeout: float | None = DEFAULT_PAGE_TIMEOUT) -> IngestReport:
     """Ingest PDFs, page images and folders of them (recursively) into the corpus at ``out``.
 
     ``ocr``: ``auto`` OCRs pages without a usable text layer, ``always`` every page, ``never`` none.
     ``lang``: OCR languages, e.g. ``"en,ch"``. Page images (PNG/JPEG/TIFF) become one-page
     documents (one page per TIFF frame) whose point size is ``pixels * 72 / dpi``, ``dpi`` being the
     image's own resolution metadata or 144 when it has none. ``on_page`` is called after each page
-    is staged (tests use it to interrupt a run). ``workers``: processes for the pages of large PDFs
-    (default: the usable CPU cores, at most 4; 1 = all in this process). Raises :class:`InputError` for bad options;
-    per-file problems are reported in ``IngestReport.failures`` and recorded in the corpus manifest.
+    is staged (tests use it to interrupt a run). ``workers``: worker processes that open files and
+    render and parse pages (default: the usable CPU cores, at most 4). ``page_timeout``: seconds one
+    page (or opening one file) may take before its worker is killed and the file fails, naming the
+    page (None or 0: no limit). Raises :class:`InputError` for bad options and when no input exists
+    (no corpus is created then); per-file problems are reported in ``IngestReport.failures`` and
+    recorded in the corpus manifest.
     """
     opts = _options(dpi, renderer, ocr, lang, image_format)
+    if page_timeout is not None and page_timeout < 0:
+        raise InputError(f"page_timeout must be >= 0 seconds (0 = no limit), got {page_timeout}")
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    missing = [p for p in paths if not _exists(Path(p))]
+    if paths and len(missing) == len(paths):
+        raise InputError(f"no such file or folder: {', '.join(path_text(p) for p in missing)}")
     t0 = time.perf_counter()
     corpus = Corpus.create(out)
     with _writer_lock(Path(out)):
-        return _ingest_locked(corpus, paths, Path(out), opts, t0, show_progress, on_page, workers)
+        try:
+            return _ingest_locked(corpus, paths, Path(out), opts, t0, show_progress, on_page, workers,
+                                  page_timeout)
+        finally:
+            _tidy_staging(Path(out))
+
+
+def _exists(p: Path) -> bool:
+    return os.path.lexists(p)
+
+
+def _tidy_staging(root: Path) -> None:
+    """Remove staging folders of documents with no page staged yet, and ``.staging`` when empty."""
+    staging = root / ".staging"
+    if not staging.is_dir():
+        return
+    for d in staging.iterdir():
+        if d.is_dir() and not (d / "pages.partial.jsonl").exists() and not d.name.startswith(".trash-"):
+            images = d / "images"
+            if not images.is_dir() or not any(images.iterdir()):
+                shutil.rmtree(d, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        staging.rmdir()   # only when empty
 
 
 @contextlib.contextmanager
@@ -112,7 +142,8 @@ def _writer_lock(root: Path):
 
 
 def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts: PageOptions, t0: float,
-                   show_progress: bool, on_page: PageHook | None, workers: int | None) -> IngestReport:
+                   show_progress: bool, on_page: PageHook | None, workers: int | None,
+                   page_timeout: float | None) -> IngestReport:
     writer = corpus.writer()
     sources, rejected = discover(paths, exclude=Path(out))
     report = IngestReport()
@@ -122,11 +153,11 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
 
     from docrag.progress import short_name
 
-    pool = PagePool(default_workers() if workers is None else max(1, int(workers)))
+    pool = PageWorkers(default_workers() if workers is None else max(1, int(workers)), page_timeout)
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
         for src in bar:
-            bar.set_postfix_str(short_name(src.path.name, 40))
+            bar.set_postfix_str(short_name(path_text(src.path.name), 40))
             try:
                 _ingest_file(src, writer, opts, report, show_progress, on_page, pool)
             except (FileFailed, DocragError) as exc:
@@ -159,15 +190,16 @@ def _options(dpi: float, renderer: str, ocr: str, lang: str, image_format: str) 
 
 
 def _fail(writer: CorpusWriter, report: IngestReport, path: Path, reason: str) -> None:
-    spath = str(Path(path).resolve())
-    log.info("failed: %s: %s", path, reason)
-    report.failures.append((str(path), reason))
-    writer.record_failure(spath, reason)
+    spath = resolved(Path(path))
+    reason = " ".join(reason.split())   # one line
+    log.info("failed: %s: %s", path_text(path), reason)
+    report.failures.append((path_text(path), reason))
+    writer.record_failure(path_text(spath), reason, path_bytes_b64(spath))
 
 
 def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                 show_progress: bool, on_page: PageHook | None, pool: PagePool) -> None:
-    source_path = str(src.path.resolve())
+                 show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
+    source_path = path_text(resolved(src.path))
     sha = sha256_file(src.path)
     doc_id = sha[:16]
     previous = writer.doc_for_source(source_path)
@@ -181,16 +213,19 @@ def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: I
     if src.kind == "pdf":
         _ingest_pdf(src, sha, writer, opts, report, show_progress, on_page, pool)
     else:
-        _ingest_image(src, sha, writer, opts, report, show_progress, on_page)
+        _ingest_image(src, sha, writer, opts, report, show_progress, on_page, pool)
     (report.replaced if previous and previous != doc_id else report.added).append(source_path)
     report.doc_ids.append(doc_id)
 
 
 def _document(src: Source, sha: str, n_pages: int, opts: PageOptions, title: str = "") -> Document:
-    return Document(doc_id=sha[:16], file_name=src.path.name, source_path=str(src.path.resolve()),
-                    sha256=sha, n_pages=n_pages, kind=src.kind, title=title,
-                    meta={"dpi": opts.dpi, "renderer": opts.renderer if src.kind == "pdf" else "image",
-                          "ocr": opts.ocr, "lang": ",".join(opts.langs), "image_format": opts.image_ext})
+    meta = {"dpi": opts.dpi, "renderer": opts.renderer if src.kind == "pdf" else "image",
+            "ocr": opts.ocr, "lang": ",".join(opts.langs), "image_format": opts.image_ext}
+    raw = path_bytes_b64(resolved(src.path))
+    if raw is not None:   # a file name that is not UTF-8: shown escaped, kept losslessly here
+        meta["source_path_b64"] = raw
+    return Document(doc_id=sha[:16], file_name=path_text(src.path.name), source_path=path_text(resolved(src.path)),
+                    sha256=sha, n_pages=n_pages, kind=src.kind, title=str(title), meta=meta)
 
 
 def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterator[Page]],
@@ -220,64 +255,46 @@ def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterato
 
 
 def _ingest_pdf(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                show_progress: bool, on_page: PageHook | None, pool: PagePool) -> None:
-    pdf = open_pdf(src.path)  # raises FileFailed with the reason
+                show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
+    path = str(src.path)
     try:
-        title = (pdf.metadata or {}).get("title", "") or ""
-        staged = writer.begin(_document(src, sha, pdf.page_count, opts, title))
-        try:
-            prerendered: dict = {}
-
-            def make(n: int) -> Page:
-                if opts.renderer == "pdf2image" and n not in prerendered:
-                    chunk = [m for m in range(n, min(n + PDF2IMAGE_CHUNK, pdf.page_count + 1))
-                             if m not in staged.done_pages()]
-                    outs = {m: staged.staged_image_path(m, opts.image_ext) for m in chunk}
-                    prerendered.update(render_pdf2image(src.path, chunk, _pdf2image_dpi(pdf, chunk, opts), outs,
-                                                        opts.image_ext))
-                return process_pdf_page(pdf, n, staged, opts, prerendered.pop(n, None))
-
-            def make_pages(todo: list[int]) -> Iterator[Page]:
-                if opts.renderer == "pymupdf" and pool.usable(len(todo)):
-                    yield from pool.pages(src.path, todo, staged, opts, fallback=make)
-                else:
-                    yield from (make(n) for n in todo)
-
-            _run_pages(staged, make_pages, report, show_progress, on_page)
-        except FileFailed:
-            staged.abort()
-            raise
-        except (KeyboardInterrupt, SystemExit, HookInterrupt):
-            raise  # staged pages stay for the next run to resume
-        except Exception as exc:  # any other error in this file: report it, keep nothing
-            staged.abort()
-            log.debug("ingest of %s failed", src.path, exc_info=True)
-            raise FileFailed(f"cannot process the PDF ({type(exc).__name__}: {exc})") from exc
-        staged.commit()
-    finally:
-        pdf.close()
-
-
-def _pdf2image_dpi(pdf, page_nos: list[int], opts: PageOptions) -> float:
-    from docrag.ingestion.render import effective_dpi
-
-    return min(effective_dpi(pdf[n - 1].rect.width, pdf[n - 1].rect.height, opts.dpi) for n in page_nos)
+        info = pool.run_one("opening the PDF", "inspect_pdf", (path,))
+    except PageFailed as exc:
+        raise FileFailed(str(exc)) from None
+    staged = writer.begin(_document(src, sha, int(info["n_pages"]), opts, info.get("title", "")))
+    _stage_pages(staged, "pdf_page", path, opts, report, show_progress, on_page, pool)
 
 
 def _ingest_image(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                  show_progress: bool, on_page: PageHook | None) -> None:
-    frames = image_frames(src.path)  # raises FileFailed
-    staged = writer.begin(_document(src, sha, frames, opts))
+                  show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
+    path = str(src.path)
     try:
-        _run_pages(staged, lambda todo: (process_image_page(src.path, n, staged, opts) for n in todo),
-                   report, show_progress, on_page)
-    except FileFailed:
+        frames = pool.run_one("opening the image", "inspect_image", (path,))
+    except PageFailed as exc:
+        raise FileFailed(str(exc)) from None
+    staged = writer.begin(_document(src, sha, int(frames), opts))
+    _stage_pages(staged, "image_page", path, opts, report, show_progress, on_page, pool)
+
+
+def _stage_pages(staged: StagedDocument, kind: str, path: str, opts: PageOptions, report: IngestReport,
+                 show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
+    """Process the missing pages of ``staged`` in the workers and commit it; a failed page fails the file."""
+    target = PageTarget.of(staged)
+
+    def make_pages(todo: list[int]) -> Iterator[Page]:
+        tasks = [(f"page {n}", kind, (path, n, target, opts)) for n in todo]
+        for record in pool.run(tasks):
+            yield Page.from_json(record, root=staged.writer.root)
+
+    try:
+        _run_pages(staged, make_pages, report, show_progress, on_page)
+    except PageFailed as exc:
         staged.abort()
-        raise
+        raise FileFailed(str(exc)) from None
     except (KeyboardInterrupt, SystemExit, HookInterrupt):
-        raise
-    except Exception as exc:
+        raise  # staged pages stay for the next run to resume
+    except Exception as exc:  # any other error in this file: report it, keep nothing
         staged.abort()
-        log.debug("ingest of %s failed", src.path, exc_info=True)
-        raise FileFailed(f"cannot process the image ({type(exc).__name__}: {exc})") from exc
+        log.debug("ingest of %s failed", path_text(path), exc_info=True)
+        raise FileFailed(f"cannot process the file ({type(exc).__name__}: {exc})") from exc
     staged.commit()

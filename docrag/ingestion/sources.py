@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,18 +55,46 @@ def classify(path: Path) -> Source | Rejected:
     return Rejected(path, "unsupported file type: expected a PDF or a PNG/JPEG/TIFF page image")
 
 
+def resolved(p: Path) -> Path:
+    """``p.resolve()``, or ``p`` made absolute when resolving fails (a symlink loop)."""
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):   # Python < 3.13 raises RuntimeError on a symlink loop
+        return Path(os.path.abspath(p))
+
+
+def not_a_file(p: Path) -> str | None:
+    """Why ``p`` is neither a regular file nor a folder (None when it is one of them)."""
+    try:
+        st = p.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop; skipped"
+        if os.path.islink(p):
+            return "dangling symbolic link (its target does not exist); skipped"
+        if exc.errno == errno.ENOENT:
+            return "no such file or folder"
+        return f"cannot read the file ({exc.strerror or exc}); skipped"
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return None
+    what = ("a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+            or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+    return f"{what}, not a regular file; skipped"
+
+
 def discover(paths: Iterable[str | Path], exclude: Path | None = None) -> tuple[list[Source], list[Rejected]]:
     """Files under ``paths`` (folders recursively, hidden entries skipped), sorted, deduplicated.
 
-    Files inside ``exclude`` (the output corpus) are never inputs.
+    Files inside ``exclude`` (the output corpus) are never inputs. Entries that are neither regular
+    files nor folders (symlink loops, dangling links, FIFOs, devices) are rejected with the reason.
     """
     sources: list[Source] = []
     rejected: list[Rejected] = []
     seen: set[Path] = set()
-    excl = exclude.resolve() if exclude is not None else None
+    excl = resolved(exclude) if exclude is not None else None
 
     def visit(p: Path) -> None:
-        rp = p.resolve()
+        rp = resolved(p)
         if rp in seen or (excl is not None and (rp == excl or excl in rp.parents)):
             return
         seen.add(rp)
@@ -72,15 +103,20 @@ def discover(paths: Iterable[str | Path], exclude: Path | None = None) -> tuple[
 
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        why = not_a_file(p)
+        if why is not None:
+            rejected.append(Rejected(p, why))
+        elif p.is_dir():
             for child in sorted(p.rglob("*")):
                 rel = child.relative_to(p).parts
                 # hidden entries and metadata sidecars (docrag.ingestion.metadata) are not inputs
-                if child.is_file() and not any(part.startswith(".") for part in rel) \
-                        and not child.name.endswith(".meta.json"):
+                if any(part.startswith(".") for part in rel) or child.name.endswith(".meta.json"):
+                    continue
+                why = not_a_file(child)
+                if why is not None:
+                    rejected.append(Rejected(child, why))
+                elif child.is_file():
                     visit(child)
-        elif p.is_file():
-            visit(p)
         else:
-            rejected.append(Rejected(p, "no such file or folder"))
+            visit(p)
     return sources, rejected

@@ -16,9 +16,11 @@ Usage::
   the error message of an OpenAI-style error object) or a ``dict`` (sent as JSON as is).
 
 A successful reply is a ``chat.completion`` object with ``choices[0].message.content`` and
-``usage``. The server speaks ``POST /v1/chat/completions`` and ``GET /v1/models``; it also takes
-``POST /v1/embeddings`` and ``POST /v1/rerank`` (vLLM's pooling routes), whose scripted replies
-are ``(status, dict)`` tuples sent as they are. ``paths`` lists the route of every request.
+``usage``. A :class:`Fault` (in a list, or returned by a callable) makes the server misbehave at
+the HTTP level instead; :data:`FAULTS` names every kind. The server speaks
+``POST /v1/chat/completions`` and ``GET /v1/models``; it also takes ``POST /v1/embeddings`` and
+``POST /v1/rerank`` (vLLM's pooling routes), whose scripted replies are ``(status, dict)`` tuples sent
+as they are. ``paths`` lists the route of every request.
 """
 
 from __future__ import annotations
@@ -33,7 +35,27 @@ from typing import Any
 
 from PIL import Image
 
-Scripted = str | tuple[int, str | dict]
+FAULTS = ("incomplete_read", "bad_status_line", "reset", "non_utf8", "nan_usage", "html", "empty_choices",
+          "no_content", "http_400", "http_500", "slow")
+
+
+class Fault:
+    """A misbehaving reply: ``incomplete_read`` (body shorter than its Content-Length),
+    ``bad_status_line`` (garbage instead of an HTTP status line), ``reset`` (connection closed without
+    a reply), ``non_utf8`` (200 with a body that is not UTF-8), ``nan_usage`` (a good reply whose usage
+    counts are NaN/Infinity), ``html`` (200 with an HTML page), ``empty_choices``, ``no_content``
+    (``choices[0]`` without a message), ``http_400``, ``http_500``, ``slow`` (``seconds``, then ``reply``)."""
+
+    def __init__(self, kind: str, reply: str = '{"answer": "ok", "coordinates": {}}', seconds: float = 0.0) -> None:
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; one of {FAULTS}")
+        self.kind, self.reply, self.seconds = kind, reply, seconds
+
+    def __repr__(self) -> str:
+        return f"Fault({self.kind!r})"
+
+
+Scripted = str | tuple[int, str | dict] | Fault
 Reply = str | list | Callable[[dict], Scripted]
 
 
@@ -155,6 +177,47 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _raw(self, data: bytes, close: bool = True) -> None:
+            self.wfile.write(data)
+            self.wfile.flush()
+            self.close_connection = close
+
+        def _fault(self, fault: Fault, request: dict) -> None:
+            kind = fault.kind
+            model = request.get("model", owner.model)
+            if kind == "incomplete_read":
+                body = json.dumps(_completion(model, fault.reply, request)).encode()
+                self._raw(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                          + str(len(body) + 500).encode() + b"\r\n\r\n" + body[: len(body) // 2])
+            elif kind == "bad_status_line":
+                self._raw(b"garbage that is no status line\r\n\r\n")
+            elif kind == "reset":
+                self.close_connection = True
+            elif kind in ("non_utf8", "html"):
+                body = b"\xff\xfe\x00{\"choices\": \x80\x81}" if kind == "non_utf8" else \
+                    b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+                ctype = b"application/json" if kind == "non_utf8" else b"text/html"
+                self._raw(b"HTTP/1.1 200 OK\r\nContent-Type: " + ctype + b"\r\nContent-Length: "
+                          + str(len(body)).encode() + b"\r\n\r\n" + body)
+            elif kind == "nan_usage":
+                obj = _completion(model, fault.reply, request)
+                obj["usage"] = {"prompt_tokens": float("nan"), "completion_tokens": float("inf"), "total_tokens": 3}
+                body = json.dumps(obj).encode()   # Python writes NaN / Infinity literally
+                self._raw(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                          + str(len(body)).encode() + b"\r\n\r\n" + body)
+            elif kind == "empty_choices":
+                self._send(200, {"id": "x", "object": "chat.completion", "choices": []})
+            elif kind == "no_content":
+                self._send(200, {"id": "x", "object": "chat.completion", "choices": [{"index": 0}]})
+            elif kind in ("http_400", "http_500"):
+                status = int(kind[-3:])
+                self._send(status, {"error": {"message": f"scripted {status}", "type": "scripted_error"}})
+            elif kind == "slow":
+                import time
+
+                time.sleep(fault.seconds)
+                self._send(200, _completion(model, fault.reply, request))
+
         def do_GET(self) -> None:  # noqa: N802 (http.server naming)
             if self.path.rstrip("/") == "/v1/models":
                 self._send(200, {"object": "list", "data": [{"id": owner.model, "object": "model"}]})
@@ -183,6 +246,9 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except Exception as exc:  # a broken script is reported to the client, not swallowed
                 owner.errors.append(exc)
                 self._send(500, {"error": {"message": f"script failed: {exc!r}", "type": "server_error"}})
+                return
+            if isinstance(scripted, Fault):
+                self._fault(scripted, request)
                 return
             if isinstance(scripted, tuple):
                 status, payload = scripted
