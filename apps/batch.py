@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag.errors import DocragError, InputError
+from docrag.io import dumps_safe
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def append_records(out: Path, records: Sequence[dict]) -> None:
     if not records:
         return
     out.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    data = "".join(dumps_safe(r) + "\n" for r in records)
     with open(out, "a", encoding="utf-8") as fh:
         fh.write(data)
         fh.flush()
