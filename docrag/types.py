@@ -180,10 +180,13 @@ class Hit(_PageRef):
     score: float
     rank: int                # 1-based
     retriever: str = ""
+    approximate: bool = False   # found by an approximate (two-stage) search, not exhaustive MaxSim
 
     def to_json(self) -> dict:
-        return {"page_id": self.page_id, "score": float(self.score), "rank": self.rank,
-                "retriever": self.retriever}
+        d = {"page_id": self.page_id, "score": float(self.score), "rank": self.rank, "retriever": self.retriever}
+        if self.approximate:
+            d["approximate"] = True
+        return d
 
 
 @dataclass

@@ -176,24 +176,31 @@ class Muvera:
 
     def pages(self, tokens: np.ndarray, offsets: np.ndarray, chunk_pages: int = 2048) -> np.ndarray:
         """``(n_pages, dims)`` float32 page encodings (bucket means; empty buckets = page mean)."""
+        import torch
+
+        from docrag.index.maxsim import _tensor
+
         n_pages = len(offsets) - 1
         out = np.zeros((n_pages, self.dims), dtype=np.float32)
-        B, P = self.n_buckets, self.d_proj
+        B, P, R = self.n_buckets, self.d_proj, self.reps
+        planes = torch.from_numpy(self.planes.transpose(1, 0, 2).reshape(self.planes.shape[1], -1))
+        proj = torch.from_numpy(self.proj.transpose(1, 0, 2).reshape(self.proj.shape[1], -1))
+        weights = torch.tensor([1 << i for i in range(self.k_sim)])
         for p0 in range(0, n_pages, chunk_pages):
             p1 = min(p0 + chunk_pages, n_pages)
-            x = np.asarray(tokens[offsets[p0]:offsets[p1]], dtype=np.float32)
-            page = np.repeat(np.arange(p1 - p0), np.diff(offsets[p0:p1 + 1]))
-            for r in range(self.reps):
-                y = x @ self.proj[r]
-                key = page * B + self._buckets(x, r)
-                sums = np.zeros(((p1 - p0) * B, P), np.float32)
-                np.add.at(sums, key, y)
-                cnt = np.bincount(key, minlength=(p1 - p0) * B).astype(np.float32)
-                mean = np.zeros((p1 - p0, P), np.float32)
-                np.add.at(mean, page, y)
-                mean /= np.maximum(np.bincount(page, minlength=p1 - p0), 1)[:, None]
-                fde = np.where(cnt[:, None] > 0, sums / np.maximum(cnt, 1)[:, None], np.repeat(mean, B, axis=0))
-                out[p0:p1, r * B * P:(r + 1) * B * P] = fde.reshape(p1 - p0, B * P)
+            n = p1 - p0
+            x = _tensor(np.asarray(tokens[offsets[p0]:offsets[p1]])).float()
+            page = torch.from_numpy(np.repeat(np.arange(n), np.diff(offsets[p0:p1 + 1])))
+            bucket = (((x @ planes) > 0).reshape(len(x), R, self.k_sim).long() * weights).sum(dim=2)  # (T, R)
+            y = (x @ proj).reshape(len(x), R, P)
+            key = (page[:, None] * R + torch.arange(R)[None, :]) * B + bucket                       # (T, R)
+            sums = torch.zeros((n * R * B, P)).index_add_(0, key.reshape(-1), y.reshape(-1, P))
+            cnt = torch.bincount(key.reshape(-1), minlength=n * R * B).float()[:, None]
+            mean = torch.zeros((n, R * P)).index_add_(0, page, y.reshape(len(x), R * P))
+            mean /= torch.bincount(page, minlength=n).clamp_min(1).float()[:, None]
+            mean = mean.reshape(n, R, 1, P).expand(n, R, B, P).reshape(-1, P)
+            fde = torch.where(cnt > 0, sums / cnt.clamp_min(1), mean)
+            out[p0:p1] = fde.reshape(n, R * B * P).numpy()
         return out
 
     def queries(self, queries: Sequence[np.ndarray]) -> np.ndarray:
@@ -229,3 +236,34 @@ def adaptive_candidates(scores: np.ndarray, k: int, n_min: int, n_max: int, marg
     spread = s[0] - s[min(n_min, len(s) - 1)]
     keep = max(n_min, int(np.searchsorted(-s, -(kth - margin * spread), side="right")))
     return top[:keep]
+
+
+def rerank_rounds(first: np.ndarray, exact, k: int, round_size: int, n_min: int, n_max: int,
+                  patience: int = 1) -> tuple[np.ndarray, np.ndarray, int]:
+    """Rerank first-stage candidates (best first) exactly in rounds of ``round_size`` until
+    ``patience`` rounds in a row bring no page into the exact top-``k`` (after at least ``n_min``
+    pages, at most ``n_max``). ``exact(positions) -> scores``. Returns (positions, exact scores,
+    rounds); flat first-stage profiles (no page stands out) thus get more candidates."""
+    first = np.asarray(first, dtype=np.float32)
+    valid = np.flatnonzero(np.isfinite(first))
+    n_max = min(n_max, len(valid))
+    order = valid[np.argpartition(-first[valid], n_max - 1)[:n_max]] if n_max < len(valid) else valid
+    order = order[np.argsort(-first[order], kind="stable")]
+    pos_parts, score_parts = [], []
+    top: set[int] = set()
+    quiet, done, rounds = 0, 0, 0
+    while done < len(order):
+        step = max(round_size, n_min - done) if done < n_min else round_size
+        batch = order[done:done + step]
+        scores = np.asarray(exact(batch), dtype=np.float32)
+        pos_parts.append(batch)
+        score_parts.append(scores)
+        done += len(batch)
+        rounds += 1
+        pos, sc = np.concatenate(pos_parts), np.concatenate(score_parts)
+        new_top = set(pos[np.argsort(-sc, kind="stable")[:k]].tolist())
+        quiet = quiet + 1 if (new_top == top and done > n_min) else 0
+        top = new_top
+        if done >= n_min and quiet >= patience:
+            break
+    return np.concatenate(pos_parts), np.concatenate(score_parts), rounds
