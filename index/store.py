@@ -450,7 +450,8 @@ class PageIndex:
         n_allowed = sum(len(v[0]) for v in per_seg.values())
         has_stage = all(s.centroids is not None or s.bits is not None or s.fde is not None for s in self.segments)
         mode = self.options.mode
-        cap = max(self.options.max_candidates if self.options.candidates == "adaptive" else self.options.n_candidates, k)
+        o = self.options
+        cap = max(o.max_candidates if o.candidates == "adaptive" else o.n_candidates, k)
         two_stage = has_stage and (mode == "two-stage" or (mode == "auto" and n_allowed > cap))
         if mode == "two-stage" and not has_stage:
             raise IndexStateError(f"{self.dir}: two-stage search needs first-stage data; rebuild the index "
