@@ -55,14 +55,21 @@ class PlantedRetriever:
 
 
 def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_centroids: int,
-                block: int = 512) -> dict:
-    """Write pages into ``root`` as a one-segment docrag index; returns timings and sizes."""
+                block: int = 512, tile: int = 0) -> dict:
+    """Write pages into ``root`` as a one-segment docrag index; returns timings and sizes.
+
+    ``tile`` > 0 (a multiple of ``block``): only that many distinct pages are generated (and their
+    first stage built); page ``i`` is a copy of page ``i % tile`` -- for speed runs on a loaded box,
+    where costs do not depend on the values."""
     from numpy.lib.format import open_memmap
 
     shutil.rmtree(root, ignore_errors=True)
     seg = root / "segments" / "synthetic"
     seg.mkdir(parents=True)
-    lengths = np.array([sc.page_length(i) for i in range(n_pages)], dtype=np.int64)
+    distinct = tile if 0 < tile < n_pages else n_pages
+    if distinct % block and distinct != n_pages:
+        raise ValueError(f"--tile must be a multiple of {block}")
+    lengths = np.array([sc.page_length(i % distinct) for i in range(n_pages)], dtype=np.int64)
     offsets = np.zeros(n_pages + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     dim = sc.spec.dim
@@ -70,7 +77,11 @@ def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_c
     tokens = open_memmap(seg / "tokens.npy", mode="w+", dtype=np.float16, shape=(int(offsets[-1]), dim))
     for b in range(0, n_pages, block):
         stop = min(b + block, n_pages)
-        tokens[offsets[b]:offsets[stop]] = np.concatenate(list(sc.pages(b, stop)))
+        if b < distinct:
+            tokens[offsets[b]:offsets[stop]] = np.concatenate(list(sc.pages(b, stop)))
+        else:
+            src = b % distinct
+            tokens[offsets[b]:offsets[stop]] = tokens[offsets[src]:offsets[src + stop - b]]
         if (b // block) % 20 == 0:
             log.info("generated %d/%d pages", stop, n_pages)
     tokens.flush()
@@ -82,15 +93,24 @@ def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_c
     torch.set_num_threads(1)   # CPU time of a contended multi-threaded build counts spin-waits
     t0, cpu0 = time.perf_counter(), time.process_time()
     cents, c_off = [], [np.zeros(1, np.int64)]
-    for b in range(0, n_pages, block * 4):
-        stop = min(b + block * 4, n_pages)
+    for b in range(0, distinct, block * 4):
+        stop = min(b + block * 4, distinct)
         c, co = page_centroids(tokens[offsets[b]:offsets[stop]], offsets[b:stop + 1] - offsets[b], n_centroids)
         cents.append(c)
         c_off.append(co[1:] + c_off[-1][-1])
         log.info("centroids %d/%d pages", stop, n_pages)
-    np.save(seg / "centroids.npy", np.concatenate(cents))
-    np.save(seg / "centroid_offsets.npy", np.concatenate(c_off))
+    cents_all, c_off_all = np.concatenate(cents), np.concatenate(c_off)
+    if distinct < n_pages:   # copies of the distinct pages' centroids
+        counts = np.diff(c_off_all)[np.arange(n_pages) % distinct]
+        c_off_all = np.zeros(n_pages + 1, dtype=np.int64)
+        np.cumsum(counts, out=c_off_all[1:])
+        reps, rest = divmod(n_pages, distinct)
+        tail = int(np.sum(counts[:rest]))
+        cents_all = np.concatenate([cents_all] * reps + [cents_all[:tail]])
+    np.save(seg / "centroids.npy", cents_all)
+    np.save(seg / "centroid_offsets.npy", c_off_all)
     centroid_s, centroid_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    centroid_cpu_pages = distinct
     torch.set_num_threads(threads)
     binary_s = 0.0
     if binary:
@@ -110,7 +130,8 @@ def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_c
                 "segments": [{"name": "synthetic", "n_pages": n_pages, "dead": []}]}
     (root / "manifest.json").write_text(json.dumps(manifest))
     avg_tokens = float(lengths.mean())
-    return {"generate_s": gen_s, "centroids_s": centroid_s, "centroids_cpu_ms_per_page": 1000 * centroid_cpu / n_pages,
+    return {"generate_s": gen_s, "centroids_s": centroid_s,
+            "centroids_cpu_ms_per_page": 1000 * centroid_cpu / centroid_cpu_pages, "distinct_pages": distinct,
             "binary_s": binary_s, "avg_tokens": avg_tokens,
             "bytes_exact": avg_tokens * dim * 2, "bytes_centroids": n_centroids * dim * 2,
             "bytes_binary": avg_tokens * dim / 8}
@@ -139,8 +160,8 @@ def run_size(n_pages: int, args, spec: SyntheticSpec, workdir: Path) -> dict:
     sc = SyntheticCorpus(spec)
     root = workdir / f"index-{n_pages}"
     log.info("building %d pages x ~%d tokens", n_pages, spec.tokens_per_page)
-    build = build_index(root, sc, n_pages, args.binarize, args.centroids)
-    queries, targets = sc.queries(n_pages, args.queries)
+    build = build_index(root, sc, n_pages, args.binarize, args.centroids, tile=args.tile)
+    queries, targets = sc.queries(min(n_pages, args.tile or n_pages), args.queries)
     planted = [f"syn:{t + 1}" for t in targets]
     retriever = PlantedRetriever(queries)
     sample = args.queries if n_pages <= args.full_exhaustive_max else min(args.exhaustive_sample, args.queries)
@@ -172,20 +193,25 @@ def run_size(n_pages: int, args, spec: SyntheticSpec, workdir: Path) -> dict:
     results["docrag exhaustive"] = {"lat": lat, "tops": tops, "bytes": build["bytes_exact"]}
     exhaustive_tops = tops
     preloaded = None
-    if n_pages * build["avg_tokens"] * spec.dim * 4 <= PRELOAD_BUDGET:
+    cp_pages = min(args.colpali_pages or n_pages, n_pages)
+    cp_n = min(args.colpali_sample or sample, sample)
+    if cp_pages * build["avg_tokens"] * spec.dim * 4 <= PRELOAD_BUDGET:
         import torch
 
         preloaded = [torch.from_numpy(np.asarray(seg.tokens[seg.offsets[i]:seg.offsets[i + 1]], np.float32))
-                     for i in range(n_pages)]
+                     for i in range(cp_pages)]
 
     def colpali(qi):
-        s = colpali_engine_scores(queries[qi], seg.tokens, seg.offsets, preloaded)
+        s = colpali_engine_scores(queries[qi], seg.tokens, seg.offsets[:cp_pages + 1], preloaded)
         return [f"syn:{i + 1}" for i in np.argsort(-s, kind="stable")[:10]]
 
-    lat, tops = timed(colpali, sample)
+    lat, tops = timed(colpali, cp_n)
+    note = "fp32 preloaded" if preloaded is not None else "fp16 shard streamed as fp32 chunks"
+    if cp_pages < n_pages:   # cost is linear in pages (independent batches of 128): scale the time
+        lat = [t * n_pages / cp_pages for t in lat]
+        note += f"; timed on the first {cp_pages:,} pages x {n_pages / cp_pages:.1f}, quality columns not comparable"
     results["colpali-engine score_multi_vector"] = {"lat": lat, "tops": tops, "bytes": build["bytes_exact"],
-                                                    "note": "fp32 preloaded" if preloaded is not None
-                                                    else "fp16 shard streamed as fp32 chunks"}
+                                                    "note": note}
     stages = [("centroids",)] + ([("binary",), ("centroids", "binary")] if args.binarize else [])
     if args.first_stage_only:
         stages = [("centroids",)]
@@ -292,6 +318,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", choices=("adaptive", "fixed"), default="adaptive")
     p.add_argument("--page-noise", type=float, default=2.0, help="synthetic page noise (harder: 3-4)")
     p.add_argument("--concepts", type=int, default=8, help="synthetic concepts per page (harder: 32)")
+    p.add_argument("--colpali-sample", type=int, default=0, help="queries colpali-engine answers (0: as exhaustive)")
+    p.add_argument("--colpali-pages", type=int, default=0,
+                   help="colpali-engine scores only the first N pages and its time is scaled to all (0: all)")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument("--tile", type=int, default=0,
+                   help="generate only this many distinct pages (multiple of 512) and repeat them (speed runs)")
     p.add_argument("--first-stage-only", action="store_true", help="only the default (centroid) two-stage engine")
     p.add_argument("--centroids", type=int, default=32, help="centroids per page")
     p.add_argument("--binarize", action="store_true", help="also benchmark the sign-bit (popcount) first stage")
@@ -305,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retrievers", default="bm25,minilm,hybrid:bm25+minilm,dummy")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     if args.recall is not None:
         if args.qa is None:
             p.error("--recall needs --qa")

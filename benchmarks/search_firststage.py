@@ -213,7 +213,7 @@ def run(args) -> dict:
     rows["docrag exhaustive (exact)"] = {"lat": lat_ex, "tops": exact_top, "bytes": bytes_exact, "build": 0.0}
     rows["colpali-engine score_multi_vector"] = {"lat": lat_cp, "tops": [], "bytes": bytes_exact, "build": 0.0}
     stages = build_stages(tokens, offsets, args.stages.split(","))
-    policies = [("fixed", int(c)) for c in args.fixed.split(",") if c] + [("rounds", args.max_cand)]
+    policies = [("fixed", int(c)) for c in args.fixed.split(",") if c] + [(f"rounds p{args.patience}", args.max_cand)]
     for name, st in stages.items():
         for pol, size in policies:
             lat, tops, cands = [], [], []
@@ -226,13 +226,16 @@ def run(args) -> dict:
                 if pol == "fixed":
                     pos, sc, _ = rerank_rounds(first, exact, 10, size, size, size)
                 else:
-                    pos, sc, _ = rerank_rounds(first, exact, 10, 256, 256, size, patience=1)
+                    pos, sc, _ = rerank_rounds(first, exact, 10, 256, 256, size, patience=args.patience)
                 tops.append(list(pos[np.argsort(-sc, kind="stable")[:10]]))
                 lat.append(time.perf_counter() - t0)
                 cands.append(len(pos))
             rows[f"{name}, {pol} {size}"] = {"lat": lat, "tops": tops, "bytes": st["bytes_per_page"],
                                              "build": st["build_ms_per_page"], "cand": float(np.mean(cands))}
-            log.info("%s %s %d: p50 %.0f ms", name, pol, size, 1000 * statistics.median(lat))
+            log.info("%s %s %d: p50 %.0f ms, overlap@10 %.3f, mean reranked %.0f", name, pol, size,
+                     1000 * statistics.median(lat), np.mean([len(set(tops[i]) & set(exact_top[i])) / 10
+                                                             for i in range(min(len(tops), n_exact))]),
+                     np.mean(cands))
     base_cp = statistics.median(lat_cp) if lat_cp else float("nan")
     base_ex = statistics.median(lat_ex)
     table = {}
@@ -286,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stages", default="centroids-16,centroids-32,centroids-64,binary,codes,muvera")
     p.add_argument("--fixed", default="256", help="fixed candidate counts (comma-separated)")
     p.add_argument("--max-cand", type=int, default=2048, help="cap of the adaptive rounds policy")
+    p.add_argument("--patience", type=int, default=2, help="adaptive rounds: quiet rounds before stopping")
     p.add_argument("--workdir", type=Path, default=DATA)
     p.add_argument("--json-out", type=Path, default=None)
     args = p.parse_args(argv)

@@ -57,6 +57,7 @@ class SearchOptions:
     n_candidates: int = 256     # pages reranked exactly per round (and at least)
     max_candidates: int = 2048  # adaptive rounds stop here at the latest
     candidates: str = "adaptive"   # "adaptive" (rounds until the top-k settles) or "fixed" (n_candidates)
+    patience: int = 2           # adaptive: stop after this many rounds in a row leave the top-k unchanged
     mode: str = "auto"          # "auto" (two-stage when the corpus exceeds max_candidates), "exact", "two-stage"
     device: str = "cpu"
     resident_bytes: int = 4 << 30   # keep token matrices up to this size converted in (GPU) memory
@@ -492,7 +493,7 @@ class PageIndex:
                     res[sel] = maxsim_scores([q], self._tokens(seg), seg.offsets, rows, device=o.device)[0]
                 return res
 
-            pos, scores, _ = rerank_rounds(first[qi], exact, k, n_min, n_min, n_max)
+            pos, scores, _ = rerank_rounds(first[qi], exact, k, n_min, n_min, n_max, patience=o.patience)
             out[qi, pos] = scores
             reranked.append(len(pos))
         self.last_search.update(first_stage=sorted({n for s in self.segments for n in _stages_of(s)}),
