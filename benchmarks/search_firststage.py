@@ -254,7 +254,8 @@ def run(args) -> dict:
             "gold_in_top10": float(np.mean([gold[i] in r["tops"][i] for i in range(len(r["tops"]))]))
             if gold is not None and r["tops"] else None,
             "bytes_per_page": r["bytes"], "build_ms_per_page": r["build"], "mean_candidates": r.get("cand")}
-    return {"label": label, "pages": n, "colpali_pages": min(args.colpali_pages or n, n), "tokens_per_page": float(offsets[-1] / n), "dim": int(tokens.shape[1]),
+    return {"label": label, "pages": n, "colpali_pages": min(args.colpali_pages or n, n),
+            "tokens_per_page": float(offsets[-1] / n), "dim": int(tokens.shape[1]),
             "exact_queries": n_exact, "colpali_queries": len(lat_cp), "rows": table}
 
 
