@@ -7,10 +7,23 @@ import os
 import sys
 
 import typer
+import typer.core
 
 from docrag._version import __version__
-from docrag.apps.commands import ask, cite, corpus, evaluate, index, ingest, view
+from docrag.apps.commands import ask, cite, corpus, dataset, evaluate, index, ingest, serve, view
 from docrag.errors import DocragError
+
+_display_type = typer.core.TyperOption.display_type_rich
+
+
+def _flag_display_type(self, ctx):  # noqa: ANN001, ANN202 - click's signature
+    """On/off flags take no value: show no ``<bool>`` type beside them in ``--help``."""
+    if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+        return ""
+    return _display_type(self, ctx)
+
+
+typer.core.TyperOption.display_type_rich = _flag_display_type  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="docrag",
@@ -20,7 +33,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (ingest, corpus, index, ask, cite, evaluate, view):
+for module in (ingest, corpus, dataset, index, ask, cite, evaluate, view, serve):
     module.register(app)
 
 

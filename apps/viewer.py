@@ -49,7 +49,7 @@ RagFactory = Callable[[Corpus, str, str], Any]
 
 # Names a dropdown offers up front: offline and argument-free (families like ``colqwen2:<path>``
 # need the user's model path; the dropdowns accept any typed name).
-OFFLINE_RETRIEVERS = ("bm25", "minilm", "dummy", "hybrid:bm25+minilm")
+OFFLINE_RETRIEVERS = ("bm25", "minilm", "e5", "dummy", "hybrid:bm25+minilm", "lang-hybrid:bm25+minilm")
 OFFLINE_GENERATORS = ("extractive",)
 OFFLINE_JUDGES = ("grounding",)
 
@@ -95,17 +95,19 @@ class Defaults:
 def default_choices() -> Defaults:
     """Preselected names: the user's settings (config file, ``DOCRAG_*``) over the offline defaults.
 
-    The judge is preselected only when the user configured one (judging costs calls)."""
+    The judge is the one the CLI uses (``docrag eval``'s default, offline ``grounding`` unless
+    configured), so the verdict tables are filled as they would be on the command line."""
     s = _settings()
-    judge = s.judge if s.source.get("judge", "default") != "default" else NO_JUDGE
-    return Defaults(s.retriever, s.generator, judge, int(s.k))
+    return Defaults(s.retriever, s.generator, s.judge or NO_JUDGE, int(s.k))
 
 
 def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None,
-                         rerank: dict | None = None) -> Any:
+                         coords: str | None = None, rerank: dict | None = None) -> Any:
     """``docrag.pipeline.RAG``; with ``indexes_root``, each retriever's index lives in its own
-    sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``rerank``:
-    ``{"rerank": name, "rerank_depth": n}`` adds a rerank stage."""
+    sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``coords``: the
+    box convention of vision generators (``--coords``); ``rerank``: ``{"rerank": name,
+    "rerank_depth": n}`` adds a rerank stage."""
+    from docrag.generation.conventions import coords_options
     from docrag.pipeline import RAG
 
     index_dir = None
@@ -114,6 +116,7 @@ def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes
 
         index_dir = Path(indexes_root) / slug(retriever)
     return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False,
+               generator_options=coords_options(coords, generator) or None,
                retriever_options=dict(rerank or {}))
 
 
@@ -188,10 +191,18 @@ class Viewer:
 
     # -- corpus ----------------------------------------------------------------------------------
     def corpus_info(self) -> str:
+        """One line (folder, counts, languages); the file names folded away under it."""
+        from collections import Counter
+        from html import escape
+
         docs = self.corpus.documents()
-        names = ", ".join(sorted(d.file_name for d in docs)[:20])
-        more = f" (+{len(docs) - 20} more)" if len(docs) > 20 else ""
-        return f"**Corpus** `{self.corpus.root}` — {len(docs)} document(s), {len(self.corpus)} page(s): {names}{more}"
+        langs = Counter(p.lang or "?" for p in self.corpus.pages())
+        lang_text = ", ".join(f"{k} {v}" for k, v in langs.most_common(4))
+        names = "".join(f"<li>{escape(n)}</li>" for n in sorted(d.file_name for d in docs)[:200])
+        more = f"<li>… and {len(docs) - 200} more</li>" if len(docs) > 200 else ""
+        return (f"**Corpus** `{self.corpus.root.name}` — {len(docs)} document(s), {len(self.corpus)} page(s)"
+                + (f" · languages: {lang_text}" if lang_text else "")
+                + f"\n\n<details><summary>files</summary><ul>{names}{more}</ul></details>")
 
     def page_label(self, pid: str) -> tuple[str, str]:
         """``(file name, page number)`` for display."""
@@ -370,7 +381,8 @@ def _record_markdown(rec: runs.RunRecord, viewer: Viewer) -> str:
         v = rec.answer_verdict
         verdict = "error" if v.get("error") else runs.tri_state(v.get("correct"))
         why = v.get("raw") or v.get("error") or ""
-        lines.append(f"**Answer correct:** {verdict} (judge `{v.get('judge', '?')}`: {why})")
+        lines.append(f"**Answer correct:** {verdict} · **cited a gold page:** {runs.tri_state(rec.cited_gold_page)} "
+                     f"(judge `{v.get('judge', '?')}`: {why})")
     if rec.retrieval:
         rank = rec.gold_rank
         lines.append(f"**Retrieval:** gold page {'at rank ' + str(rank) if rank else 'not retrieved'}; "
@@ -389,6 +401,29 @@ def _record_markdown(rec: runs.RunRecord, viewer: Viewer) -> str:
 
 CUSTOM_CSS = """
 #cited-pages, #run-pages { min-height: 320px; }
+/* whole pages: galleries grow with their images (no inner scroll that hides the page bottom or a
+   third page), every image keeps its aspect ratio and fits the window's height */
+#cited-pages .grid-wrap, #run-pages .grid-wrap, #crops .grid-wrap, #run-crops .grid-wrap {
+  height: auto !important; max-height: none !important; min-height: 0 !important; overflow: visible !important; }
+#cited-pages .thumbnail-item, #run-pages .thumbnail-item, #crops .thumbnail-item, #run-crops .thumbnail-item {
+  aspect-ratio: auto !important; height: auto !important; }
+#cited-pages .gallery-container, #run-pages .gallery-container, #crops .gallery-container,
+#run-crops .gallery-container { height: auto !important; min-height: 0 !important; }
+#cited-pages .grid-container, #run-pages .grid-container, #crops .grid-container, #run-crops .grid-container {
+  grid-auto-rows: auto !important; height: auto !important; }
+#cited-pages .gallery-item, #run-pages .gallery-item, #crops .gallery-item, #run-crops .gallery-item {
+  height: auto !important; }
+#cited-pages .thumbnail-item img, #run-pages .thumbnail-item img {
+  width: auto !important; max-width: 100% !important; height: auto !important; max-height: 88vh !important;
+  margin: 0 auto; display: block; object-fit: contain !important; }
+#crops .thumbnail-item img, #run-crops .thumbnail-item img {
+  width: auto !important; max-width: 100% !important; height: auto !important; max-height: 40vh !important;
+  margin: 0 auto; display: block; object-fit: contain !important; }
+/* tables: headers wrap between words only; wide tables scroll sideways instead of squeezing */
+#run-table th, #citations th, #hits th, #verdicts th, #run-verdicts th,
+#run-table th *, #citations th *, #hits th *, #verdicts th *, #run-verdicts th * {
+  word-break: keep-all !important; overflow-wrap: normal !important; hyphens: none !important; }
+#run-table .table-wrap { overflow-x: auto; }
 """
 
 
@@ -397,7 +432,8 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
               k: int | None = None, index_dir: str | Path | None = None, rag_factory: RagFactory | None = None,
               judge_factory: Callable[[str], Any] | None = None, upload_dir: str | Path | None = None,
               upload_policy: UploadPolicy | None = None, allow_upload: bool = True,
-              title: str = "docrag viewer", rerank: dict | None = None) -> gr.Blocks:
+              title: str = "docrag viewer", coords: str | None = None,
+              rerank: dict | None = None) -> gr.Blocks:
     """The viewer as a :class:`gradio.Blocks` app (start it with :func:`serve`, or mount it).
 
     ``retriever``/``generator``/``judge``/``k`` preselect the Ask tab's controls (default: the
@@ -419,7 +455,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     judge, k = judge or defaults.judge, int(k or defaults.k)
     if rag_factory is None:
         rag_factory = functools.partial(_default_rag_factory, indexes_root=Path(index_dir) if index_dir else None,
-                                        rerank=rerank)
+                                        coords=coords, rerank=rerank)
     viewer = Viewer(corpus, Path(run_dir) if run_dir else None, rag_factory=rag_factory,
                     judge_factory=judge_factory, upload_dir=Path(upload_dir) if upload_dir else None,
                     upload_policy=upload_policy, allow_upload=allow_upload, k=k)
@@ -456,7 +492,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
                                         wrap=True, elem_id="hits",
                                         column_widths=["8%", "12%", "44%", "8%", "10%", "18%"])
                 with gr.Column(scale=1):
-                    cited_pages = gr.Gallery(label="Cited pages (cited boxes in red, numbered)", columns=1,
+                    cited_pages = gr.Gallery(label="Cited pages, whole (cited boxes in red, numbered)", columns=1,
                                              height="auto", object_fit="contain", format="png",
                                              elem_id="cited-pages")
                     crops = gr.Gallery(label="Crops of the cited boxes", columns=3, height="auto",

@@ -70,6 +70,7 @@ def draw_boxes(image: Image.Image, boxes: Sequence[StyledBox]) -> Image.Image:
     out = PILImage.alpha_composite(base, overlay)
     draw = ImageDraw.Draw(out)
     lw = _line_width(w, h)
+    font = label_font(w, h)
     for sb, px in pixel_boxes:
         if not px.is_valid():
             continue
@@ -78,11 +79,34 @@ def draw_boxes(image: Image.Image, boxes: Sequence[StyledBox]) -> Image.Image:
         else:
             draw.rectangle(px.coords, outline=sb.color, width=lw)
         if sb.label:
-            tx, ty = px.x0, max(0.0, px.y0 - 12 - lw)
-            tw = draw.textlength(sb.label)
-            draw.rectangle((tx, ty, tx + tw + 6, ty + 12), fill=sb.color)
-            draw.text((tx + 3, ty), sb.label, fill=(255, 255, 255))
+            _label(draw, px, sb, font, w, h, lw)
     return out.convert("RGB")
+
+
+def label_font(img_w: int, img_h: int):
+    """A font whose height is about 1.6% of the page's longest side (>= 14 px): legible once the
+    page is scaled to the browser, where the old fixed 10-px bitmap font was a few pixels tall."""
+    from PIL import ImageFont
+
+    size = max(14, round(max(img_w, img_h) / 60))
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1: only the small bitmap font
+        return ImageFont.load_default()
+
+
+def _label(draw, px: Box, sb: StyledBox, font, img_w: int, img_h: int, lw: int) -> None:
+    """A filled tag with the label: predicted labels above the box's top-left corner, gold ones
+    below its bottom-left corner (so ``1`` and ``gold`` on the same box never overlap); kept on the page."""
+    x0, y0, x1, y1 = draw.textbbox((0, 0), sb.label, font=font)
+    tw, th = x1 - x0 + 8, y1 - y0 + 6
+    tx = min(max(0.0, px.x0), max(0.0, img_w - tw))
+    if sb.dashed:  # gold: under the box, or inside its bottom edge at the page bottom
+        ty = px.y1 + lw if px.y1 + lw + th <= img_h else px.y1 - th
+    else:
+        ty = px.y0 - th - lw if px.y0 - th - lw >= 0 else px.y0
+    draw.rectangle((tx, ty, tx + tw, ty + th), fill=sb.color)
+    draw.text((tx + 4 - x0, ty + 3 - y0), sb.label, fill=(255, 255, 255), font=font)
 
 
 def fit_for_display(image: Image.Image, max_side: int = MAX_DISPLAY_SIDE) -> Image.Image:

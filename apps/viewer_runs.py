@@ -29,8 +29,10 @@ YES, NO, UNKNOWN = "yes", "no", "unknown"
 CORRECT_KEYS = ("accuracy", "answer_correct", "correct")
 LEVELS = ("page", "block")
 CITATION_COLUMNS = {f"{lv} {m}": f"{lv}_{m}" for lv in LEVELS for m in ("recall", "precision")}
-TABLE_HEADERS = ["id", "category", "lang", "correct", "retrieval miss", "gold rank", *CITATION_COLUMNS,
-                 "IoU", "stage", "question"]
+# "cited gold page" sits beside "correct": a judge's page recall/precision of 1 on a wrong document
+# reads differently once it is plain that no gold page was cited
+TABLE_HEADERS = ["id", "category", "lang", "correct", "cited gold page", "retrieval miss", "gold rank",
+                 *CITATION_COLUMNS, "IoU", "stage", "question"]
 
 
 @dataclass
@@ -71,6 +73,14 @@ class RunRecord:
         value = self.metric(CORRECT_KEYS)
         if value is None and self.answer_verdict.get("correct") is not None:
             value = self.answer_verdict["correct"]
+        return None if value is None else bool(value)
+
+    @property
+    def cited_gold_page(self) -> bool | None:
+        """True when the answer cites at least one gold page (None: not known for this record)."""
+        value = self.metrics.get("cited_gold_page")
+        if value is None and self.answer is not None and self.gold_pages:
+            value = any(c.page_id in self.gold_pages for c in self.answer.citations)
         return None if value is None else bool(value)
 
     @property
@@ -334,7 +344,8 @@ def table_rows(records: Iterable[RunRecord]) -> list[list[str]]:
     rows = []
     for r in records:
         cites = [fmt_value(r.citation_score(*col.split("_"))) for col in CITATION_COLUMNS.values()]
-        rows.append([r.qid, r.category, r.lang, tri_state(r.correct), tri_state(r.retrieval_miss),
+        rows.append([r.qid, r.category, r.lang, tri_state(r.correct), tri_state(r.cited_gold_page),
+                     tri_state(r.retrieval_miss),
                      fmt_value(r.gold_rank), *cites, fmt_value(r.metrics.get("iou")), r.stage, r.question])
     return rows
 

@@ -129,6 +129,9 @@ class Corpus:
             if not path.exists():
                 raise CorpusError(f"{path}: missing; the corpus is damaged, re-run 'docrag ingest'")
             pages = [Page.from_json(r, root=self.root) for r in read_jsonl(path)]
+            user = (self.manifest["documents"].get(doc_id, {}).get("meta") or {}).get("user") or {}
+            for p in pages:  # user metadata given at ingest, on every page of the document
+                p.meta = dict(user)
             self._pages[doc_id] = sorted(pages, key=lambda p: p.page_no)
         return self._pages[doc_id]
 
@@ -281,6 +284,20 @@ class CorpusWriter:
             trash = self.root / ".staging" / f".trash-{doc_id}-{time.time_ns()}"
             target.rename(trash)
             shutil.rmtree(trash, ignore_errors=True)
+        self.corpus._pages.pop(doc_id, None)
+
+    def set_user_meta(self, doc_id: str, meta: dict) -> None:
+        """Replace the user metadata of a committed document (document.json first, then the manifest)."""
+        m = self.corpus.manifest
+        if doc_id not in m["documents"]:
+            raise CorpusError(f"{self.root}: no document with id {doc_id!r}")
+        rec = dict(m["documents"][doc_id])
+        rec["meta"] = {**(rec.get("meta") or {}), "user": dict(meta)}
+        doc_file = self.root / "docs" / doc_id / "document.json"
+        if doc_file.exists():
+            atomic_write_json(doc_file, rec)
+        m["documents"][doc_id] = rec
+        self._save_manifest()
         self.corpus._pages.pop(doc_id, None)
 
     def record_failure(self, path: str, reason: str) -> None:

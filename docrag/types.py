@@ -72,6 +72,8 @@ class Page:
     blocks: list[Block] = field(default_factory=list)
     file_name: str = ""      # the source file's name (the document's, repeated for convenience)
     root: Path | None = field(default=None, repr=False, compare=False)  # corpus root when loaded
+    # user metadata given at ingest (--meta, sidecar JSON); kept in the document record, set on load
+    meta: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def page_id(self) -> str:

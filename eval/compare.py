@@ -1,4 +1,4 @@
-"""Compare retrievers on one question set: nDCG@5/10, Recall@5/10, MRR@10, overall / per category /
+"""Compare retrievers on one question set: nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5, overall / per category /
 per language, with every run file written and cross-checked against pytrec_eval."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from docrag.corpus import Corpus
 from docrag.eval.data import QAItem
 from docrag.eval.report import groups_of, metric_label
 from docrag.eval.retrieval_metrics import (
-    DEFAULT_METRICS,
+    COMPARE_METRICS,
     canonical_order,
     max_abs_difference,
     mean_scores,
@@ -36,22 +36,29 @@ def run_slug(name: str) -> str:
 
 
 def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequence[str], *, k: int = 10,
-                       metrics: Sequence[str] = DEFAULT_METRICS, index_dir: str | Path | None = None,
+                       metrics: Sequence[str] = COMPARE_METRICS, index_dir: str | Path | None = None,
                        runs_dir: str | Path | None = None, show_progress: bool = True,
                        indexes: dict[str, Any] | None = None, rebuild: bool = False,
+                       retriever_options: dict[str, Any] | None = None,
                        rerank: str | None = None, rerank_depth: int | None = None) -> dict:
     """Search every question with every retriever (top ``k``) and score the runs.
 
     ``index_dir``: a parent folder for the indexes (one sub-folder per retriever; default: the
     corpus's own). ``runs_dir``: where to write ``<retriever>.trec`` and ``qrels.trec``.
     ``indexes``: already-open indexes by name (tests). ``rebuild``: re-encode every index.
+    ``retriever_options``: passed to every retriever that encodes (``batch_size``, ``device``, ...).
+    Every name is checked before the first index is opened, so a typo fails at once.
     ``rerank``/``rerank_depth``: a rerank stage over every retriever's top pages (the scores are then
     the reranker's; each hit keeps its first-stage score).
     """
     from docrag.index import open_index
+    from docrag.index.registry import check_retriever_name
 
     if not retrievers:
         raise ValueError("no retrievers to compare")
+    for name in retrievers:
+        if not (indexes and name in indexes):
+            check_retriever_name(name)
     cut = max(parse_metric(m)[1] for m in metrics)
     if k < cut:
         log.warning("k = %d is below the largest metric cutoff (%d): those metrics see only the top %d", k, cut, k)
@@ -74,6 +81,7 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
         else:
             sub = Path(index_dir) / run_slug(name) if index_dir is not None else None
             index = open_index(corpus, name, index_dir=sub, build=True, show_progress=show_progress,
+                               **(retriever_options or {}),
                                **({"rebuild": True} if rebuild else {}))
         t1 = time.perf_counter()
         runs = [(name, index)]
@@ -188,23 +196,36 @@ def compare_runs(run_dirs: Sequence[str | Path], group: str = "overall") -> dict
         values = {}
         for section, metric in RUN_COLUMNS:
             values[f"{section}.{metric}"] = rep.get(section, {}).get("groups", {}).get(group, {}).get(metric)
+        from docrag.eval.report import is_proxy_judge
+
+        judge = cfg.get("judge")
         rows.append({"run": str(d), "retriever": cfg.get("retriever"), "generator": cfg.get("generator"),
+                     "judge": f"{judge} (proxy)" if is_proxy_judge(judge) else judge,
                      "context": cfg.get("context"), "answer_judge": cfg.get("answer_judge"),
-                     "n": rep.get("n_questions"), "complete": rep.get("complete"), "values": values})
+                     "n": _group_n(rep, group), "complete": rep.get("complete"), "values": values})
     questions = {r["n"] for r in rows}
     return {"group": group, "runs": rows, "same_question_count": len(questions) == 1}
+
+
+def _group_n(report: dict, group: str) -> int | None:
+    """Questions in ``group`` (the report's per-group ``n``; the run's total for ``overall``)."""
+    for section in ("generation", "retrieval"):
+        n = report.get(section, {}).get("groups", {}).get(group, {}).get("n")
+        if n is not None:
+            return int(n)
+    return report.get("n_questions") if group == "overall" else 0
 
 
 def render_runs_table(result: dict) -> str:
     from docrag.eval.report import GEN_LABELS
 
-    header = ["run", "retriever", "generator", "context",
+    header = ["run", "retriever", "generator", "judge", "context",
               *(metric_label(m) if s == "retrieval" else GEN_LABELS[m] for s, m in RUN_COLUMNS), "n"]
-    rows = [[Path(r["run"]).name, str(r["retriever"]), str(r["generator"]), str(r["context"]),
+    rows = [[Path(r["run"]).name, str(r["retriever"]), str(r["generator"]), str(r.get("judge")), str(r["context"]),
              *("-" if r["values"][f"{s}.{m}"] is None else f"{r['values'][f'{s}.{m}']:.2f}" for s, m in RUN_COLUMNS),
              str(r["n"])] for r in result["runs"]]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) if i < 4 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+    lines += ["  ".join(c.ljust(w) if i < 5 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
               for r in rows]
     return "\n".join(lines)

@@ -86,9 +86,16 @@ def detect_lang(text: str) -> str:
 def load_qa(path: str | Path, corpus: Corpus, qrels: str | Path | None = None,
             limit: int | None = None) -> list[QAItem]:
     """Load a question file of either format (FinRAGBench-V when records have ``query-id``), or a
-    local ViDoRe V3 copy (a folder with ``queries``/``qrels``; the corpus built from it by
-    :func:`docrag.eval.vidore_v3.build_corpus`)."""
+    folder: a ViDoRe (qa layout) / BEIR-layout dataset imported with ``docrag dataset import``
+    (:mod:`docrag.eval.beir`), else a local ViDoRe V3 copy (a folder with ``queries``/``qrels``; the
+    corpus built from it by :func:`docrag.eval.vidore_v3.build_corpus`)."""
     if Path(path).is_dir():
+        from docrag.eval.beir import imported_into
+
+        if imported_into(path, corpus):
+            from docrag.eval.beir import load_dataset_items
+
+            return load_dataset_items(path, corpus, limit=limit)
         from docrag.eval.vidore_v3 import qa_items, read_dataset
 
         return qa_items(read_dataset(path), corpus)[:limit]

@@ -1,4 +1,4 @@
-"""Retrieval metrics over page rankings (spec §2): nDCG@k, Recall@k, MRR@k, binary relevance.
+"""Retrieval metrics over page rankings (spec §2): nDCG@k, Recall@k, MRR@k, MAP@k, P@k, binary relevance.
 
 A *run* maps a question id to its ranked page ids; *qrels* map a question id to its set of gold
 page ids. Every function here takes rankings as already-ordered lists, so ties never need breaking
@@ -22,6 +22,9 @@ from docrag.io import atomic_write_text
 from docrag.types import Hit
 
 DEFAULT_METRICS: tuple[str, ...] = ("ndcg@5", "ndcg@10", "recall@5", "recall@10", "mrr@10")
+# what ``docrag compare`` reports (vidore-benchmark / BEIR users expect nDCG@1/3, MAP and precision too)
+COMPARE_METRICS: tuple[str, ...] = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "recall@5", "recall@10", "mrr@10",
+                                    "map@10", "p@1", "p@5")
 
 Run = Mapping[str, Sequence[str]]
 Qrels = Mapping[str, Iterable[str]]
@@ -81,14 +84,35 @@ def hit_at_k(ranked: Sequence[str], relevant: Iterable[str], k: int) -> bool:
     return bool(set(relevant).intersection(ranked[:k]))
 
 
-_FUNCS = {"ndcg": ndcg_at_k, "recall": recall_at_k, "mrr": mrr_at_k}
+def map_at_k(ranked: Sequence[str], relevant: Iterable[str], k: int) -> float:
+    """Average precision cut at k (trec_eval ``map_cut_k``): the mean over *all* gold pages of the
+    precision at the rank where each was found in the top k (0 for those not found)."""
+    rel = set(relevant)
+    if not rel:
+        return 0.0
+    found, total = 0, 0.0
+    for r, pid in enumerate(ranked[:k], start=1):
+        if pid in rel:
+            found += 1
+            total += found / r
+    return total / len(rel)
+
+
+def precision_at_k(ranked: Sequence[str], relevant: Iterable[str], k: int) -> float:
+    """Gold pages in the top k, divided by k (trec_eval ``P_k``: a short ranking still divides by k)."""
+    return len(set(relevant).intersection(ranked[:k])) / k
+
+
+_FUNCS = {"ndcg": ndcg_at_k, "recall": recall_at_k, "mrr": mrr_at_k, "map": map_at_k, "p": precision_at_k}
+# pytrec_eval measure and result key of each family (mrr is handled apart: recip_rank on a cut run)
+_TREC = {"ndcg": "ndcg_cut", "recall": "recall", "map": "map_cut", "p": "P"}
 
 
 def parse_metric(name: str) -> tuple[str, int]:
     """``"ndcg@10"`` -> ``("ndcg", 10)``; clear error for anything else."""
     fam, sep, k = name.partition("@")
     if fam not in _FUNCS or not sep or not k.isdigit() or int(k) < 1:
-        raise InputError(f"unknown retrieval metric {name!r}; use ndcg@K, recall@K or mrr@K (K >= 1)")
+        raise InputError(f"unknown retrieval metric {name!r}; use ndcg@K, recall@K, mrr@K, map@K or p@K (K >= 1)")
     return fam, int(k)
 
 
@@ -209,8 +233,7 @@ def pytrec_eval_scores(run: Mapping[str, Mapping[str, float]], qrels: Mapping[st
                    for q, d in run.items()}
             measure, key, use = "recip_rank", "recip_rank", cut
         else:
-            measure = f"{'ndcg_cut' if fam == 'ndcg' else 'recall'}.{k}"
-            key, use = f"{'ndcg_cut' if fam == 'ndcg' else 'recall'}_{k}", run
+            measure, key, use = f"{_TREC[fam]}.{k}", f"{_TREC[fam]}_{k}", run
         res = pytrec_eval.RelevanceEvaluator({q: dict(r) for q, r in qrels.items()}, {measure}).evaluate(
             {q: dict(d) for q, d in use.items()})
         for q in qrels:

@@ -83,6 +83,7 @@ class EvalConfig:
     metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
     rel_tol: float = 1e-2
     index_dir: str | None = None
+    coords: str | None = None        # box convention of a vision generator (--coords); None: its default
     rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
     rerank_depth: int = 20
     pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
@@ -133,6 +134,8 @@ class EvalConfig:
         d["levels"], d["metrics"] = list(self.levels), list(self.metrics)
         d["answer_judge"] = self.resolved_answer_judge
         d.pop("index_dir")  # where an index lives does not change results
+        if d.get("coords") is None:
+            d.pop("coords")  # runs made before --coords existed keep their identity
         d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
         d.pop("pixel_average")
         d.pop("pixel_best")
@@ -177,7 +180,8 @@ class Evaluator:
                  config: EvalConfig | None = None, *, qa_identity: str | None = None,
                  overwrite: bool = False, show_progress: bool = True,
                  generator: Any = None, index: Any = None, citation_judge: Any = None,
-                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False) -> None:
+                 answer_judge: AnswerJudge | None = None, rebuild_index: bool = False,
+                 retriever_options: dict[str, Any] | None = None) -> None:
         self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
         self.items = list(items)
         if not self.items:
@@ -191,6 +195,7 @@ class Evaluator:
         self._generator, self._index = generator, index
         self._citation_judge, self._answer_judge = citation_judge, answer_judge
         self.rebuild_index = rebuild_index
+        self.retriever_options = dict(retriever_options or {})  # batch_size, device: runtime, not identity
         self.timings: dict[str, float] = {}
         self.qa_path: str | None = None
 
@@ -302,7 +307,7 @@ class Evaluator:
             rerank = {"rerank": self.config.rerank, "rerank_depth": self.config.rerank_depth} \
                 if self.config.rerank else {}
             self._index = open_index(self.corpus, self.config.retriever, index_dir=self.config.index_dir,
-                                     build=True, show_progress=self.show_progress,
+                                     build=True, show_progress=self.show_progress, **self.retriever_options,
                                      **({"rebuild": True} if self.rebuild_index else {}), **rerank)
         return self._index
 
@@ -347,7 +352,10 @@ class Evaluator:
             from docrag.generation import get_generator
 
             name = self.config.generator
-            self._generator = get_generator(name, **load_settings().generator_options(name))
+            opts = load_settings().generator_options(name)
+            if self.config.coords:
+                opts["coords"] = self.config.coords
+            self._generator = get_generator(name, **opts)
         return self._generator
 
     def _answer_judge_obj(self) -> AnswerJudge | None:

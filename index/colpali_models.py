@@ -66,6 +66,9 @@ MODEL_TYPES: dict[tuple[str, str], str] = {
 def read_config(model: str) -> dict:
     """``config.json`` of a local folder or a hub id (hub cache only when offline); for a PEFT
     adapter, the config of its base model."""
+    from docrag.model_source import check_model_source
+
+    check_model_source(model, "model")
     path = Path(model)
     if path.is_dir():
         cfg = path / "config.json"
@@ -120,10 +123,13 @@ def load_model(family: str, model: str, device: str, dtype: Any) -> tuple[Any, A
     if not classes.multi_vector:
         # colpali-engine 0.3.18's Bi* from_pretrained reads a mapping transformers 5 no longer has
         kwargs["key_mapping"] = dict(getattr(model_cls, "_checkpoint_conversion_mapping", None) or {})
-    net = model_cls.from_pretrained(model, torch_dtype=dtype, attn_implementation=attn, **kwargs)
-    _materialize_tied(net, model)
-    net = net.to(device).eval()
-    processor = proc_cls.from_pretrained(model)
+    from docrag.progress import quiet_model_loading
+
+    with quiet_model_loading():
+        net = model_cls.from_pretrained(model, torch_dtype=dtype, attn_implementation=attn, **kwargs)
+        _materialize_tied(net, model)
+        net = net.to(device).eval()
+        processor = proc_cls.from_pretrained(model)
     return net, processor, classes
 
 
@@ -285,7 +291,10 @@ def _revision(model: str) -> str:
 
 def _factory(family: str):
     def make(arg: str, **opts) -> ColModelRetriever:
+        from docrag.model_source import check_model_source
+
         check_options(family, opts, allowed=ColModelRetriever.OPTIONS)
+        check_model_source(arg, f"retriever '{family}:{arg}'")  # before any index folder is made
         r = ColModelRetriever(family, arg, **opts)
         r.name = f"{family}:{arg}"
         return r

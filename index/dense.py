@@ -33,7 +33,12 @@ def load_sentence_model(path: str, device: str, dtype: str, max_seq_length: int 
     the extractive generator share it)."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
+    from docrag.model_source import check_model_source
+    from docrag.progress import quiet_model_loading
+
+    check_model_source(path, "sentence-transformers model")
+    with quiet_model_loading():
+        model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
     if max_seq_length:
         model.max_seq_length = int(max_seq_length)
     return model
@@ -78,9 +83,27 @@ class SentenceTransformerRetriever(Retriever):
     def _embed(self, texts: list[str], show_progress: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), np.float32)
-        emb = self.model.encode(texts, batch_size=self.batch_size, show_progress_bar=show_progress,
-                                convert_to_numpy=True, normalize_embeddings=True)
-        return np.asarray(emb, dtype=np.float32)
+        if not show_progress or len(texts) <= self.batch_size:
+            emb = self.model.encode(texts, batch_size=self.batch_size, show_progress_bar=False,
+                                    convert_to_numpy=True, normalize_embeddings=True)
+            return np.asarray(emb, dtype=np.float32)
+        # our own labelled bar (sentence-transformers' says only "Batches"); longest texts first, as
+        # sentence-transformers sorts them, so batches stay length-homogeneous across our chunks
+        from tqdm.auto import tqdm
+
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        step = self.batch_size * 8
+        parts = []
+        with tqdm(total=len(texts), desc=f"{self.name}: encoding {len(texts)} text chunk(s)", unit="chunk") as bar:
+            for s in range(0, len(order), step):
+                idx = order[s:s + step]
+                parts.append(self.model.encode([texts[i] for i in idx], batch_size=self.batch_size,
+                                               show_progress_bar=False, convert_to_numpy=True,
+                                               normalize_embeddings=True))
+                bar.update(len(idx))
+        emb = np.empty((len(texts), parts[0].shape[1]), np.float32)
+        emb[order] = np.concatenate(parts).astype(np.float32)
+        return emb
 
     def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[np.ndarray]:
         if self.chunk_words <= 0:
@@ -131,4 +154,7 @@ def make_minilm(arg: str | None, **opts) -> SentenceTransformerRetriever:
 
 @RETRIEVERS.register("dense", needs_arg=True, help="any sentence-transformers model over page text")
 def make_dense(arg: str, **opts) -> SentenceTransformerRetriever:
+    from docrag.model_source import check_model_source
+
+    check_model_source(arg, f"retriever 'dense:{arg}'")  # before any index folder is made
     return _make(f"dense:{arg}", arg, arg, "", opts)

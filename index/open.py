@@ -77,7 +77,7 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
 def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, build: bool, show_progress: bool,
                       **opts: Any):
     family = name.partition(":")[0].strip()
-    if family == "hybrid":
+    if family in ("hybrid", "lang-hybrid"):
         from docrag.index.hybrid import open_hybrid
 
         return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress, **opts)
@@ -122,6 +122,26 @@ def _writer_lock(directory: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def announce_build(name: str, corpus: Corpus, have: set[str], directory: Path, show_progress: bool) -> str:
+    """Say, before any model loads, that an index is being built (first run) or updated, and for how
+    many pages: the one message a user sees before a long first build. Returned for tests."""
+    new = [d for d in corpus.doc_ids() if d not in have]
+    pages = sum(corpus.document(d).n_pages for d in new)
+    if not have:
+        msg = f"building the {name} index for {pages} page(s), once (saved in {directory}; later runs reuse it)"
+    else:
+        msg = f"updating the {name} index: {pages} new page(s) in {len(new)} document(s)"
+    if show_progress:
+        import sys
+
+        from tqdm import tqdm
+
+        tqdm.write(msg, file=sys.stderr)
+    else:  # no bars (a log, a pipe): still say why the first answer takes a while
+        log.warning(msg)
+    return msg
+
+
 def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, options: SearchOptions,
                     index_opts: dict[str, Any], build: bool, show_progress: bool):
     page_source = corpus.page
@@ -137,6 +157,8 @@ def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, optio
                               f"'docrag index {corpus.root} --retriever {name}'")
     stale = set(idx.manifest["doc_ids"]) != set(corpus.doc_ids()) or \
         idx.manifest.get("corpus", {}).get("fingerprint") != corpus.fingerprint()
+    if stale and build:
+        announce_build(name, corpus, set(idx.manifest["doc_ids"]), directory, show_progress)
     if stale:
         if not build:
             have, want = set(idx.manifest["doc_ids"]), set(corpus.doc_ids())

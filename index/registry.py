@@ -19,6 +19,7 @@ _USAGE = {
     "colsmol": "colsmol:<model id or path>",
     "bi": "bi:<model id or path>",
     "hybrid": "hybrid:<retriever a>+<retriever b>",
+    "lang-hybrid": "lang-hybrid:<retriever a>+<retriever b>",
     "gme": "gme:<model id or path>",
     "dse": "dse:<model id or path>",
     "qwen3-vl-embed": "qwen3-vl-embed:<model id or path>",
@@ -35,6 +36,7 @@ RETRIEVERS: Registry[Retriever] = Registry(
         "bm25": "docrag.index.bm25",
         "dummy": "docrag.index.dummy",
         "minilm": "docrag.index.dense",
+        "e5": "docrag.index.e5",
         "dense": "docrag.index.dense",
         "colqwen2": "docrag.index.colpali_models",
         "colqwen2.5": "docrag.index.colpali_models",
@@ -42,6 +44,7 @@ RETRIEVERS: Registry[Retriever] = Registry(
         "colsmol": "docrag.index.colpali_models",
         "bi": "docrag.index.single_vector",
         "hybrid": "docrag.index.hybrid",
+        "lang-hybrid": "docrag.index.hybrid",
         "gme": "docrag.index.gme",
         "dse": "docrag.index.dse",
         "qwen3-vl-embed": "docrag.index.qwen3_vl_embed",
@@ -59,6 +62,18 @@ def get_retriever(name: str, **opts: Any) -> Retriever:
     retriever = RETRIEVERS.create(name, **opts)
     retriever.name = name
     return retriever
+
+
+def check_retriever_name(name: str) -> None:
+    """Raise :class:`~docrag.errors.UnknownNameError` for a name no retriever answers to (hybrids:
+    both parts), before anything is loaded or encoded; ``compare`` checks every name first."""
+    family, arg = RETRIEVERS.split(name)
+    RETRIEVERS.check_name(name)
+    if family == "hybrid":
+        from docrag.index.hybrid import split_parts
+
+        for part in split_parts(arg or ""):
+            check_retriever_name(part)
 
 
 def available_retrievers() -> list[str]:

@@ -563,20 +563,22 @@ class PageIndex:
         if cached and cached[0] == key:
             return cached[1]
         tests = [_field_test(name, value) for name, value in filt.items()]
-        mask = np.array([all(t(self.page_source(pid)) for t in tests) for _, _, pid in self._live()], dtype=bool)
+        pages = [self.page_source(pid) for _, _, pid in self._live()]
+        _check_meta_keys(tests, pages)
+        mask = np.array([all(t(p) for t in tests) for p in pages], dtype=bool)
         self._cache["filter"] = (key, mask)
         return mask
 
 
 _FILTER_ALIASES = {"doc_ids": "doc_id", "page_ids": "page_id", "file_names": "file_name", "langs": "lang",
                    "pages": "page_no"}
-_PAGE_FIELDS = sorted({*Page.__dataclass_fields__, "page_id"} - {"root"})
+_PAGE_FIELDS = sorted({*Page.__dataclass_fields__, "page_id"} - {"root", "meta"})
 
 
 def _field_test(name: str, value: Any) -> Callable[[Page], bool]:
     attr = _FILTER_ALIASES.get(name, name)
-    if attr not in _PAGE_FIELDS:
-        raise DocragError(f"unknown filter field {name!r}; filter on page fields: {', '.join(_PAGE_FIELDS)}")
+    if attr.startswith("meta.") or attr not in _PAGE_FIELDS:
+        return _meta_test(attr.removeprefix("meta."), name, value)
     if isinstance(value, (list, tuple, set, frozenset)):
         wanted = set(value)
 
@@ -592,6 +594,32 @@ def _field_test(name: str, value: Any) -> Callable[[Page], bool]:
 
 def _stages_of(seg: Segment) -> list[str]:
     return [n for n, a in (("centroids", seg.centroids), ("binary", seg.bits), ("muvera", seg.fde)) if a is not None]
+
+
+def _meta_test(key: str, name: str, value: Any) -> Callable[[Page], bool]:
+    """A filter on user metadata given at ingest; values compare as text (``--filter year=2011``
+    matches a sidecar's number 2011)."""
+    wanted = {str(v) for v in value} if isinstance(value, (list, tuple, set, frozenset)) else {str(value)}
+
+    def test(page: Page) -> bool:
+        return key in page.meta and str(page.meta[key]) in wanted
+
+    test.meta_key = key  # type: ignore[attr-defined]
+    test.field_name = name  # type: ignore[attr-defined]
+    return test
+
+
+def _check_meta_keys(tests: list[Callable[[Page], bool]], pages: list[Page]) -> None:
+    """A filter name that is neither a page field nor a metadata key of any page is a typo: say so."""
+    for t in tests:
+        key = getattr(t, "meta_key", None)
+        if key is None or any(key in p.meta for p in pages):
+            continue
+        keys = sorted({k for p in pages for k in p.meta})
+        raise DocragError(f"unknown filter field {t.field_name!r}; filter on page fields: {', '.join(_PAGE_FIELDS)}"
+                          + (f"; or on metadata given at ingest: {', '.join(keys)}" if keys else
+                             " (no page has metadata; add it at ingest with --meta KEY=VALUE or a sidecar "
+                             "FILE.meta.json)"))
 
 
 def _row_payload(kind: str, seg: Segment, r: int) -> Any:

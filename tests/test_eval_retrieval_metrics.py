@@ -24,7 +24,8 @@ from docrag.eval.retrieval_metrics import (
 )
 from docrag.types import Hit
 
-METRICS = (*DEFAULT_METRICS, "ndcg@1", "ndcg@3", "recall@1", "recall@20", "mrr@3", "mrr@20")
+METRICS = (*DEFAULT_METRICS, "ndcg@1", "ndcg@3", "recall@1", "recall@20", "mrr@3", "mrr@20",
+           "map@10", "map@3", "p@1", "p@5", "p@20")
 
 
 def test_hand_computed_values():
@@ -37,6 +38,17 @@ def test_hand_computed_values():
     # two relevant at ranks 1 and 3; IDCG over min(|P|, k) = 2 ones
     assert ndcg_at_k(ranked, {"a", "c"}, 5) == pytest.approx((1 + 0.5) / (1 + 1 / math.log2(3)))
     assert ndcg_at_k(ranked, set(), 5) == 0.0
+
+
+def test_map_and_precision_hand_computed():
+    from docrag.eval.retrieval_metrics import map_at_k, precision_at_k
+
+    ranked = ["a", "b", "c", "d"]
+    # gold a (rank 1) and c (rank 3) and z (never found): AP = (1/1 + 2/3) / 3
+    assert map_at_k(ranked, {"a", "c", "z"}, 10) == pytest.approx((1 + 2 / 3) / 3)
+    assert map_at_k(ranked, {"a", "c", "z"}, 2) == pytest.approx(1 / 3)
+    assert precision_at_k(ranked, {"a", "c"}, 2) == 0.5
+    assert precision_at_k(ranked, {"a", "c"}, 10) == pytest.approx(0.2)  # a short ranking still divides by k
 
 
 def test_canonical_order_matches_trec_eval_tie_breaking():
@@ -98,7 +110,7 @@ def test_recall_curve_is_monotone_and_ends_at_recall_k():
 
 def test_bad_metric_and_bad_ids_are_clear_errors(tmp_path):
     with pytest.raises(InputError, match="unknown retrieval metric"):
-        score_run({}, {"q": {"a"}}, ["map@5"])
+        score_run({}, {"q": {"a"}}, ["bpref@5"])
     with pytest.raises(InputError, match="empty id"):
         write_trec_run(tmp_path / "r.trec", {"": [Hit("a:1", 1.0, 1)]})
 

@@ -167,7 +167,8 @@ def test_load_run_reads_the_runner_records(run_dir: Path, corpus_dir: Path) -> N
     assert any(v["verdict"] == "no" for v in q3.verdicts)
     assert not run.problems
     rows = runs.table_rows(run.records)
-    assert rows[2][:6] == ["q3", "table", "zh", "no", "yes", ""]
+    assert rows[2][:7] == ["q3", "table", "zh", "no", "no", "yes", ""]  # correct, cited gold page, miss, rank
+    assert rows[0][3:5] == ["yes", "yes"]
     assert "grounding" in runs.summary_markdown(run)
 
 

@@ -126,6 +126,91 @@ def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) 
     assert not s.outside_requests(), s.outside_requests()
 
 
+FOOTER = (72.0, 738.0, 420.0, 772.0)   # a box at the very bottom of a 612 x 792 pt page
+
+
+class _FooterGenerator:
+    """Cites a footer box on each of the (up to three) pages it is given."""
+
+    name = "footer"
+
+    def generate(self, question, pages):
+        from docrag.types import Answer, Citation
+
+        cites = [Citation(p.page_id, [p.box_pt(*FOOTER)], i) for i, p in enumerate(pages[:3], start=1)]
+        return Answer(question=question, answer="See the footers.", citations=cites, generator=self.name)
+
+
+def _red_rows(png: bytes):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    red = (img[..., 0] > 170) & (img[..., 1] < 110) & (img[..., 2] < 110)
+    return np.nonzero(red.sum(axis=1) >= 3)[0] / img.shape[0]
+
+
+def _fully_shown(page, selector: str) -> list[dict]:
+    """For each image of a gallery: its rectangle and the gallery's, as the browser lays them out."""
+    return page.eval_on_selector_all(f"{selector} img", """imgs => imgs.map(i => {
+        const r = i.getBoundingClientRect(), g = i.closest('.grid-wrap').getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, gtop: g.top, gbottom: g.bottom, h: r.height, w: r.width,
+                nw: i.naturalWidth, nh: i.naturalHeight}; })""")
+
+
+def test_boxes_at_the_bottom_of_a_page_are_visible_on_every_cited_page(serve, tmp_path: Path) -> None:
+    """Three cited pages with a box in the footer: every page is shown whole, the footer box is inside
+    the visible image (screenshot of each page as laid out), nothing hides in an inner scroll."""
+    from docrag.apps.viewer import build_app
+    from docrag.pipeline import RAG
+
+    pages = {"alpha": ["Revenue grew to 42 million dollars in 2011."], "beta": ["Revenue fell in 2010."],
+             "gamma": ["Revenue of the group in 2009."]}
+    corpus = make_corpus(tmp_path / "corpus", pages)
+    factory = lambda c, r, g: RAG(c, retriever="bm25", generator=_FooterGenerator(),  # noqa: E731
+                                  index_dir=tmp_path / "idx", show_progress=False)
+    s = serve(build_app(corpus, rag_factory=factory, judge="none", allow_upload=False))
+    page = s.page
+    page.fill("#question textarea", "revenue")
+    page.click("#ask")
+    assert _images_loaded(page, "#cited-pages", 3) == 3, "all three cited pages are reachable"
+    for i, r in enumerate(_fully_shown(page, "#cited-pages")):
+        assert r["bottom"] <= r["gbottom"] + 1 and r["top"] >= r["gtop"] - 1, ("clipped by the gallery", i, r)
+        assert abs(r["h"] / r["w"] - r["nh"] / r["nw"]) < 0.02, ("whole page, aspect kept", i, r)
+        shot = page.locator("#cited-pages img").nth(i).screenshot()
+        rows = _red_rows(shot)
+        assert len(rows) and rows.max() > 0.9, f"page {i + 1}: the footer box is not in the visible image"
+    page.screenshot(path=str(tmp_path / "footer.png"), full_page=True)
+    assert not s.outside_requests(), s.outside_requests()
+
+
+def test_runs_tab_shows_whole_pages_and_fitting_headers(serve, tmp_path: Path) -> None:
+    from docrag.apps.viewer import build_app
+
+    corpus = make_corpus(tmp_path / "corpus")
+    run_dir = make_run(tmp_path / "run", corpus)
+    s = serve(build_app(corpus, run_dir, allow_upload=False))
+    page = s.page
+    page.get_by_role("tab", name="Runs").click()
+    page.wait_for_selector("#run-pages img")
+    _images_loaded(page, "#run-pages", 1)
+    for r in _fully_shown(page, "#run-pages"):
+        assert r["bottom"] <= r["gbottom"] + 1, r
+        assert abs(r["h"] / r["w"] - r["nh"] / r["nw"]) < 0.02, r
+    # headers wrap between words only: every header is at least as wide as its longest word
+    widths = page.eval_on_selector_all("#run-table th", """ths => ths.map(t => {
+        const c = document.createElement('canvas').getContext('2d'), el = t.querySelector('span') || t;
+        c.font = getComputedStyle(el).font;
+        const words = t.innerText.split(/\\s+/).filter(w => w);
+        return [t.innerText, el.getBoundingClientRect().width, Math.max(...words.map(w => c.measureText(w).width))];
+    })""")
+    assert widths and all(w + 1 >= longest for _, w, longest in widths), widths
+    assert "cited gold page" in page.inner_text("#run-table")
+    assert "cited a gold page" in page.inner_text("#run-detail")
+
+
 def _pick_option(page, elem_id: str, option: str) -> None:
     page.click(f"#{elem_id} input")
     page.get_by_role("option", name=option, exact=True).click()

@@ -67,9 +67,11 @@ def register(app: typer.Typer) -> None:
         out: Path | None = typer.Option(None, "--out", help="Write per-answer results (JSONL)."),
         evidence: Path | None = typer.Option(None, "--evidence", help="Save crops/overlays/pages here."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Only estimate judge calls."),
-        progress: bool = typer.Option(True, "--progress/--no-progress"),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
         """Score the visual citations of saved answers with a citation judge."""
+        from docrag.apps.commands.common import show_progress
         from docrag.citation import citation_scores, dry_run_many, evaluate_many, get_judge, save_evidence
         from docrag.corpus import Corpus
         from docrag.io import write_jsonl
@@ -89,7 +91,8 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             typer.echo(json.dumps(dry_run_many(items, store, jd, levels=level, mode=mode, cache=cache), indent=1))
             return
-        results = evaluate_many(items, store, jd, levels=level, mode=mode, cache=cache, progress=progress)
+        results = evaluate_many(items, store, jd, levels=level, mode=mode, cache=cache,
+                                progress=show_progress(progress))
         if out is not None:
             write_jsonl(out, [r.to_json() for r in results])
         if evidence is not None:

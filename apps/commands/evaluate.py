@@ -32,8 +32,9 @@ def register(app: typer.Typer) -> None:
         qrels: Path | None = typer.Option(None, "--qrels",
                                           help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
         retriever: str | None = typer.Option(None, "--retriever", "-r",
-                                             help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, "
-                                                  "none). Default: DOCRAG_RETRIEVER / config file / built-in."),
+                                             help="Retriever name (bm25, minilm, lang-hybrid:bm25+minilm, "
+                                                  "colqwen2:<path>, none). "
+                                                  "Default: DOCRAG_RETRIEVER / config file / built-in."),
         generator: str | None = typer.Option(None, "--generator", "-g",
                                              help="Generator name (extractive, openai:<model>, qwen-vl:<path>, none). "
                                                   "Default: DOCRAG_GENERATOR / config file / built-in."),
@@ -57,7 +58,15 @@ def register(app: typer.Typer) -> None:
                                            help="Re-encode the retriever's index (e.g. after its settings changed)."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        coords: str | None = typer.Option(
+            None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
+                                   "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                              help="Pages per encoding batch (model retrievers; not part of the "
+                                                   "run's identity)."),
+        device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu for the retriever's model."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
         pixel_empty: str = typer.Option("skip", "--pixel-empty",
@@ -68,7 +77,8 @@ def register(app: typer.Typer) -> None:
                                        help="Pixel grounding: keep the best annotator per page or per question."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
-        from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
+        from docrag.apps.commands.common import show_progress
+        from docrag.eval.report import GEN_COLUMNS, column_label, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
 
         if context not in CONTEXTS:
@@ -82,9 +92,18 @@ def register(app: typer.Typer) -> None:
         if pixel_best not in ("page", "question"):
             raise typer.BadParameter(f"--pixel-best {pixel_best!r}: use page or question")
         from docrag.config import load_settings
+        from docrag.errors import InputError
+        from docrag.generation.conventions import coords_options
 
         settings = load_settings()
-        config = EvalConfig(retriever=retriever or settings.retriever, generator=generator or settings.generator,
+        gen_name = generator or settings.generator
+        try:
+            gen_coords = coords_options(coords, gen_name).get("coords")
+        except InputError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+        if coords is not None and gen_coords is None:
+            raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
+        config = EvalConfig(retriever=retriever or settings.retriever, generator=gen_name, coords=gen_coords,
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None,
@@ -93,9 +112,13 @@ def register(app: typer.Typer) -> None:
         if qa.is_dir() and not (corpus / "manifest.json").exists():   # a local ViDoRe V3 copy: build its corpus
             from docrag.eval.vidore_v3 import build_corpus, read_dataset
 
-            build_corpus(read_dataset(qa), corpus, show_progress=progress)
+            build_corpus(read_dataset(qa), corpus, show_progress=show_progress(progress))
+        from docrag.apps.commands.common import encoding_options
+
+        opts = {} if config.retriever == "none" else encoding_options(batch_size, device)
         ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=progress, rebuild_index=rebuild_index)
+                                  show_progress=show_progress(progress), rebuild_index=rebuild_index,
+                                  retriever_options=opts)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
@@ -104,8 +127,8 @@ def register(app: typer.Typer) -> None:
                        + f"  (n={ov['n']}, pytrec_eval max diff {ret['pytrec_eval_max_abs_diff']})")
         if gen:
             ov = gen["groups"]["overall"]
-            shown = [f"{GEN_LABELS[c] + (' (proxy)' if c == 'accuracy' and gen['accuracy_is_proxy'] else '')} "
-                     f"{'-' if ov.get(c) is None else format(ov[c], '.2f')}" for c in GEN_COLUMNS]
+            shown = [f"{column_label(c, gen)} {'-' if ov.get(c) is None else format(ov[c], '.2f')}"
+                     for c in GEN_COLUMNS]
             typer.echo("generation " + "  ".join(shown) + f"  (n={ov['n']})")
             typer.echo("stages     " + "  ".join(f"{s} {n}" for s, n in ov["attribution"].items()))
         typer.echo(f"reports in {out}/report.md (json, csv, png beside it)")
@@ -119,7 +142,7 @@ def register(app: typer.Typer) -> None:
                                           help="finragbench-v or vidore-v3: the paper's retrievers on the local "
                                                "data named in the config's [presets.<name>], beside the paper's "
                                                "published numbers."),
-        retrievers: str = typer.Option("bm25,minilm,hybrid:bm25+minilm", "--retrievers",
+        retrievers: str = typer.Option("bm25,minilm,lang-hybrid:bm25+minilm", "--retrievers",
                                        help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
         qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
@@ -133,16 +156,25 @@ def register(app: typer.Typer) -> None:
                                               help="Parent folder for the indexes (default: inside CORPUS)."),
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode every index (e.g. after retriever settings changed)."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        metrics: str | None = typer.Option(
+            None, "--metrics", help="Comma-separated metrics (ndcg@K, recall@K, mrr@K, map@K, p@K); default "
+                                    "nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                              help="Pages per encoding batch (model retrievers)."),
+        device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
-        """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
+        """Compare retrievers: nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5 (in percent)."""
+        from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
+
         if preset is not None:
             from docrag.config import load_settings
             from docrag.eval.presets import render_preset, run_preset
 
-            result = run_preset(preset, load_settings(), k=k, show_progress=progress,
+            result = run_preset(preset, load_settings(), k=k, show_progress=show_progress(progress),
                                 rerank=rerank_options(rerank, rerank_depth) if rerank else None)
             typer.echo(render_preset(result))
             if out is not None:
@@ -153,20 +185,30 @@ def register(app: typer.Typer) -> None:
         if corpus is None or qa is None:
             raise typer.BadParameter("give CORPUS and --qa (or --preset finragbench-v|vidore-v3)")
         from docrag.corpus import Corpus
+        from docrag.errors import DocragError
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa
+        from docrag.eval.retrieval_metrics import COMPARE_METRICS, parse_metric
 
         names = [r.strip() for r in retrievers.split(",") if r.strip()]
         if not names:
             raise typer.BadParameter("--retrievers: give at least one retriever name")
         if len(set(names)) != len(names):
             raise typer.BadParameter(f"--retrievers {retrievers!r}: a retriever is named twice")
+        check_retrievers(names, "--retrievers")
+        metric_names = tuple(m.strip().lower() for m in metrics.split(",") if m.strip()) if metrics else COMPARE_METRICS
+        for m in metric_names:
+            try:
+                parse_metric(m)
+            except DocragError as exc:
+                raise typer.BadParameter(str(exc), param_hint="--metrics") from None
         if runs_dir is None and out is not None:
             runs_dir = out.with_suffix(".runs")
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
         result = compare_retrievers(c, items, names, k=k, index_dir=index_dir, runs_dir=runs_dir,
-                                    show_progress=progress, rebuild=rebuild_index,
+                                    show_progress=show_progress(progress), rebuild=rebuild_index,
+                                    metrics=metric_names, retriever_options=encoding_options(batch_size, device),
                                     **rerank_options(rerank, rerank_depth))
         result["qa"] = str(qa)
         typer.echo(render_table(result, per_category=per_category))
@@ -184,6 +226,9 @@ def register(app: typer.Typer) -> None:
         from docrag.eval.compare import compare_runs, render_runs_table, write_compare_json
 
         result = compare_runs(runs, group=group)
+        if all(r["n"] == 0 for r in result["runs"]):
+            raise typer.BadParameter(f"no run has a group {group!r}; use overall, category:<name> or lang:<code> "
+                                     "as named in report.json", param_hint="--group")
         typer.echo(render_runs_table(result))
         if not result["same_question_count"]:
             typer.echo("note: the runs cover different numbers of questions", err=True)

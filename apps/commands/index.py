@@ -70,6 +70,16 @@ def _default_retriever() -> str:
     return load_settings().retriever
 
 
+def search_row(corpus, hit, query: str) -> dict:
+    """One search result: rank, score, file, page, ids, a text snippet and the page image's path."""
+    from docrag.snippet import snippet
+
+    page = corpus.page(hit.page_id)
+    return {"rank": hit.rank, "score": round(float(hit.score), 6), "file_name": page.file_name,
+            "page_no": page.page_no, "page_id": hit.page_id, "retriever": hit.retriever,
+            "snippet": snippet(page.text, query), "image": str(page.image_path)}
+
+
 def register(app: typer.Typer) -> None:
     """Add ``index`` and ``search`` to ``app``."""
 
@@ -89,13 +99,15 @@ def register(app: typer.Typer) -> None:
                                                help="Multi-vector token pooling factor (hierarchical pooling)."),
         binarize: bool = typer.Option(False, "--binarize", help="Also store sign bits for a popcount first stage."),
         rebuild: bool = typer.Option(False, "--rebuild", help="Discard the existing index and encode every page."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
         trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
         dim: int | None = typer.Option(None, "--dim", min=1,
                                        help="Matryoshka (MRL) dimension of dse:/qwen3-vl-embed:/openai-embed: "
                                             "vectors (stored in the index)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
+        from docrag.apps.commands.common import show_progress
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
@@ -104,7 +116,8 @@ def register(app: typer.Typer) -> None:
             opts["binarize"] = True
         if rebuild:
             opts["rebuild"] = True
-        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=progress, **opts)
+        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=show_progress(progress),
+                         **opts)
         where = getattr(idx, "dir", None) or index_dir or "(part indexes)"
         typer.echo(f"{retriever}: {len(idx)} page(s) indexed in {where}")
 
@@ -120,28 +133,32 @@ def register(app: typer.Typer) -> None:
         filters: list[str] = typer.Option([], "--filter", "-f",
                                           help="Only pages with FIELD=VALUE (doc_id, file_name, lang, page_no, ...)."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu."),
-        as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
+        batch_size: int | None = typer.Option(None, "--batch-size", min=1,
+                                              help="Pages per encoding batch (when the index is built or updated)."),
+        as_json: bool = typer.Option(False, "--json", help="Print hits as JSON (with snippet and page image path)."),
         build: bool = typer.Option(True, "--build/--no-build",
                                    help="Build or update the index first when the corpus changed."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
         trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
-        """Search CORPUS and print the best pages (file name, page, score)."""
+        """Search CORPUS and print the best pages (rank, score, file name, page) with a text snippet."""
+        from docrag.apps.commands.common import check_retrievers, show_progress
         from docrag.corpus import Corpus
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
+        check_retrievers([retriever])
         c = Corpus.open(corpus)
-        idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
-                         **_retriever_options(device, None, None, trust_remote_code=trust_remote_code),
+        idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=show_progress(progress),
+                         **_retriever_options(device, batch_size, None, trust_remote_code=trust_remote_code),
                          **rerank_options(rerank, rerank_depth))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
         rows = []
         for h in hits:
-            page = c.page(h.page_id)
-            rows.append({"rank": h.rank, "score": round(h.score, 6), "file_name": page.file_name,
-                         "page_no": page.page_no, "page_id": h.page_id, "retriever": h.retriever})
+            rows.append(search_row(c, h, query))
             if h.reranker:
                 rows[-1].update(reranker=h.reranker, first_stage_score=round(float(h.first_stage_score), 6),
                                 first_stage_rank=h.first_stage_rank)
@@ -154,3 +171,5 @@ def register(app: typer.Typer) -> None:
             first = (f"  (first stage #{r['first_stage_rank']} {r['first_stage_score']:.4f})"
                      if r.get("reranker") else "")
             typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}{first}")
+            if r["snippet"]:
+                typer.echo(f"       {r['snippet']}")

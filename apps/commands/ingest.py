@@ -32,12 +32,18 @@ def register(app: typer.Typer) -> None:
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
         workers: int = typer.Option(0, "--workers", min=0,
                                     help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
-        progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        meta: list[str] = typer.Option([], "--meta", "-m",
+                                       help="KEY=VALUE metadata for every file of this run (repeat it); a "
+                                            "sidecar FILE.meta.json beside a file adds its own. Filter with "
+                                            "--filter KEY=VALUE."),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                             help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
 
         Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors.
         """
+        from docrag.apps.commands.common import show_progress
         from docrag.corpus import Corpus
         from docrag.errors import CorpusError, InputError
         from docrag.ingestion import ingest
@@ -50,15 +56,24 @@ def register(app: typer.Typer) -> None:
             parse_langs(lang)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--lang") from None
+        from docrag.ingestion.metadata import apply_metadata, parse_meta_items
+
+        try:
+            user_meta = parse_meta_items(meta)
+        except InputError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--meta") from None
         try:
             Corpus.create(out)
         except CorpusError as exc:
             raise typer.BadParameter(str(exc), param_hint="--out") from None
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
-                            image_format=image_format, show_progress=progress, workers=workers or None)
+                            image_format=image_format, show_progress=show_progress(progress), workers=workers or None)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
+        tagged = apply_metadata(Corpus.open(out), paths, user_meta)
+        if tagged:
+            typer.echo(f"metadata attached to {tagged} document(s)", err=True)
         for path, reason in report.failures:
             typer.echo(f"failed: {path}: {reason}", err=True)
         typer.echo(f"{out}: {report.summary()}")

@@ -54,6 +54,9 @@ def model_type_of(path: str) -> str:
     """``model_type`` from the checkpoint's config.json (local folder or cached hub id)."""
     from transformers import AutoConfig
 
+    from docrag.model_source import check_model_source
+
+    check_model_source(path, "qwen-vl")
     try:
         cfg = AutoConfig.from_pretrained(path)
     except (OSError, ValueError) as exc:
@@ -101,8 +104,11 @@ def _load(path: str, device: str, dtype: str, attn: str) -> _Loaded:
         if impl:
             kwargs["attn_implementation"] = impl
         t0 = time.perf_counter()
-        model = cls.from_pretrained(path, **kwargs).to(dev).eval()
-        processor = AutoProcessor.from_pretrained(path)
+        from docrag.progress import quiet_model_loading
+
+        with quiet_model_loading():
+            model = cls.from_pretrained(path, **kwargs).to(dev).eval()
+            processor = AutoProcessor.from_pretrained(path)
         log.info("loaded %s (%s) on %s in %.1fs", path, mtype, dev, time.perf_counter() - t0)
         loaded = _Loaded(model, processor, mtype, dev, threading.Lock())
         _CACHE[key] = loaded

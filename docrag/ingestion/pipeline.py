@@ -120,11 +120,13 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
         _fail(writer, report, r.path, r.reason)
     from tqdm.auto import tqdm
 
+    from docrag.progress import short_name
+
     pool = PagePool(default_workers() if workers is None else max(1, int(workers)))
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
         for src in bar:
-            bar.set_postfix_str(src.path.name[-40:])
+            bar.set_postfix_str(short_name(src.path.name, 40))
             try:
                 _ingest_file(src, writer, opts, report, show_progress, on_page, pool)
             except (FileFailed, DocragError) as exc:
@@ -196,9 +198,11 @@ def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterato
     """Process the pages not staged yet (``make_pages(todo)`` yields them in order) and stage them."""
     from tqdm.auto import tqdm
 
+    from docrag.progress import short_name
+
     todo = [n for n in range(1, staged.document.n_pages + 1) if n not in staged.done_pages()]
     done_before = staged.document.n_pages - len(todo)
-    bar = tqdm(total=staged.document.n_pages, initial=done_before, desc=staged.document.file_name[-30:],
+    bar = tqdm(total=staged.document.n_pages, initial=done_before, desc=short_name(staged.document.file_name),
                unit="page", leave=False, disable=not show_progress)
     for page in make_pages(todo):
         staged.add_page(page)

@@ -75,7 +75,9 @@ def discover(paths: Iterable[str | Path], exclude: Path | None = None) -> tuple[
         if p.is_dir():
             for child in sorted(p.rglob("*")):
                 rel = child.relative_to(p).parts
-                if child.is_file() and not any(part.startswith(".") for part in rel):
+                # hidden entries and metadata sidecars (docrag.ingestion.metadata) are not inputs
+                if child.is_file() and not any(part.startswith(".") for part in rel) \
+                        and not child.name.endswith(".meta.json"):
                     visit(child)
         elif p.is_file():
             visit(p)

@@ -45,11 +45,11 @@ def _words(block: Block) -> list[Word]:
     return out
 
 
-def make_corpus(root: Path) -> Corpus:
-    """A corpus of two one-page documents (``alpha.pdf``, ``beta.pdf``) with text blocks."""
+def make_corpus(root: Path, pages: dict[str, list[str]] | None = None) -> Corpus:
+    """A corpus of one-page documents (default ``alpha.pdf``, ``beta.pdf``) with text blocks."""
     corpus = Corpus.create(root)
     writer = corpus.writer()
-    for name, lines in PAGES.items():
+    for name, lines in (pages or PAGES).items():
         doc = Document(doc_id=f"doc{name}", file_name=f"{name}.pdf", source_path=f"/src/{name}.pdf",
                        sha256=f"sha-{name}", n_pages=1)
         staged = writer.begin(doc)
