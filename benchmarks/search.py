@@ -55,14 +55,21 @@ class PlantedRetriever:
 
 
 def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_centroids: int,
-                block: int = 512) -> dict:
-    """Write pages into ``root`` as a one-segment docrag index; returns timings and sizes."""
+                block: int = 512, tile: int = 0) -> dict:
+    """Write pages into ``root`` as a one-segment docrag index; returns timings and sizes.
+
+    ``tile`` > 0 (a multiple of ``block``): only that many distinct pages are generated (and their
+    first stage built); page ``i`` is a copy of page ``i % tile`` -- for speed runs on a loaded box,
+    where costs do not depend on the values."""
     from numpy.lib.format import open_memmap
 
     shutil.rmtree(root, ignore_errors=True)
     seg = root / "segments" / "synthetic"
     seg.mkdir(parents=True)
-    lengths = np.array([sc.page_length(i) for i in range(n_pages)], dtype=np.int64)
+    distinct = tile if 0 < tile < n_pages else n_pages
+    if distinct % block and distinct != n_pages:
+        raise ValueError(f"--tile must be a multiple of {block}")
+    lengths = np.array([sc.page_length(i % distinct) for i in range(n_pages)], dtype=np.int64)
     offsets = np.zeros(n_pages + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     dim = sc.spec.dim
@@ -70,23 +77,41 @@ def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_c
     tokens = open_memmap(seg / "tokens.npy", mode="w+", dtype=np.float16, shape=(int(offsets[-1]), dim))
     for b in range(0, n_pages, block):
         stop = min(b + block, n_pages)
-        tokens[offsets[b]:offsets[stop]] = np.concatenate(list(sc.pages(b, stop)))
+        if b < distinct:
+            tokens[offsets[b]:offsets[stop]] = np.concatenate(list(sc.pages(b, stop)))
+        else:
+            src = b % distinct
+            tokens[offsets[b]:offsets[stop]] = tokens[offsets[src]:offsets[src + stop - b]]
         if (b // block) % 20 == 0:
             log.info("generated %d/%d pages", stop, n_pages)
     tokens.flush()
     gen_s = time.perf_counter() - t0
     np.save(seg / "offsets.npy", offsets)
-    t0 = time.perf_counter()
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)   # CPU time of a contended multi-threaded build counts spin-waits
+    t0, cpu0 = time.perf_counter(), time.process_time()
     cents, c_off = [], [np.zeros(1, np.int64)]
-    for b in range(0, n_pages, block * 4):
-        stop = min(b + block * 4, n_pages)
+    for b in range(0, distinct, block * 4):
+        stop = min(b + block * 4, distinct)
         c, co = page_centroids(tokens[offsets[b]:offsets[stop]], offsets[b:stop + 1] - offsets[b], n_centroids)
         cents.append(c)
         c_off.append(co[1:] + c_off[-1][-1])
         log.info("centroids %d/%d pages", stop, n_pages)
-    np.save(seg / "centroids.npy", np.concatenate(cents))
-    np.save(seg / "centroid_offsets.npy", np.concatenate(c_off))
-    centroid_s = time.perf_counter() - t0
+    cents_all, c_off_all = np.concatenate(cents), np.concatenate(c_off)
+    if distinct < n_pages:   # copies of the distinct pages' centroids
+        counts = np.diff(c_off_all)[np.arange(n_pages) % distinct]
+        c_off_all = np.zeros(n_pages + 1, dtype=np.int64)
+        np.cumsum(counts, out=c_off_all[1:])
+        reps, rest = divmod(n_pages, distinct)
+        tail = int(np.sum(counts[:rest]))
+        cents_all = np.concatenate([cents_all] * reps + [cents_all[:tail]])
+    np.save(seg / "centroids.npy", cents_all)
+    np.save(seg / "centroid_offsets.npy", c_off_all)
+    centroid_s, centroid_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    centroid_cpu_pages = distinct
+    torch.set_num_threads(threads)
     binary_s = 0.0
     if binary:
         t0 = time.perf_counter()
@@ -105,7 +130,9 @@ def build_index(root: Path, sc: SyntheticCorpus, n_pages: int, binary: bool, n_c
                 "segments": [{"name": "synthetic", "n_pages": n_pages, "dead": []}]}
     (root / "manifest.json").write_text(json.dumps(manifest))
     avg_tokens = float(lengths.mean())
-    return {"generate_s": gen_s, "centroids_s": centroid_s, "binary_s": binary_s, "avg_tokens": avg_tokens,
+    return {"generate_s": gen_s, "centroids_s": centroid_s,
+            "centroids_cpu_ms_per_page": 1000 * centroid_cpu / centroid_cpu_pages, "distinct_pages": distinct,
+            "binary_s": binary_s, "avg_tokens": avg_tokens,
             "bytes_exact": avg_tokens * dim * 2, "bytes_centroids": n_centroids * dim * 2,
             "bytes_binary": avg_tokens * dim / 8}
 
@@ -133,14 +160,15 @@ def run_size(n_pages: int, args, spec: SyntheticSpec, workdir: Path) -> dict:
     sc = SyntheticCorpus(spec)
     root = workdir / f"index-{n_pages}"
     log.info("building %d pages x ~%d tokens", n_pages, spec.tokens_per_page)
-    build = build_index(root, sc, n_pages, args.binarize, args.centroids)
-    queries, targets = sc.queries(n_pages, args.queries)
+    build = build_index(root, sc, n_pages, args.binarize, args.centroids, tile=args.tile)
+    queries, targets = sc.queries(min(n_pages, args.tile or n_pages), args.queries)
     planted = [f"syn:{t + 1}" for t in targets]
     retriever = PlantedRetriever(queries)
     sample = args.queries if n_pages <= args.full_exhaustive_max else min(args.exhaustive_sample, args.queries)
 
     def engine(mode: str, first_stage: tuple[str, ...]) -> PageIndex:
-        opts = SearchOptions(mode=mode, n_candidates=args.candidates, first_stage=first_stage)
+        opts = SearchOptions(mode=mode, n_candidates=args.candidates, first_stage=first_stage,
+                             max_candidates=args.max_candidates, candidates=args.policy)
         idx = PageIndex.load(retriever, root, None, opts)
         for seg in idx.segments:  # keep only the first stage under test
             if "binary" not in first_stage:
@@ -155,6 +183,7 @@ def run_size(n_pages: int, args, spec: SyntheticSpec, workdir: Path) -> dict:
             t0 = time.perf_counter()
             tops.append(fn(qi))
             lat.append(time.perf_counter() - t0)
+            log.info("query %d/%d: %.2f s", qi + 1, n, lat[-1])
         return lat, tops
 
     results: dict[str, dict] = {}
@@ -164,28 +193,44 @@ def run_size(n_pages: int, args, spec: SyntheticSpec, workdir: Path) -> dict:
     results["docrag exhaustive"] = {"lat": lat, "tops": tops, "bytes": build["bytes_exact"]}
     exhaustive_tops = tops
     preloaded = None
-    if n_pages * build["avg_tokens"] * spec.dim * 4 <= PRELOAD_BUDGET:
+    cp_pages = min(args.colpali_pages or n_pages, n_pages)
+    cp_n = min(args.colpali_sample or sample, sample)
+    if cp_pages * build["avg_tokens"] * spec.dim * 4 <= PRELOAD_BUDGET:
         import torch
 
         preloaded = [torch.from_numpy(np.asarray(seg.tokens[seg.offsets[i]:seg.offsets[i + 1]], np.float32))
-                     for i in range(n_pages)]
+                     for i in range(cp_pages)]
 
     def colpali(qi):
-        s = colpali_engine_scores(queries[qi], seg.tokens, seg.offsets, preloaded)
+        s = colpali_engine_scores(queries[qi], seg.tokens, seg.offsets[:cp_pages + 1], preloaded)
         return [f"syn:{i + 1}" for i in np.argsort(-s, kind="stable")[:10]]
 
-    lat, tops = timed(colpali, sample)
+    lat, tops = timed(colpali, cp_n)
+    note = "fp32 preloaded" if preloaded is not None else "fp16 shard streamed as fp32 chunks"
+    if cp_pages < n_pages:   # cost is linear in pages (independent batches of 128): scale the time
+        lat = [t * n_pages / cp_pages for t in lat]
+        note += f"; timed on the first {cp_pages:,} pages x {n_pages / cp_pages:.1f}, quality columns not comparable"
     results["colpali-engine score_multi_vector"] = {"lat": lat, "tops": tops, "bytes": build["bytes_exact"],
-                                                    "note": "fp32 preloaded" if preloaded is not None
-                                                    else "fp16 shard streamed as fp32 chunks"}
+                                                    "note": note}
     stages = [("centroids",)] + ([("binary",), ("centroids", "binary")] if args.binarize else [])
+    if args.first_stage_only:
+        stages = [("centroids",)]
     for fs in stages:
         idx = engine("two-stage", fs)
         n = args.queries if "binary" not in fs or n_pages <= args.full_exhaustive_max else sample
-        lat, tops = timed(lambda qi, idx=idx: [h.page_id for h in idx.search(str(qi), k=10)], n)
+        reranked: list[int] = []
+
+        def search(qi, idx=idx, reranked=reranked):
+            hits = idx.search(str(qi), k=10)
+            reranked.extend(idx.last_search.get("reranked", []))
+            return [h.page_id for h in hits]
+        lat, tops = timed(search, n)
         first_bytes = sum(build[f"bytes_{s}"] for s in fs)
-        results[f"docrag two-stage ({'+'.join(fs)}, {args.candidates} cand.)"] = {
-            "lat": lat, "tops": tops, "bytes": first_bytes}
+        policy = (f"rounds of {args.candidates} up to {args.max_candidates}" if args.policy == "adaptive"
+                  else f"{args.candidates} cand.")
+        results[f"docrag two-stage ({'+'.join(fs)}, {policy})"] = {
+            "lat": lat, "tops": tops, "bytes": first_bytes,
+            "note": f"mean {np.mean(reranked):.0f} reranked" if reranked else ""}
     rows = {}
     for name, r in results.items():
         n = len(r["tops"])
@@ -212,7 +257,8 @@ def markdown(result: dict, spec: SyntheticSpec) -> str:
     lines = [f"\n**{result['pages']:,} pages** x {b['avg_tokens']:.0f} tokens x {spec.dim} dims "
              f"(fp16 shard {result['pages'] * b['bytes_exact'] / 2**30:.1f} GiB, memory-mapped). "
              f"Generation {b['generate_s']:.0f} s (stands in for model encoding); index build: centroids "
-             f"{b['centroids_s']:.1f} s" + (f", sign bits {b['binary_s']:.1f} s" if b["binary_s"] else "") + ".\n",
+             f"{b['centroids_s']:.1f} s ({b['centroids_cpu_ms_per_page']:.2f} ms CPU/page, one thread)"
+             + (f", sign bits {b['binary_s']:.1f} s" if b["binary_s"] else "") + ".\n",
              "| engine | queries | p50 latency | speed-up vs colpali-engine | planted page #1 | planted in top-10 "
              "| found where exhaustive found | top-10 overlap with exhaustive | bytes/page (stage) |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -266,7 +312,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--exhaustive-sample", type=int, default=5,
                    help="queries answered by exhaustive engines above --full-exhaustive-max pages")
     p.add_argument("--full-exhaustive-max", type=int, default=20000)
-    p.add_argument("--candidates", type=int, default=128, help="first-stage candidates reranked exactly")
+    p.add_argument("--candidates", type=int, default=256,
+                   help="first-stage candidates reranked exactly (per round with --policy adaptive)")
+    p.add_argument("--max-candidates", type=int, default=2048, help="cap of the adaptive rounds")
+    p.add_argument("--policy", choices=("adaptive", "fixed"), default="adaptive")
+    p.add_argument("--page-noise", type=float, default=2.0, help="synthetic page noise (harder: 3-4)")
+    p.add_argument("--concepts", type=int, default=8, help="synthetic concepts per page (harder: 32)")
+    p.add_argument("--colpali-sample", type=int, default=0, help="queries colpali-engine answers (0: as exhaustive)")
+    p.add_argument("--colpali-pages", type=int, default=0,
+                   help="colpali-engine scores only the first N pages and its time is scaled to all (0: all)")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument("--tile", type=int, default=0,
+                   help="generate only this many distinct pages (multiple of 512) and repeat them (speed runs)")
+    p.add_argument("--first-stage-only", action="store_true", help="only the default (centroid) two-stage engine")
     p.add_argument("--centroids", type=int, default=32, help="centroids per page")
     p.add_argument("--binarize", action="store_true", help="also benchmark the sign-bit (popcount) first stage")
     p.add_argument("--workdir", type=Path, default=Path("/tmp/docrag-search-bench"))
@@ -279,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retrievers", default="bm25,minilm,hybrid:bm25+minilm,dummy")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     if args.recall is not None:
         if args.qa is None:
             p.error("--recall needs --qa")
@@ -286,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.quick:
         args.pages, args.tokens, args.queries, args.binarize = "1000", 300, 20, True
-    spec = SyntheticSpec(tokens_per_page=args.tokens, token_jitter=max(1, args.tokens // 15))
+    spec = SyntheticSpec(tokens_per_page=args.tokens, token_jitter=max(1, args.tokens // 15),
+                         page_noise=args.page_noise, concepts_per_page=args.concepts)
     results = []
     for n in (int(x) for x in args.pages.split(",")):
         res = run_size(n, args, spec, args.workdir)

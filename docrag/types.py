@@ -182,12 +182,15 @@ class Hit(_PageRef):
     score: float             # the score the hits are ranked by (the reranker's, when reranked)
     rank: int                # 1-based
     retriever: str = ""
+    approximate: bool = False   # found by an approximate (two-stage) search, not exhaustive MaxSim
     reranker: str = ""       # set when a rerank stage reordered the hits
     first_stage_score: float | None = None   # the retriever's own score and rank, kept beside the rerank score
     first_stage_rank: int | None = None
 
     def to_json(self) -> dict:
         out = {"page_id": self.page_id, "score": float(self.score), "rank": self.rank, "retriever": self.retriever}
+        if self.approximate:
+            out["approximate"] = True
         if self.reranker:
             out.update(reranker=self.reranker, first_stage_score=self.first_stage_score,
                        first_stage_rank=self.first_stage_rank)

@@ -156,10 +156,11 @@ class ColModelRetriever(Retriever):
     """A colpali-engine model over page images (multi-vector, or single-vector for Bi* models)."""
 
     input = "image"
-    OPTIONS = ("pool_factor", "query_batch_size")
+    OPTIONS = ("pool_factor", "query_batch_size", "loader_workers")
 
     def __init__(self, family: str, model: str, device: str | None = None, dtype: str | None = None,
-                 batch_size: int = 4, pool_factor: int = 1, query_batch_size: int = 32) -> None:
+                 batch_size: int = 4, pool_factor: int = 1, query_batch_size: int = 32,
+                 loader_workers: int | None = None) -> None:
         self.family = family
         self.model_name = model
         self.device = resolve_device(device)
@@ -167,6 +168,9 @@ class ColModelRetriever(Retriever):
         self.batch_size = int(batch_size)
         self.query_batch_size = int(query_batch_size)
         self.pool_factor = int(pool_factor or 1)
+        # image loading + preprocessing in DataLoader workers (pinned memory on CUDA) overlaps the forward pass
+        self.loader_workers = (2 if self.device.startswith("cuda") else 0) if loader_workers is None \
+            else int(loader_workers)
         self.classes = classes_for(family, model, read_config(model))
         self.kind = "multi" if self.classes.multi_vector else "dense"
         if self.pool_factor > 1 and not self.classes.multi_vector:
@@ -190,7 +194,10 @@ class ColModelRetriever(Retriever):
     def _forward(self, batch: Any) -> tuple[Any, Any]:
         import torch
 
-        batch = batch.to(self.device)
+        if hasattr(batch, "to"):
+            batch = batch.to(self.device)
+        else:   # a plain dict from a DataLoader worker (maybe pinned): copy without blocking the host
+            batch = {k: v.to(self.device, non_blocking=True) if hasattr(v, "to") else v for k, v in batch.items()}
         with torch.inference_mode():
             out = self.net(**batch)
         return out, batch.get("attention_mask")
@@ -200,14 +207,28 @@ class ColModelRetriever(Retriever):
 
         out: list[np.ndarray] = []
         bar = tqdm(total=len(pages), desc=f"encoding pages ({self.family})", unit="page", disable=not show_progress)
-        for i in range(0, len(pages), self.batch_size):
-            chunk = pages[i:i + self.batch_size]
-            images = [p.load_image() for p in chunk]
-            emb, mask = self._forward(self.processor.process_images(images))
+        for n, batch in self._page_batches(pages):
+            emb, mask = self._forward(batch)
             out.extend(self._to_numpy(emb, mask, pool=True))
-            bar.update(len(chunk))
+            bar.update(n)
         bar.close()
         return out
+
+    def _page_batches(self, pages: Sequence[Page]):
+        """(pages in batch, processed batch) in order; with ``loader_workers`` > 0 the images are
+        loaded and preprocessed in DataLoader worker processes (pinned memory on CUDA)."""
+        chunks = [list(pages[i:i + self.batch_size]) for i in range(0, len(pages), self.batch_size)]
+        if self.loader_workers <= 0 or len(chunks) <= 1:
+            for chunk in chunks:
+                yield len(chunk), self.processor.process_images([p.load_image() for p in chunk])
+            return
+        from torch.utils.data import DataLoader
+
+        loader = DataLoader(_PageBatches(chunks, self.processor), batch_size=None,
+                            num_workers=min(self.loader_workers, len(chunks)),
+                            pin_memory=self.device.startswith("cuda"), prefetch_factor=2)
+        for chunk, batch in zip(chunks, loader, strict=True):
+            yield len(chunk), batch
 
     def encode_queries(self, queries: Sequence[str], show_progress: bool = False) -> list[np.ndarray]:
         out: list[np.ndarray] = []
@@ -239,6 +260,19 @@ class ColModelRetriever(Retriever):
                 "dtype": dtype_name(self.dtype),
                 "pooling": f"hierarchical x{self.pool_factor}" if self.pool_factor > 1 else "none",
                 "settings": {"pool_factor": self.pool_factor, "architecture": self.classes.model}}
+
+
+class _PageBatches:
+    """Map-style dataset: item ``i`` = the processed images of page chunk ``i`` as a plain dict."""
+
+    def __init__(self, chunks: list[list[Page]], processor: Any) -> None:
+        self.chunks, self.processor = chunks, processor
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __getitem__(self, i: int) -> dict:
+        return dict(self.processor.process_images([p.load_image() for p in self.chunks[i]]))
 
 
 def _revision(model: str) -> str:

@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 ADOPTED_SETTINGS = ("pool_factor", "chunk_words", "chunk_overlap", "query_prompt", "page_prompt", "dim",
                     "max_pixels", "min_pixels", "query_instruction", "query_length", "document_length")
 # options that configure the index rather than the retriever
-INDEX_OPTIONS = ("rebuild", "first_stage", "binarize", "n_centroids", "n_candidates", "search_mode")
+INDEX_OPTIONS = ("rebuild", "first_stage", "binarize", "n_centroids", "n_candidates", "max_candidates",
+                 "candidates", "search_mode")
 
 
 def split_options(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -38,6 +39,10 @@ def search_options(index_opts: dict[str, Any], device: str | None) -> SearchOpti
         opts.n_centroids = int(index_opts["n_centroids"])
     if "n_candidates" in index_opts:
         opts.n_candidates = int(index_opts["n_candidates"])
+    if "max_candidates" in index_opts:
+        opts.max_candidates = int(index_opts["max_candidates"])
+    if "candidates" in index_opts:
+        opts.candidates = str(index_opts["candidates"])
     if device:
         opts.device = device
     return opts
@@ -51,7 +56,8 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     encoded, removed ones dropped). With ``build=False`` a missing or stale index raises
     :class:`IndexStateError`. Index options: ``rebuild`` (start over), ``first_stage``
     (``"centroids"``, ``"binary"`` or both, multi-vector only), ``binarize``, ``n_centroids``,
-    ``n_candidates``, ``search_mode`` (``auto``/``exact``/``two-stage``); ``rerank`` (a reranker
+    ``n_candidates``, ``max_candidates``, ``candidates`` (``adaptive``/``fixed``), ``search_mode``
+    (``auto``/``exact``/``two-stage``; two-stage hits carry ``approximate=True``); ``rerank`` (a reranker
     name, :mod:`docrag.index.rerank`) and ``rerank_depth`` wrap the index in a rerank stage; other
     options go to the retriever (``device``, ``dtype``, ``batch_size``, ``pool_factor``, ...).
     """

@@ -8,7 +8,7 @@ Layout of an index folder::
     segments/<name>/vectors.npy     dense: (pages, dim) float32
     segments/<name>/tokens.npy      multi: (tokens, dim) float16, rows of page i are offsets[i]:offsets[i+1]
     segments/<name>/offsets.npy
-    segments/<name>/centroids.npy, centroid_offsets.npy, bits.npy   optional first stages
+    segments/<name>/centroids.npy, centroid_offsets.npy, bits.npy, fde.npy   optional first stages
 
 Every change writes new segment folders (under a temporary name, then renamed) and only then
 rewrites ``manifest.json`` atomically, so a crash mid-update leaves the previous index loadable;
@@ -52,10 +52,13 @@ class IndexStateError(DocragError):
 class SearchOptions:
     """How multi-vector indexes are searched and what first stages they build."""
 
-    first_stage: tuple[str, ...] = ("centroids",)   # any of "centroids", "binary"
+    first_stage: tuple[str, ...] = ("centroids",)   # any of "centroids", "binary", "muvera"
     n_centroids: int = 32
-    n_candidates: int = 256
-    mode: str = "auto"          # "auto" (two-stage when it pays), "exact", "two-stage"
+    n_candidates: int = 256     # pages reranked exactly per round (and at least)
+    max_candidates: int = 2048  # adaptive rounds stop here at the latest
+    candidates: str = "adaptive"   # "adaptive" (rounds until the top-k settles) or "fixed" (n_candidates)
+    patience: int = 2           # adaptive: stop after this many rounds in a row leave the top-k unchanged
+    mode: str = "auto"          # "auto" (two-stage when the corpus exceeds max_candidates), "exact", "two-stage"
     device: str = "cpu"
     resident_bytes: int = 4 << 30   # keep token matrices up to this size converted in (GPU) memory
 
@@ -76,6 +79,7 @@ class Segment:
     centroids: np.ndarray | None = None
     centroid_offsets: np.ndarray | None = None
     bits: np.ndarray | None = None
+    fde: np.ndarray | None = None
     dead: set[int] = field(default_factory=set)   # rows of deleted pages
 
     def __len__(self) -> int:
@@ -107,6 +111,10 @@ class Segment:
                                                                    device=opts.device)
         if "binary" in opts.first_stage:
             self.bits = binarize(self.tokens)
+        if "muvera" in opts.first_stage:
+            from docrag.index.firststage import Muvera
+
+            self.fde = Muvera(int(self.tokens.shape[1])).pages(self.tokens, self.offsets).astype(np.float16)
 
     def save(self, seg_root: Path) -> None:
         """Write into ``seg_root/<name>`` via a temporary folder and one rename."""
@@ -116,7 +124,7 @@ class Segment:
         atomic_write_json(tmp / "pages.json", self.page_ids, indent=None)
         if self.terms is not None:
             write_jsonl(tmp / "terms.jsonl", self.terms)
-        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits"):
+        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits", "fde"):
             arr = getattr(self, attr)
             if arr is not None:
                 np.save(tmp / f"{attr}.npy", np.ascontiguousarray(arr))
@@ -130,7 +138,7 @@ class Segment:
         seg = cls(name=seg_dir.name, page_ids=read_json(seg_dir / "pages.json"), dead=set(dead))
         if kind == "sparse":
             seg.terms = list(read_jsonl(seg_dir / "terms.jsonl"))
-        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits"):
+        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits", "fde"):
             path = seg_dir / f"{attr}.npy"
             if path.exists():
                 setattr(seg, attr, np.load(path, mmap_mode="r"))
@@ -187,6 +195,7 @@ class PageIndex:
         self.options = options
         self._cache: dict[str, Any] = {}
         self._deferred = False   # a rebuild: the manifest (the previous index) is replaced only at the end
+        self.last_search: dict[str, Any] = {}   # how the last multi-vector search ran (mode, approximate, ...)
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -366,7 +375,9 @@ class PageIndex:
         allowed = self._filter_mask(filter) if filter else None
         encoded = self.retriever.encode_queries(queries)
         if self.kind == "multi":
-            return [self._topk(row, k, allowed) for row in self._multi_scores(encoded, allowed, k)]
+            scores = self._multi_scores(encoded, allowed, k)
+            approx = self.last_search.get("approximate", False)
+            return [self._topk(row, k, allowed, approximate=approx) for row in scores]
         if self.kind == "sparse":  # pages sharing no term with the query are not hits
             scores = self._sparse_scores(encoded)
             return [self._topk(row, k, row > 0 if allowed is None else allowed & (row > 0)) for row in scores]
@@ -374,7 +385,7 @@ class PageIndex:
             return self._faiss_search(encoded, k)
         return [self._topk(row, k, allowed) for row in self._dense_scores(encoded)]
 
-    def _topk(self, scores: np.ndarray, k: int, allowed: np.ndarray | None) -> list[Hit]:
+    def _topk(self, scores: np.ndarray, k: int, allowed: np.ndarray | None, approximate: bool = False) -> list[Hit]:
         scores = np.asarray(scores, dtype=np.float64).copy()
         valid = ~np.isnan(scores)
         if allowed is not None:
@@ -382,8 +393,8 @@ class PageIndex:
         idx = np.flatnonzero(valid)
         order = idx[np.argsort(-scores[idx], kind="stable")][:k]
         live = self._live()
-        return [Hit(page_id=live[i][2], score=float(scores[i]), rank=r + 1, retriever=self.name)
-                for r, i in enumerate(order)]
+        return [Hit(page_id=live[i][2], score=float(scores[i]), rank=r + 1, retriever=self.name,
+                    approximate=approximate) for r, i in enumerate(order)]
 
     def _sparse_scores(self, encoded: list[list[str]]) -> np.ndarray:
         if "bm25" not in self._cache:
@@ -447,14 +458,16 @@ class PageIndex:
         out = np.full((len(encoded), n), np.nan, dtype=np.float32)
         per_seg = self._rows_per_segment(allowed)
         n_allowed = sum(len(v[0]) for v in per_seg.values())
-        has_stage = all(s.centroids is not None or s.bits is not None for s in self.segments)
+        has_stage = all(s.centroids is not None or s.bits is not None or s.fde is not None for s in self.segments)
         mode = self.options.mode
-        two_stage = has_stage and (mode == "two-stage" or
-                                   (mode == "auto" and n_allowed > 2 * max(self.options.n_candidates, k)))
+        o = self.options
+        cap = max(o.max_candidates if o.candidates == "adaptive" else o.n_candidates, k)
+        two_stage = has_stage and (mode == "two-stage" or (mode == "auto" and n_allowed > cap))
         if mode == "two-stage" and not has_stage:
             raise IndexStateError(f"{self.dir}: two-stage search needs first-stage data; rebuild the index "
                                   "with a first stage (default centroids, or --binarize)")
         dev = self.options.device
+        self.last_search = {"mode": "two-stage" if two_stage else "exact", "approximate": two_stage}
         if not two_stage:
             for si, (rows, poss) in per_seg.items():
                 seg = self.segments[si]
@@ -462,21 +475,38 @@ class PageIndex:
                 out[:, poss] = maxsim_scores(encoded, self._tokens(seg), seg.offsets,
                                              None if full else np.array(rows), device=dev)
             return out
-        first = np.full((len(encoded), n), -np.inf, dtype=np.float32)
+        return self._two_stage(encoded, per_seg, out, k)
+
+    def _two_stage(self, encoded: list[np.ndarray], per_seg: dict, out: np.ndarray, k: int) -> np.ndarray:
+        """First-stage scores, then exact MaxSim of the best pages in rounds (see
+        :func:`docrag.index.firststage.rerank_rounds`); pages never reranked stay NaN (not hits)."""
+        from docrag.index.firststage import rerank_rounds
+        from docrag.index.maxsim import maxsim_scores
+
+        live = self._live()
+        first = np.full(out.shape, -np.inf, dtype=np.float32)
         for si, (rows, poss) in per_seg.items():
             first[:, poss] = self._first_stage(encoded, self.segments[si], np.array(rows))
-        n_cand = max(self.options.n_candidates, k)
+        o = self.options
+        n_min = max(o.n_candidates, k)
+        n_max = max(o.max_candidates, n_min) if o.candidates == "adaptive" else n_min
+        reranked = []
         for qi, q in enumerate(encoded):
-            row = first[qi]
-            cand = np.argpartition(-row, n_cand - 1)[:n_cand] if n_cand < n else np.arange(n)
-            cand = cand[np.isfinite(row[cand])]
-            by_seg: dict[int, list[int]] = {}
-            for pos in cand:
-                by_seg.setdefault(live[pos][0], []).append(int(pos))
-            for si, poss in by_seg.items():
-                seg = self.segments[si]
-                rows = np.array([live[p][1] for p in poss])
-                out[qi, poss] = maxsim_scores([q], self._tokens(seg), seg.offsets, rows, device=dev)[0]
+            def exact(positions: np.ndarray, q: np.ndarray = q) -> np.ndarray:
+                res = np.empty(len(positions), dtype=np.float32)
+                seg_of = np.array([live[p][0] for p in positions])
+                for si in np.unique(seg_of):
+                    sel = np.flatnonzero(seg_of == si)
+                    seg = self.segments[int(si)]
+                    rows = np.array([live[positions[j]][1] for j in sel])
+                    res[sel] = maxsim_scores([q], self._tokens(seg), seg.offsets, rows, device=o.device)[0]
+                return res
+
+            pos, scores, _ = rerank_rounds(first[qi], exact, k, n_min, n_min, n_max, patience=o.patience)
+            out[qi, pos] = scores
+            reranked.append(len(pos))
+        self.last_search.update(first_stage=sorted({n for s in self.segments for n in _stages_of(s)}),
+                                candidates=o.candidates, reranked=reranked)
         return out
 
     def _tokens(self, seg: Segment, attr: str = "tokens") -> Any:
@@ -508,6 +538,11 @@ class PageIndex:
         if seg.centroids is not None:
             stages.append(maxsim_scores(encoded, self._tokens(seg, "centroids"), seg.centroid_offsets, rows,
                                         device=self.options.device))
+        if seg.fde is not None:
+            from docrag.index.firststage import Muvera
+
+            q_fde = Muvera(int(seg.tokens.shape[1])).queries(encoded)
+            stages.append(q_fde @ self._fde_matrix(seg)[rows].T)
         if seg.bits is not None:
             sub_off = seg.offsets
             full = binary_maxsim(encoded, seg.bits, sub_off, dim=int(seg.tokens.shape[1]))
@@ -520,6 +555,13 @@ class PageIndex:
             ranks = np.argsort(np.argsort(-s, axis=1, kind="stable"), axis=1)
             fused += 1.0 / (60.0 + ranks)
         return fused
+
+    def _fde_matrix(self, seg: Segment) -> np.ndarray:
+        """The segment's MUVERA encodings as fp32 (kept per segment)."""
+        cache = seg.__dict__.setdefault("_resident", {})
+        if "fde32" not in cache:
+            cache["fde32"] = np.asarray(seg.fde, dtype=np.float32)
+        return cache["fde32"]
 
     # -- filters -------------------------------------------------------------------------------
     def _filter_mask(self, filt: dict) -> np.ndarray:
@@ -557,6 +599,10 @@ def _field_test(name: str, value: Any) -> Callable[[Page], bool]:
             got = getattr(page, attr)
             return (got.value if hasattr(got, "value") else got) == value
     return test
+
+
+def _stages_of(seg: Segment) -> list[str]:
+    return [n for n, a in (("centroids", seg.centroids), ("binary", seg.bits), ("muvera", seg.fde)) if a is not None]
 
 
 def _meta_test(key: str, name: str, value: Any) -> Callable[[Page], bool]:
@@ -610,6 +656,10 @@ def _new_manifest(retriever: Retriever, options: SearchOptions) -> dict:
     if retriever.kind == "multi":
         m["first_stage"] = list(options.first_stage)
         m["n_centroids"] = options.n_centroids
+        m["search"] = {"mode": options.mode, "candidates": options.candidates,
+                       "n_candidates": options.n_candidates, "max_candidates": options.max_candidates,
+                       "approximate": "two-stage searches (mode two-stage, or auto above max_candidates pages) "
+                                      "rerank first-stage candidates; search_mode=exact scores every page"}
         m["dtype"] = "float16"
     return m
 

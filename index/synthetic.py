@@ -86,3 +86,52 @@ class SyntheticCorpus:
         rng = self._rng(3, n_pages)
         targets = rng.choice(n_pages, n_queries, replace=n_queries > n_pages)
         return [self.query(int(t), j) for j, t in enumerate(targets)], targets
+
+
+class ResampledCorpus:
+    """Scales a real multi-vector corpus to any size while keeping its token distribution.
+
+    A codebook (:func:`docrag.index.firststage.train_codebook`, ``n_coarse`` x ``n_fine`` codes) is
+    fitted on the real tokens. Pages ``0 .. n_real-1`` are the real pages. Page ``i >= n_real``
+    splices the code sequence of a prefix of one real page with a suffix of another (so topics
+    co-occur as in real pages, in new combinations), and every token becomes its code's centroid
+    plus the residual of a random real token with the same code, unit-normalised. Deterministic:
+    page ``i`` is the same whatever order pages are made in.
+    """
+
+    def __init__(self, tokens: np.ndarray, offsets: np.ndarray, n_coarse: int = 64, n_fine: int = 64,
+                 seed: int = 0) -> None:
+        from docrag.index.firststage import assign_codes, train_codebook
+
+        self.tokens = np.asarray(tokens)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.n_real = len(self.offsets) - 1
+        self.seed = seed
+        self.codebook = train_codebook(self.tokens, n_coarse, n_fine).astype(np.float32)
+        self.codes = assign_codes(self.tokens, self.codebook, n_fine).astype(np.int64)
+        self.residuals = self.tokens.astype(np.float32) - self.codebook[self.codes]
+        self.by_code = np.argsort(self.codes, kind="stable")
+        self.code_ptr = np.searchsorted(self.codes[self.by_code], np.arange(len(self.codebook) + 1))
+
+    def page(self, i: int) -> np.ndarray:
+        """Token matrix of page ``i`` (float32, unit rows)."""
+        if i < self.n_real:
+            return self.tokens[self.offsets[i]:self.offsets[i + 1]].astype(np.float32)
+        rng = np.random.default_rng([self.seed, 7, i])
+        a, b = rng.integers(0, self.n_real, 2)
+        ca = self.codes[self.offsets[a]:self.offsets[a + 1]]
+        cb = self.codes[self.offsets[b]:self.offsets[b + 1]]
+        cut_a = int(rng.integers(1, len(ca) + 1)) if len(ca) else 0
+        cut_b = int(rng.integers(0, len(cb))) if len(cb) else 0
+        codes = np.concatenate([ca[:cut_a], cb[cut_b:]])[:max(len(ca), len(cb))]
+        lo, hi = self.code_ptr[codes], self.code_ptr[codes + 1]
+        donors = self.by_code[lo + (rng.random(len(codes)) * (hi - lo)).astype(np.int64)]
+        x = self.codebook[codes] + self.residuals[donors]
+        return (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-6)).astype(np.float32)
+
+    def page_length(self, i: int) -> int:
+        return len(self.page(i)) if i >= self.n_real else int(self.offsets[i + 1] - self.offsets[i])
+
+    def pages(self, start: int, stop: int) -> Iterator[np.ndarray]:
+        for i in range(start, stop):
+            yield self.page(i)
