@@ -8,6 +8,7 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     judge = "grounding"                 # DOCRAG_JUDGE      -- citation judge, e.g. "openai:gpt-4o"
     k = 10                              # DOCRAG_K          -- pages retrieved per question
     index_dir = "/data/indexes"         # DOCRAG_INDEX_DIR  -- where indexes live (default: inside the corpus)
+    store = "qdrant:/data/qdrant"       # DOCRAG_STORE      -- "embedded" (default), qdrant:PATH[#coll], qdrant:URL[/coll]
 
     [generation]                        # options passed to the generator
     max_width = 1024                    # DOCRAG_MAX_WIDTH   resize policy: fit max_width x max_height
@@ -49,7 +50,7 @@ DEFAULT_JUDGE = "grounding"
 DEFAULT_K = 10
 
 _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": str, "judge": str, "k": int,
-                                                "index_dir": str}
+                                                "index_dir": str, "store": str}
 _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
@@ -74,6 +75,7 @@ class Settings:
     judge: str = DEFAULT_JUDGE
     k: int = DEFAULT_K
     index_dir: str | None = None
+    store: str | None = None
     generation: dict[str, Any] = field(default_factory=dict)
     openai: dict[str, Any] = field(default_factory=dict)
     source: dict[str, str] = field(default_factory=dict)   # key -> "default" | file path | env var

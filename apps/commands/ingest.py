@@ -33,6 +33,11 @@ def register(app: typer.Typer) -> None:
         workers: int = typer.Option(0, "--workers", min=0,
                                     help="Processes for the pages of large PDFs (0 = one per CPU core, max 4)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        engine: str = typer.Option("local", "--engine",
+                                   help="local (worker processes) or ray (Ray tasks; see docs/scale.md)."),
+        ray_address: str | None = typer.Option(None, "--ray-address",
+                                               help="Ray cluster to use with --engine ray (default $RAY_ADDRESS, "
+                                                    "else a local cluster of --workers CPUs)."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
 
@@ -46,6 +51,7 @@ def register(app: typer.Typer) -> None:
         _choice("--renderer", renderer, RENDERERS)
         _choice("--ocr", ocr, OCR_MODES)
         _choice("--image-format", image_format, IMAGE_FORMATS)
+        _choice("--engine", engine, ("local", "ray"))
         try:
             parse_langs(lang)
         except ValueError as exc:
@@ -56,7 +62,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(str(exc), param_hint="--out") from None
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
-                            image_format=image_format, show_progress=progress, workers=workers or None)
+                            image_format=image_format, show_progress=progress, workers=workers or None,
+                            engine=engine, ray_address=ray_address)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
         for path, reason in report.failures:

@@ -67,7 +67,7 @@ class HookInterrupt(BaseException):
 def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: float = 144,
            renderer: str = "pymupdf", ocr: str = "auto", lang: str = "en,ch", image_format: str = "png",
            show_progress: bool = True, on_page: PageHook | None = None,
-           workers: int | None = None) -> IngestReport:
+           workers: int | None = None, engine: str = "local", ray_address: str | None = None) -> IngestReport:
     """Ingest PDFs, page images and folders of them (recursively) into the corpus at ``out``.
 
     ``ocr``: ``auto`` OCRs pages without a usable text layer, ``always`` every page, ``never`` none.
@@ -77,14 +77,21 @@ def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: fl
     is staged (tests use it to interrupt a run). ``workers``: processes for the pages of large PDFs
     (default: the usable CPU cores, at most 4; 1 = all in this process). Raises :class:`InputError` for bad options;
     per-file problems are reported in ``IngestReport.failures`` and recorded in the corpus manifest.
+    ``engine="ray"``: PDF pages are processed as Ray tasks (``ray_address``: an existing cluster,
+    default a local one of ``workers`` CPUs); the corpus is the same as the local engine's.
     """
     opts = _options(dpi, renderer, ocr, lang, image_format)
+    if engine not in ("local", "ray"):
+        raise InputError(f"unknown engine {engine!r}; choose local or ray")
+    if engine == "ray" and renderer != "pymupdf":
+        raise InputError("--engine ray renders with pymupdf; drop --renderer pdf2image or use the local engine")
     if isinstance(paths, (str, Path)):
         paths = [paths]
     t0 = time.perf_counter()
     corpus = Corpus.create(out)
     with _writer_lock(Path(out)):
-        return _ingest_locked(corpus, paths, Path(out), opts, t0, show_progress, on_page, workers)
+        return _ingest_locked(corpus, paths, Path(out), opts, t0, show_progress, on_page, workers,
+                              engine, ray_address)
 
 
 @contextlib.contextmanager
@@ -112,7 +119,8 @@ def _writer_lock(root: Path):
 
 
 def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts: PageOptions, t0: float,
-                   show_progress: bool, on_page: PageHook | None, workers: int | None) -> IngestReport:
+                   show_progress: bool, on_page: PageHook | None, workers: int | None,
+                   engine: str = "local", ray_address: str | None = None) -> IngestReport:
     writer = corpus.writer()
     sources, rejected = discover(paths, exclude=Path(out))
     report = IngestReport()
@@ -120,7 +128,13 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
         _fail(writer, report, r.path, r.reason)
     from tqdm.auto import tqdm
 
-    pool = PagePool(default_workers() if workers is None else max(1, int(workers)))
+    if engine == "ray":
+        from docrag.ingestion.ray_engine import RayPagePool
+
+        pool = RayPagePool(ray_address, num_cpus=workers)
+        pool.plan(sources, writer, opts)
+    else:
+        pool = PagePool(default_workers() if workers is None else max(1, int(workers)))
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
         for src in bar:
