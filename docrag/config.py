@@ -8,7 +8,7 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     judge = "grounding"                 # DOCRAG_JUDGE      -- citation judge, e.g. "openai:gpt-4o"
     k = 10                              # DOCRAG_K          -- pages retrieved per question
     index_dir = "/data/indexes"         # DOCRAG_INDEX_DIR  -- where indexes live (default: inside the corpus)
-    store = "qdrant:/data/qdrant"       # DOCRAG_STORE      -- "embedded" (default), qdrant:PATH[#coll], qdrant:URL[/coll]
+    store = "qdrant:/data/qdrant"       # DOCRAG_STORE      -- embedded (default), qdrant:PATH[#coll], qdrant:URL[/coll]
 
     [generation]                        # options passed to the generator
     max_width = 1024                    # DOCRAG_MAX_WIDTH   resize policy: fit max_width x max_height

@@ -230,8 +230,9 @@ class QdrantIndex:
 
         info = self.retriever.describe()
         if self.manifest.get("retriever") != self.retriever.name:
-            raise IndexStateError(f"{self.manifest_path}: this store holds retriever {self.manifest.get('retriever')!r}, "
-                                  f"not {self.retriever.name!r}; name another collection or rebuild with --rebuild")
+            raise IndexStateError(f"{self.manifest_path}: this store holds retriever "
+                                  f"{self.manifest.get('retriever')!r}, not {self.retriever.name!r}; name another "
+                                  "collection or rebuild with --rebuild")
         if self.manifest.get("settings", {}) != info.get("settings", {}):
             raise IndexStateError(f"{self.manifest_path}: built with settings {self.manifest.get('settings')}, asked "
                                   f"for {info.get('settings')}; use the same settings or rebuild with --rebuild")

@@ -89,6 +89,8 @@ def register(app: typer.Typer) -> None:
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of an openai: generator's replies: pixel (default) or norm1000."),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
         progress: bool = typer.Option(True, "--progress/--no-progress",
                                       help="Show progress bars while building an index."),
     ) -> None:
@@ -101,6 +103,9 @@ def register(app: typer.Typer) -> None:
 
         doc is the PDF's file name, page is 1-based, boxes are x0 y0 x1 y1 in PDF points (top-left origin).
         """
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.config import load_settings
         from docrag.corpus import Corpus
         from docrag.pipeline import RAG

@@ -53,11 +53,16 @@ def register(app: typer.Typer) -> None:
                                               help="Index folder (default CORPUS/indexes/<name>)."),
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode the retriever's index (e.g. after its settings changed)."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
 
@@ -106,9 +111,14 @@ def register(app: typer.Typer) -> None:
                                               help="Parent folder for the indexes (default: inside CORPUS)."),
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode every index (e.g. after retriever settings changed)."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.corpus import Corpus
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa

@@ -39,6 +39,32 @@ def _retriever_options(device: str | None, batch_size: int | None, pool_factor: 
     return opts
 
 
+STORE_HELP = ("Where vectors live: embedded (default, or the config's 'store'), qdrant:PATH[#collection] "
+              "(local mode) or qdrant:http(s)://HOST[:PORT][/collection] (API key from $QDRANT_API_KEY).")
+
+
+def _check_store(store: str | None) -> str | None:
+    """``--store`` checked early (usage error, exit 2), passed on unchanged."""
+    if store is None:
+        return None
+    from docrag.errors import InputError
+    from docrag.index.qdrant_store import parse_store
+
+    try:
+        parse_store(store)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--store") from None
+    return store
+
+
+def use_store(store: str | None) -> None:
+    """Make ``--store`` the default of every index this process opens (ask, eval, compare, view)."""
+    import os
+
+    if _check_store(store) is not None:
+        os.environ["DOCRAG_STORE"] = str(store)
+
+
 def _default_retriever() -> str:
     """The retriever ``ask`` uses: DOCRAG_RETRIEVER, the config file, or the built-in default."""
     from docrag.config import load_settings
@@ -66,6 +92,11 @@ def register(app: typer.Typer) -> None:
         binarize: bool = typer.Option(False, "--binarize", help="Also store sign bits for a popcount first stage."),
         rebuild: bool = typer.Option(False, "--rebuild", help="Discard the existing index and encode every page."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+        engine: str = typer.Option("local", "--engine", help="local, or ray: encode on a Ray actor pool "
+                                                             "(one model replica per GPU, else 2 CPU actors)."),
+        ray_address: str | None = typer.Option(None, "--ray-address",
+                                               help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
         from docrag.index import open_index
@@ -76,8 +107,13 @@ def register(app: typer.Typer) -> None:
             opts["binarize"] = True
         if rebuild:
             opts["rebuild"] = True
-        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=progress, **opts)
+        if engine not in ("local", "ray"):
+            raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
+        idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=progress,
+                         store=_check_store(store), engine=engine, ray_address=ray_address, **opts)
         where = getattr(idx, "dir", None) or index_dir or "(part indexes)"
+        if getattr(idx, "collection", None):
+            where = f"{idx.spec.describe()} collection {idx.collection}"
         typer.echo(f"{retriever}: {len(idx)} page(s) indexed in {where}")
 
     @app.command("search")
@@ -95,6 +131,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print hits as JSON."),
         build: bool = typer.Option(True, "--build/--no-build",
                                    help="Build or update the index first when the corpus changed."),
+        store: str | None = typer.Option(None, "--store", help=STORE_HELP),
     ) -> None:
         """Search CORPUS and print the best pages (file name, page, score)."""
         from docrag.corpus import Corpus
@@ -103,7 +140,7 @@ def register(app: typer.Typer) -> None:
         retriever = retriever or _default_retriever()
         c = Corpus.open(corpus)
         idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
-                         **_retriever_options(device, None, None))
+                         store=_check_store(store), **_retriever_options(device, None, None))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
         rows = []
         for h in hits:

@@ -37,8 +37,13 @@ def register(app: typer.Typer) -> None:
             None, "--upload-dir", help="Where uploaded PDFs are kept (default: CORPUS-uploads beside the corpus)."),
         max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.1, help="Largest PDF accepted, in MiB."),
         no_upload: bool = typer.Option(False, "--no-upload", help="Do not offer PDF uploads."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.apps.viewer import build_app, serve
         from docrag.apps.viewer_upload import UploadPolicy
         from docrag.corpus import Corpus
