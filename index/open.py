@@ -45,7 +45,7 @@ def search_options(index_opts: dict[str, Any], device: str | None) -> SearchOpti
 
 def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | None = None, build: bool = True,
                show_progress: bool = True, store: str | None = None, engine: str | None = None,
-               ray_address: str | None = None, **opts: Any):
+               ray_address: str | None = None, ray_actors: int | None = None, **opts: Any):
     """Open the index of ``corpus`` for retriever ``name`` (default folder ``<corpus>/indexes/<slug>``).
 
     With ``build=True`` a missing index is built and a stale one updated (only new documents are
@@ -58,7 +58,8 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     ``store``: ``embedded`` (default: the config file's ``store``, else the in-house index) or
     ``qdrant:PATH[#collection]`` / ``qdrant:http(s)://HOST[/collection]`` (dense and multi-vector
     retrievers; sparse ones stay embedded). ``engine="ray"`` encodes new pages on a Ray actor pool
-    (``ray_address``: an existing cluster; default a local one).
+    (``ray_address``: an existing cluster, default a local one; ``ray_actors``: pool size, default
+    one per GPU, else 2 CPU actors).
     """
     if not isinstance(corpus, Corpus):
         corpus = Corpus.open(corpus)
@@ -67,7 +68,7 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
         from docrag.index.hybrid import open_hybrid
 
         return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress,
-                           store=store, engine=engine, ray_address=ray_address, **opts)
+                           store=store, engine=engine, ray_address=ray_address, ray_actors=ray_actors, **opts)
     retriever_opts, index_opts = split_options(opts)
     spec = _store_spec(store)
     directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
@@ -79,7 +80,7 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     if engine == "ray" and build:
         from docrag.index.ray_encode import RayRetriever
 
-        retriever = RayRetriever(retriever, name, retriever_opts, address=ray_address)
+        retriever = RayRetriever(retriever, name, retriever_opts, address=ray_address, actors=ray_actors)
     if spec is not None and retriever.kind == "sparse":
         log.info("%s is sparse: it stays in the embedded index (%s holds dense and multi-vector ones)",
                  name, spec.describe())

@@ -88,6 +88,10 @@ def client_for(spec: StoreSpec):
 
         raise MissingDependencyError("--store qdrant needs qdrant-client: pip install qdrant-client") from exc
     key = spec.location
+    if not _CLIENTS:
+        import atexit
+
+        atexit.register(close_clients)   # before interpreter teardown, where the client's __del__ fails
     if key not in _CLIENTS:
         if spec.remote:
             _CLIENTS[key] = QdrantClient(url=spec.location, api_key=os.environ.get("QDRANT_API_KEY") or None,

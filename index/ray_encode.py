@@ -26,16 +26,25 @@ log = logging.getLogger(__name__)
 BATCH_PAGES = 16   # pages per task sent to an actor
 
 
+MODELS_PER_ACTOR = 2   # retrievers an actor keeps loaded (hybrid parts, successive indexes)
+_POOLS: dict[tuple, list[Any]] = {}   # (address, actors, GPUs) -> live actors, shared by every RayRetriever
+
+
 class _Encoder:
-    """Actor body: one retriever instance, encoding batches of pages."""
+    """Actor body: encodes batches of pages with retrievers made by name (the last few kept loaded)."""
 
-    def __init__(self, name: str, opts: dict[str, Any]) -> None:
-        from docrag.index.registry import get_retriever
+    def __init__(self) -> None:
+        self.models: dict[str, Retriever] = {}
 
-        self.retriever = get_retriever(name, **opts)
+    def encode(self, name: str, opts: dict[str, Any], pages: list[Page]) -> list[Any]:
+        key = f"{name} {sorted(opts.items())!r}"
+        if key not in self.models:
+            from docrag.index.registry import get_retriever
 
-    def encode(self, pages: list[Page]) -> list[Any]:
-        return self.retriever.encode_pages(pages, show_progress=False)
+            while len(self.models) >= MODELS_PER_ACTOR:
+                self.models.pop(next(iter(self.models)))
+            self.models[key] = get_retriever(name, **opts)
+        return self.models[key].encode_pages(pages, show_progress=False)
 
 
 class RayRetriever(Retriever):
@@ -52,6 +61,7 @@ class RayRetriever(Retriever):
         self.n_actors = actors
         self.batch_pages = max(1, int(batch_pages))
         self._actors: list[Any] = []
+        self._key: tuple = ()
 
     def __getattr__(self, attr: str) -> Any:   # device, dtype, ... of the wrapped retriever
         if attr == "base":
@@ -69,13 +79,15 @@ class RayRetriever(Retriever):
         if not self._actors:
             gpus = cluster_gpus(ray)
             n = self.n_actors or gpus or min(2, cluster_cpus(ray))
-            per = {"num_gpus": 1} if gpus else {"num_cpus": 1}
-            opts = dict(self.opts)
-            if not gpus and "device" not in opts:
-                opts["device"] = "cpu"
-            actor = ray.remote(max_restarts=2, max_task_retries=2, **per)(_Encoder)
-            self._actors = [actor.remote(self.name, opts) for _ in range(n)]
-            log.info("encoding on %d Ray actor(s) (%s)", n, "1 GPU each" if gpus else "1 CPU each")
+            if not gpus and "device" not in self.opts:
+                self.opts["device"] = "cpu"
+            self._key = (self.address, n, gpus)
+            if self._key not in _POOLS:
+                per = {"num_gpus": 1} if gpus else {"num_cpus": 1}
+                actor = ray.remote(max_restarts=2, max_task_retries=2, **per)(_Encoder)
+                _POOLS[self._key] = [actor.remote() for _ in range(n)]
+                log.info("encoding on %d Ray actor(s) (%s)", n, "1 GPU each" if gpus else "1 CPU each")
+            self._actors = _POOLS[self._key]
         return ray
 
     def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[Any]:
@@ -95,7 +107,8 @@ class RayRetriever(Retriever):
             while todo or running:
                 while todo and len(running) < window:
                     bi, batch = todo.popleft()
-                    running[self._actors[bi % len(self._actors)].encode.remote(batch)] = bi
+                    actor = self._actors[bi % len(self._actors)]
+                    running[actor.encode.remote(self.name, self.opts, batch)] = bi
                 done, _ = ray.wait(list(running), num_returns=1)
                 for ref in done:
                     bi = running.pop(ref)
@@ -111,9 +124,9 @@ class RayRetriever(Retriever):
         return [p for batch in out for p in batch]  # type: ignore[union-attr]
 
     def shutdown(self) -> None:
-        """Stop the actors (the cluster stays)."""
+        """Stop this retriever's actor pool (shared with other RayRetrievers; the cluster stays)."""
         if self._actors:
             ray = ensure_ray(self.address)
-            for a in self._actors:
+            for a in _POOLS.pop(self._key, self._actors):
                 ray.kill(a)
             self._actors = []

