@@ -295,15 +295,19 @@ class QdrantIndex:
         payloads = self.retriever.encode_pages(pages, show_progress=show_progress)
         if len(payloads) != len(pages):
             raise RuntimeError(f"{self.name}: encode_pages returned {len(payloads)} payloads for {len(pages)} pages")
-        vectors = [self._vectors(p) for p in payloads]
-        dims = next((int(np.asarray(v[next(iter(v))]).shape[-1]) for v in vectors if v), 0)
+        dims = next((int(np.asarray(p).shape[-1]) for p in payloads if np.asarray(p).size), 0)
         self._ensure_collection(dims)
-        points = [m.PointStruct(id=point_id(p.page_id), vector=v, payload=page_payload(p))
-                  for p, v in zip(pages, vectors, strict=True) if v]
-        for i in range(0, len(points), UPSERT_POINTS):
-            self.client.upsert(self.collection, points[i:i + UPSERT_POINTS], wait=True)
+        n_points = 0
+        for i in range(0, len(pages), UPSERT_POINTS):   # lists of floats are built one request at a time
+            points = [m.PointStruct(id=point_id(p.page_id), vector=v, payload=page_payload(p))
+                      for p, v in ((p, self._vectors(x)) for p, x in zip(pages[i:i + UPSERT_POINTS],
+                                                                           payloads[i:i + UPSERT_POINTS], strict=True))
+                      if v]
+            if points:
+                self.client.upsert(self.collection, points, wait=True)
+            n_points += len(points)
         self.manifest["doc_ids"] = sorted(set(self.manifest["doc_ids"]) | {p.doc_id for p in pages})
-        self.manifest["n_pages"] = int(self.manifest.get("n_pages", 0)) + len(points)
+        self.manifest["n_pages"] = int(self.manifest.get("n_pages", 0)) + n_points
         self._save()
 
     def _vectors(self, payload: Any) -> dict[str, Any]:

@@ -121,3 +121,48 @@ def test_index_engine_ray_builds_the_same_index(cluster, tmp_path):
     assert [[h.page_id for h in hs] for hs in local.search_batch(q)] == \
         [[h.page_id for h in hs] for hs in remote.search_batch(q)]
     remote.retriever.shutdown()
+
+
+def test_eval_engine_ray_answers_on_the_pool_and_resumes(cluster, tmp_path):
+    import json
+
+    from docrag.eval.data import QAItem
+    from docrag.eval.ray_eval import RayEvaluator
+    from docrag.eval.runner import EvalConfig, Evaluator
+
+    corpus = make_corpus(tmp_path / "corpus", FINANCE_DOCS)
+    pid = {p.text.split()[0]: p.page_id for p in corpus.pages()}
+    items = [QAItem("q1", "How much did total revenue grow in 2011?", "12%", gold_pages=[pid["Total"]]),
+             QAItem("q2", "Which table lists arrests by offense category?", "2009", gold_pages=[pid["Arrests"]]),
+             QAItem("q3", "What does the household survey measure?", "financial literacy",
+                    gold_pages=[pid["Household"]])]
+    cfg = EvalConfig(retriever="bm25", generator="extractive", judge="none", answer_judge="proxy", k=3)
+    local = Evaluator(corpus, items, tmp_path / "local", cfg, show_progress=False).run()
+    remote_run = RayEvaluator(corpus, items, tmp_path / "ray", cfg, show_progress=False, actors=1)
+    remote = remote_run.run()
+
+    def records(run, name):
+        rows = [json.loads(line) for line in (tmp_path / run / name).read_text().splitlines()]
+        for r in rows:   # timings differ between runs
+            r.pop("seconds", None)
+            r.get("answer", {}).pop("latency_s", None)
+        return sorted(rows, key=lambda r: r["qid"])
+
+    assert records("ray", "answers.jsonl") == records("local", "answers.jsonl")
+    assert records("ray", "judgements.jsonl") == records("local", "judgements.jsonl")
+    assert remote["generation"]["groups"]["overall"] == local["generation"]["groups"]["overall"]
+    # resumable: a run that lost its last answer makes only that one on the pool
+    path = tmp_path / "ray" / "answers.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))
+    gen = tmp_path / "ray" / "generations.jsonl"
+    keep = [line for line in gen.read_text().splitlines(keepends=True)
+            if json.loads(line)["qid"] in {json.loads(x)["qid"] for x in path.read_text().splitlines()}]
+    gen.write_text("".join(keep))
+    again = RayEvaluator(corpus, items, tmp_path / "ray", cfg, show_progress=False, actors=1)
+    from docrag.eval.runner import _Records
+
+    made = again._answer_on_ray(_Records.load(tmp_path / "ray" / "retrieval.jsonl"), _Records.load(path),
+                                _Records.load(tmp_path / "ray" / "judgements.jsonl"))
+    assert made == (1, 0)   # one answer; its verdict was already recorded
+    again.run()
+    assert records("ray", "answers.jsonl") == records("local", "answers.jsonl")

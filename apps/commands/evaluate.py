@@ -57,6 +57,10 @@ def register(app: typer.Typer) -> None:
                                          "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
+        engine: str = typer.Option("local", "--engine",
+                                   help="local, or ray: generate and judge answers on a Ray actor pool."),
+        ray_address: str | None = typer.Option(None, "--ray-address",
+                                               help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
@@ -77,8 +81,16 @@ def register(app: typer.Typer) -> None:
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None)
-        ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=progress, rebuild_index=rebuild_index)
+        if engine not in ("local", "ray"):
+            raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
+        extra: dict = {}
+        runner_cls = Evaluator
+        if engine == "ray":
+            from docrag.eval.ray_eval import RayEvaluator
+
+            runner_cls, extra = RayEvaluator, {"ray_address": ray_address}
+        ev = runner_cls.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
+                                  show_progress=progress, rebuild_index=rebuild_index, **extra)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
