@@ -258,8 +258,11 @@ class QdrantIndex:
                  if self.options.binarize else None)
         if self.kind == "multi":
             maxsim = m.MultiVectorConfig(comparator=m.MultiVectorComparator.MAX_SIM)
+            # tokens: exact MaxSim (one stage) or rescoring only, so no HNSW graph (m=0), kept on disk;
+            # pooled: the small first stage, HNSW-indexed on a server
             vectors = {"tokens": m.VectorParams(size=dims, distance=m.Distance.DOT, multivector_config=maxsim,
-                                                datatype=m.Datatype.FLOAT16, on_disk=True),
+                                                datatype=m.Datatype.FLOAT16, on_disk=True,
+                                                hnsw_config=m.HnswConfigDiff(m=0)),
                        "pooled": m.VectorParams(size=dims, distance=m.Distance.DOT, multivector_config=maxsim,
                                                 datatype=m.Datatype.FLOAT16)}
         elif self.kind == "dense":
