@@ -160,3 +160,12 @@ def test_cli_store_option_and_config(tmp_path, monkeypatch):
     monkeypatch.delenv("DOCRAG_STORE", raising=False)
     idx = di.open_index(corpus, "minilm", build=False)
     assert isinstance(idx, QdrantIndex) and len(idx) == 6
+
+
+def test_hybrid_keeps_bm25_embedded_and_minilm_in_qdrant(tmp_path):
+    corpus = make_corpus(tmp_path / "corpus", _docs(3, 2))
+    idx = di.open_index(corpus, "hybrid:bm25+minilm", show_progress=False, store=f"qdrant:{tmp_path / 'qd'}")
+    kinds = {type(p).__name__ for p in idx.parts}
+    assert kinds == {"PageIndex", "QdrantIndex"} and len(idx) == 6
+    hits = idx.search("arrests by offense category", k=3, filter={"doc_id": "d01"})
+    assert hits and all(h.page_id.startswith("d01") for h in hits)

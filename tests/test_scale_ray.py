@@ -44,8 +44,8 @@ def test_ray_ingest_equals_local_and_retries_a_dead_worker(cluster, tmp_path):
     src.mkdir()
     make_sample_pdf(src / "sample.pdf")
     make_text_pdf(src / "short.pdf", "Arrests by offense, 2009.", n_pages=3)
-    local = ingest(src, tmp_path / "local", workers=1, show_progress=False)
-    remote = ingest(src, tmp_path / "ray", engine="ray", show_progress=False)
+    local = ingest(src, tmp_path / "local", workers=1, show_progress=False, ocr="never")
+    remote = ingest(src, tmp_path / "ray", engine="ray", show_progress=False, ocr="never")
     assert local.ok and remote.ok and remote.n_pages == local.n_pages == 9
     _same_corpus(Corpus.open(tmp_path / "local"), Corpus.open(tmp_path / "ray"))
 
@@ -64,14 +64,28 @@ def test_ray_ingest_equals_local_and_retries_a_dead_worker(cluster, tmp_path):
     real = engine.RayPagePool
     engine.RayPagePool = pool_factory
     try:
-        again = ingest(src, tmp_path / "ray2", engine="ray", show_progress=False)
+        again = ingest(src, tmp_path / "ray2", engine="ray", show_progress=False, ocr="never")
     finally:
         engine.RayPagePool = real
     assert orig is None and made and again.ok
     assert len(list(markers.iterdir())) == 2   # page 2 of each PDF killed its worker once
     _same_corpus(Corpus.open(tmp_path / "local"), Corpus.open(tmp_path / "ray2"))
-    # unchanged files are skipped on a second run (resume semantics are the pipeline's)
-    assert len(ingest(src, tmp_path / "ray", engine="ray", show_progress=False).skipped) == 2
+    # unchanged files are skipped on a second run
+    assert len(ingest(src, tmp_path / "ray", engine="ray", show_progress=False, ocr="never").skipped) == 2
+    # a run stopped mid-file leaves no visible half document and resumes to the same corpus
+    seen = []
+
+    def stop_after_four(doc, page):
+        seen.append(page.page_no)
+        if len(seen) == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest(src, tmp_path / "ray3", engine="ray", show_progress=False, ocr="never", on_page=stop_after_four)
+    assert len(Corpus.open(tmp_path / "ray3").pages()) < 9
+    resumed = ingest(src, tmp_path / "ray3", engine="ray", show_progress=False, ocr="never")
+    assert resumed.ok
+    _same_corpus(Corpus.open(tmp_path / "local"), Corpus.open(tmp_path / "ray3"))
 
 
 def _compare_encodings(name: str, pages, rtol=1e-4, atol=1e-5, **opts):
@@ -79,8 +93,8 @@ def _compare_encodings(name: str, pages, rtol=1e-4, atol=1e-5, **opts):
 
     base = di.get_retriever(name, device="cpu", **opts)
     wrapped = RayRetriever(base, name, {"device": "cpu", **opts}, actors=1, batch_pages=4)
-    remote = wrapped.encode_pages(pages, show_progress=False)   # one actor, reused by every family
-    local = base.encode_pages(pages, show_progress=False)
+    remote = wrapped.encode_pages(pages, show_progress=False, ocr="never")   # one actor, reused by every family
+    local = base.encode_pages(pages, show_progress=False, ocr="never")
     assert len(remote) == len(local) == len(pages)
     for r, loc in zip(remote, local, strict=True):
         np.testing.assert_allclose(np.asarray(r, np.float32), np.asarray(loc, np.float32), rtol=rtol, atol=atol)
@@ -109,7 +123,7 @@ def test_ray_encoding_equals_local_for_model_families(cluster, tmp_path):
 
 def test_index_engine_ray_builds_the_same_index(cluster, tmp_path):
     corpus = make_corpus(tmp_path / "corpus", FINANCE_DOCS)
-    local = di.open_index(corpus, "minilm", index_dir=tmp_path / "local", show_progress=False)
+    local = di.open_index(corpus, "minilm", index_dir=tmp_path / "local", show_progress=False, ocr="never")
     remote = di.open_index(corpus, "minilm", index_dir=tmp_path / "ray", show_progress=False, engine="ray",
                            ray_actors=1)
     assert remote.manifest["retriever"] == "minilm" and len(remote) == len(local) == 6
@@ -137,7 +151,7 @@ def test_eval_engine_ray_answers_on_the_pool_and_resumes(cluster, tmp_path):
              QAItem("q3", "What does the household survey measure?", "financial literacy",
                     gold_pages=[pid["Household"]])]
     cfg = EvalConfig(retriever="bm25", generator="extractive", judge="none", answer_judge="proxy", k=3)
-    local = Evaluator(corpus, items, tmp_path / "local", cfg, show_progress=False).run()
+    local = Evaluator(corpus, items, tmp_path / "local", cfg, show_progress=False, ocr="never").run()
     remote_run = RayEvaluator(corpus, items, tmp_path / "ray", cfg, show_progress=False, actors=1)
     remote = remote_run.run()
 
