@@ -93,8 +93,8 @@ def _compare_encodings(name: str, pages, rtol=1e-4, atol=1e-5, **opts):
 
     base = di.get_retriever(name, device="cpu", **opts)
     wrapped = RayRetriever(base, name, {"device": "cpu", **opts}, actors=1, batch_pages=4)
-    remote = wrapped.encode_pages(pages, show_progress=False, ocr="never")   # one actor, reused by every family
-    local = base.encode_pages(pages, show_progress=False, ocr="never")
+    remote = wrapped.encode_pages(pages, show_progress=False)   # one actor, reused by every family
+    local = base.encode_pages(pages, show_progress=False)
     assert len(remote) == len(local) == len(pages)
     for r, loc in zip(remote, local, strict=True):
         np.testing.assert_allclose(np.asarray(r, np.float32), np.asarray(loc, np.float32), rtol=rtol, atol=atol)
@@ -123,7 +123,7 @@ def test_ray_encoding_equals_local_for_model_families(cluster, tmp_path):
 
 def test_index_engine_ray_builds_the_same_index(cluster, tmp_path):
     corpus = make_corpus(tmp_path / "corpus", FINANCE_DOCS)
-    local = di.open_index(corpus, "minilm", index_dir=tmp_path / "local", show_progress=False, ocr="never")
+    local = di.open_index(corpus, "minilm", index_dir=tmp_path / "local", show_progress=False)
     remote = di.open_index(corpus, "minilm", index_dir=tmp_path / "ray", show_progress=False, engine="ray",
                            ray_actors=1)
     assert remote.manifest["retriever"] == "minilm" and len(remote) == len(local) == 6
@@ -151,7 +151,7 @@ def test_eval_engine_ray_answers_on_the_pool_and_resumes(cluster, tmp_path):
              QAItem("q3", "What does the household survey measure?", "financial literacy",
                     gold_pages=[pid["Household"]])]
     cfg = EvalConfig(retriever="bm25", generator="extractive", judge="none", answer_judge="proxy", k=3)
-    local = Evaluator(corpus, items, tmp_path / "local", cfg, show_progress=False, ocr="never").run()
+    local = Evaluator(corpus, items, tmp_path / "local", cfg, show_progress=False).run()
     remote_run = RayEvaluator(corpus, items, tmp_path / "ray", cfg, show_progress=False, actors=1)
     remote = remote_run.run()
 
