@@ -155,7 +155,7 @@ def encode_figures(tmp: Path) -> list[tuple[str, int, float]]:
     from tests.support.index_corpus import make_corpus
 
     texts = {f"doc{d}": [" ".join(f"word{(d * 7 + p * 13 + w) % 997}" for w in range(250)) for p in range(8)]
-             for d in range(12)}
+             for d in range(6)}
     corpus = make_corpus(tmp / "enc", texts)
     pages = corpus.pages()
     base = get_retriever("minilm", device="cpu")
