@@ -122,6 +122,9 @@ def test_store_keeps_in_step_and_says_when_it_lags(tmp_path):
     assert "holds 6 point(s)" in store.lag(corpus)
     store = di.open_index(corpus, "minilm", show_progress=False, store=spec)
     assert len(store) == 7 and store.lag(corpus) is None
+    store.client.delete_collection(store.collection)   # a dropped collection is uploaded again
+    store = di.open_index(corpus, "minilm", show_progress=False, store=spec)
+    assert len(store) == 7 and store.lag(corpus) is None
     with pytest.raises(InputError, match="sparse"):
         from docrag.index.qdrant_store import open_qdrant
 
