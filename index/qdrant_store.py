@@ -60,7 +60,7 @@ class QdrantOptions:
     n_centroids: int = 32
     n_candidates: int = 256
     mode: str = "auto"       # auto | exact | two-stage (multi-vector only)
-    min_two_stage: int = 20000   # auto: pages from which the pooled prefetch is used (see docs/scale.md)
+    min_two_stage: int = 20000   # auto on a server: pages from which the pooled prefetch is used (docs/scale.md)
     oversampling: float = 2.0
 
 
@@ -313,8 +313,10 @@ class QdrantIndex:
             return False
         if self.options.mode == "two-stage":
             return True
-        return int(self.manifest.get("n_pages", 0)) >= max(self.options.min_two_stage,
-                                                            2 * max(self.options.n_candidates, k))
+        # local mode scans everything in Python: the pooled stage pays as soon as it prunes (as in-house);
+        # a server scans native code, so one exact stage is kept up to min_two_stage pages
+        floor = self.options.min_two_stage if self.spec.remote else 0
+        return int(self.manifest.get("n_pages", 0)) > max(floor, 2 * max(self.options.n_candidates, k))
 
     def _request(self, q: Any, k: int, flt, params):
         from qdrant_client import models as m
