@@ -156,6 +156,13 @@ def test_cli_store_option_and_config(tmp_path, monkeypatch):
     assert rows and {r["file_name"] for r in rows} == {"d01.pdf"}
     res = runner.invoke(app, ["search", str(corpus.root), "x", "-r", "minilm", "--store", "milvus:/x"])
     assert res.exit_code == 2
+    # ask (like eval, compare, view) makes --store the default of every index it opens
+    monkeypatch.setenv("DOCRAG_STORE", "embedded")   # restored after the test
+    res = runner.invoke(app, ["ask", str(corpus.root), "arrests by offense", "-r", "minilm", "-g", "extractive",
+                              "--store", store, "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output.strip().splitlines()[-1])["hits"]
+    assert not (corpus.root / "indexes" / "minilm" / "manifest.json").exists()
     # the config file's store is the default of every command
     cfg = tmp_path / "config.toml"
     cfg.write_text(f'store = "{store}"\n')
