@@ -179,3 +179,11 @@ def test_hybrid_keeps_bm25_embedded_and_minilm_in_qdrant(tmp_path):
     assert kinds == {"PageIndex", "QdrantIndex"} and len(idx) == 6
     hits = idx.search("arrests by offense category", k=3, filter={"doc_id": "d01"})
     assert hits and all(h.page_id.startswith("d01") for h in hits)
+
+
+@pytest.mark.parametrize("command", ["index", "search", "ask", "eval", "compare", "view", "ingest"])
+def test_help_lists_scale_options(command):
+    res = CliRunner().invoke(app, [command, "--help"])
+    assert res.exit_code == 0, res.output
+    assert ("--store" in res.output) == (command != "ingest")
+    assert ("--engine" in res.output) == (command in ("index", "eval", "ingest"))

@@ -90,7 +90,7 @@ def register(app: typer.Typer) -> None:
             None, "--coords", help="Box convention of an openai: generator's replies: pixel (default) or norm1000."),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
-                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         progress: bool = typer.Option(True, "--progress/--no-progress",
                                       help="Show progress bars while building an index."),
     ) -> None:

@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode the retriever's index (e.g. after its settings changed)."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
-                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
         engine: str = typer.Option("local", "--engine",
@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode every index (e.g. after retriever settings changed)."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
-                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
     ) -> None:
         """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""

@@ -39,8 +39,8 @@ def _retriever_options(device: str | None, batch_size: int | None, pool_factor: 
     return opts
 
 
-STORE_HELP = ("Where vectors live: embedded (default, or the config's 'store'), qdrant:PATH[#collection] "
-              "(local mode) or qdrant:http(s)://HOST[:PORT][/collection] (API key from $QDRANT_API_KEY).")
+STORE_HELP = ("Where vectors live: embedded (default, or the config's 'store'), qdrant:PATH (local mode; "
+              "PATH#NAME names the collection) or qdrant:http(s)://HOST:PORT/NAME (API key from $QDRANT_API_KEY).")
 
 
 def _check_store(store: str | None) -> str | None:

@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
         max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.1, help="Largest PDF accepted, in MiB."),
         no_upload: bool = typer.Option(False, "--no-upload", help="Do not offer PDF uploads."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
-                                         "qdrant:PATH[#collection] / qdrant:http(s)://HOST[/collection]."),
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
         from docrag.apps.commands.index import use_store
