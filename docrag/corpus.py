@@ -247,6 +247,9 @@ class CorpusWriter:
         if [p.page_no for p in pages] != list(range(1, doc.n_pages + 1)):
             raise CorpusError(f"{doc.file_name}: cannot commit, staged pages "
                               f"{[p.page_no for p in pages]} != 1..{doc.n_pages}")
+        from docrag.ingestion.furniture import mark_furniture
+
+        mark_furniture(pages)  # running headers, page numbers...: needs all pages of the document
         write_jsonl(staged.dir / "pages.jsonl", [p.to_json() for p in pages])
         atomic_write_json(staged.dir / "document.json", doc.to_json())
         (staged.dir / "pages.partial.jsonl").unlink(missing_ok=True)

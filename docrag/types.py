@@ -221,10 +221,11 @@ class Answer:
     generator: str = ""
     retriever: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    confidence: float | None = None  # the generator's own confidence in [0, 1], when it reports one
 
     def to_json(self) -> dict:
         return {
-            "question": self.question, "answer": self.answer,
+            "question": self.question, "answer": self.answer, "confidence": self.confidence,
             "citations": [c.to_json() for c in self.citations],
             "hits": [h.to_json() for h in self.hits], "raw": self.raw, "warnings": list(self.warnings),
             "parse_error": self.parse_error, "usage": dict(self.usage), "latency_s": self.latency_s,
@@ -239,4 +240,4 @@ class Answer:
                    warnings=list(d.get("warnings", [])), parse_error=d.get("parse_error"),
                    usage=dict(d.get("usage", {})), latency_s=float(d.get("latency_s", 0.0)),
                    generator=d.get("generator", ""), retriever=d.get("retriever", ""),
-                   meta=dict(d.get("meta", {})))
+                   meta=dict(d.get("meta", {})), confidence=d.get("confidence"))

@@ -2,7 +2,7 @@
 
 ``--json`` prints one record::
 
-    {"question": str, "answer": str,
+    {"question": str, "answer": str, "confidence": float | null (the generator's own, in [0, 1]),
      "citations": [{"doc": "<pdf file name>", "page": <1-based>, "boxes_pt": [[x0, y0, x1, y1], ...]}],
      "hits": [{"doc": str, "page": int, "rank": int, "score": float}],
      "warnings": [str], "parse_error": str | null, "retriever": str, "generator": str}
@@ -32,6 +32,7 @@ def answer_record(answer, corpus) -> dict:
     return {
         "question": answer.question,
         "answer": answer.answer,
+        "confidence": answer.confidence,
         "citations": [{"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
                        "boxes_pt": [b.to_list(2) for b in c.boxes]} for c in answer.citations],
         "hits": [{"doc": _doc_name(corpus, h.doc_id, names), "page": h.page_no, "rank": h.rank,

@@ -239,3 +239,75 @@ def make_bad_files(folder: Path) -> dict[str, Path]:
     bad["bad_image"] = folder / "broken.png"
     bad["bad_image"].write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
     return bad
+
+
+REPORT_HEADER = "Northwind Quarterly Report"
+REPORT_TABLE = [["Product", "2022", "2023"], ["Falcon", "1,200", "1,500"], ["Heron", "800", "640"],
+                ["Total", "2,000", "2,140"]]
+REPORT_BARS = [("North", 120), ("South", 75), ("West", 210)]
+
+
+@dataclass
+class ReportPdf:
+    """Where things are in :func:`make_report_pdf`'s output (displayed-page points, top-left origin)."""
+
+    path: Path
+    n_pages: int = 3
+    furniture_y: tuple[float, float] = (60.0, 745.0)  # furniture lies above the first / below the second
+    table_rows: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)  # page 1
+    table_box: tuple[float, float, float, float] = (0, 0, 0, 0)
+    shipped_box: tuple[float, float, float, float] = (0, 0, 0, 0)     # page 1 paragraph
+    staff_box: tuple[float, float, float, float] = (0, 0, 0, 0)       # page 2 paragraph
+    chart_box: tuple[float, float, float, float] = (0, 0, 0, 0)       # page 3, with its caption
+
+
+def make_report_pdf(path: Path) -> ReportPdf:
+    """A three-page report with page furniture on every page (running header, dateline, page
+    number), a revenue table, paragraphs stating facts and a vector bar chart with data labels."""
+    doc = pymupdf.open()
+    rep = ReportPdf(Path(path))
+    for n in range(1, 4):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 40), REPORT_HEADER, fontsize=9, fontname="helv")
+        page.insert_text((450, 40), "March 3, 2024", fontsize=9, fontname="helv")
+        page.insert_text((300, 770), str(n), fontsize=9, fontname="helv")
+    p1, p2, p3 = doc[0], doc[1], doc[2]
+    p1.insert_text((72, 100), "Revenue and shipments", fontsize=16, fontname="hebo")
+    p1.insert_textbox(pymupdf.Rect(72, 120, 540, 170), "Northwind shipped 4,250 Falcon drones to customers "
+                      "during 2023, its best year so far.", fontsize=11, fontname="helv")
+    rep.shipped_box = (72, 120, 540, 150)
+    p1.insert_text((72, 200), "Table 1. Revenue by product (USD thousands)", fontsize=10, fontname="helv")
+    y = 215.0
+    for r, row in enumerate(REPORT_TABLE):
+        for c, cell in enumerate(row):
+            p1.insert_text((80 + c * 150, y + 14), cell, fontsize=10, fontname="helv")
+        rep.table_rows[row[0]] = (72, y, 540, y + 20)
+        if r == 0:
+            p1.draw_line((72, y + 20), (540, y + 20), width=0.6)
+        y += 20
+    p1.draw_line((72, 215), (540, 215), width=0.9)
+    p1.draw_line((72, y), (540, y), width=0.9)
+    rep.table_box = (72, 215, 540, y)
+    p2.insert_text((72, 100), "People", fontsize=16, fontname="hebo")
+    p2.insert_textbox(pymupdf.Rect(72, 120, 540, 170), "The company employed 312 people at the end of the "
+                      "year, most of them in the assembly plant.", fontsize=11, fontname="helv")
+    rep.staff_box = (72, 120, 540, 150)
+    ox, oy = 120.0, 400.0
+    shape = p3.new_shape()
+    shape.draw_line((ox, oy), (480, oy))
+    shape.draw_line((ox, oy), (ox, 160))
+    shape.finish(color=(0, 0, 0), width=1)
+    for i, (_label, v) in enumerate(REPORT_BARS):
+        bx = ox + 30 + i * 110
+        shape.draw_rect(pymupdf.Rect(bx, oy - v, bx + 60, oy))
+        shape.finish(color=None, fill=(0.2, 0.4, 0.8))
+    shape.commit()
+    for i, (label, v) in enumerate(REPORT_BARS):
+        bx = ox + 30 + i * 110
+        p3.insert_text((bx + 15, oy - v - 4), str(v), fontsize=9, fontname="helv")
+        p3.insert_text((bx + 12, oy + 14), label, fontsize=9, fontname="helv")
+    p3.insert_text((ox, oy + 40), "Figure 1. Orders by region in 2023", fontsize=10, fontname="helv")
+    rep.chart_box = (ox, 160, 480, oy + 44)
+    doc.save(path)
+    doc.close()
+    return rep

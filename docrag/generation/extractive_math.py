@@ -1,0 +1,85 @@
+"""Arithmetic a question asks for, done on table cells the ``extractive`` generator cites.
+
+:func:`operation_of` reads the operation from the question (difference, sum, ratio, share, change,
+growth); :func:`compute` applies it to two cited cells and returns the result with its inputs shown
+("1,696,516 = 2,348,928 − 652,412"), so a reader can check every figure against the cited boxes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docrag.generation.extractive_tables import parse_number
+
+_OPS: list[tuple[str, re.Pattern[str]]] = [
+    ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
+                          r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率|涨幅|跌幅"
+                          r"|(上涨|下跌|增长|下降)(了)?百分之", re.IGNORECASE)),
+    ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"
+                         r"as a (share|percentage) of)\b|占.*(比例|比重|百分之|多少)|所占", re.IGNORECASE)),
+    ("ratio", re.compile(r"\b(ratio|how many times|times (larger|bigger|higher|as (large|much|many)))\b|倍",
+                         re.IGNORECASE)),
+    ("sum", re.compile(r"\b(sum of|combined|together|in total|total of)\b|合计|总和|一共|加起来", re.IGNORECASE)),
+    ("difference", re.compile(r"\b(difference|by how (much|many)|how (much|many) (more|less|fewer|higher|lower)|"
+                              r"change (in|from|between)|increase (in|from)|decrease (in|from)|"
+                              r"(rise|grow|fall|drop|increase|decrease|decline)\w* (between|from))\b"
+                              r"|相差|差额|差距|增加了多少|减少了多少|多了多少|少了多少|增长了多少", re.IGNORECASE)),
+]
+
+
+def operation_of(question: str) -> str:
+    """The arithmetic ``question`` asks for: growth, share, ratio, sum, difference or '' (none)."""
+    for name, pattern in _OPS:
+        if pattern.search(question):
+            return name
+    return ""
+
+
+@dataclass
+class Result:
+    op: str
+    value: float
+    text: str       # the result with its inputs shown
+
+
+def _fmt(v: float, like: str = "") -> str:
+    decimals = 0
+    m = re.search(r"\.(\d+)", like)
+    if m:
+        decimals = len(m.group(1))
+    if abs(v - round(v)) > 1e-9 and decimals == 0:
+        decimals = 2 if abs(v) < 100 else 1
+    return f"{v:,.{decimals}f}"
+
+
+def compute(op: str, first: str, second: str) -> Result | None:
+    """``op`` on two printed figures, ``first`` the earlier / the part, ``second`` the later / the whole.
+
+    difference and change: second − first; growth: (second − first) / first; share: first / second;
+    ratio: first / second; sum: first + second. None when a figure does not parse or would divide by 0.
+    """
+    a, b = parse_number(first), parse_number(second)
+    if a is None or b is None:
+        return None
+    like = first if "." in first else second
+    if op == "difference":
+        v = b - a
+        return Result(op, v, f"{_fmt(v, like)} = {second} − {first}")
+    if op == "sum":
+        v = a + b
+        return Result(op, v, f"{_fmt(v, like)} = {first} + {second}")
+    if b == 0 and op in ("share", "ratio"):
+        return None
+    if op == "share":
+        v = 100.0 * a / b
+        return Result(op, v, f"{v:.1f}% = {first} / {second}")
+    if op == "ratio":
+        v = a / b
+        return Result(op, v, f"{v:.2f} = {first} / {second}")
+    if op == "growth":
+        if a == 0:
+            return None
+        v = 100.0 * (b - a) / abs(a)
+        return Result(op, v, f"{v:+.1f}% = ({second} − {first}) / {first}")
+    return None

