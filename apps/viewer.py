@@ -101,9 +101,11 @@ def default_choices() -> Defaults:
     return Defaults(s.retriever, s.generator, judge, int(s.k))
 
 
-def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None) -> Any:
+def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None,
+                         rerank: dict | None = None) -> Any:
     """``docrag.pipeline.RAG``; with ``indexes_root``, each retriever's index lives in its own
-    sub-folder there (``<root>/<retriever slug>``), else where the settings put it."""
+    sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``rerank``:
+    ``{"rerank": name, "rerank_depth": n}`` adds a rerank stage."""
     from docrag.pipeline import RAG
 
     index_dir = None
@@ -111,7 +113,8 @@ def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes
         from docrag.index.store import slug
 
         index_dir = Path(indexes_root) / slug(retriever)
-    return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False)
+    return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False,
+               retriever_options=dict(rerank or {}))
 
 
 def _default_judge_factory(name: str) -> Any:
@@ -394,7 +397,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
               k: int | None = None, index_dir: str | Path | None = None, rag_factory: RagFactory | None = None,
               judge_factory: Callable[[str], Any] | None = None, upload_dir: str | Path | None = None,
               upload_policy: UploadPolicy | None = None, allow_upload: bool = True,
-              title: str = "docrag viewer") -> gr.Blocks:
+              title: str = "docrag viewer", rerank: dict | None = None) -> gr.Blocks:
     """The viewer as a :class:`gradio.Blocks` app (start it with :func:`serve`, or mount it).
 
     ``retriever``/``generator``/``judge``/``k`` preselect the Ask tab's controls (default: the
@@ -415,7 +418,8 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     retriever, generator = retriever or defaults.retriever, generator or defaults.generator
     judge, k = judge or defaults.judge, int(k or defaults.k)
     if rag_factory is None:
-        rag_factory = functools.partial(_default_rag_factory, indexes_root=Path(index_dir) if index_dir else None)
+        rag_factory = functools.partial(_default_rag_factory, indexes_root=Path(index_dir) if index_dir else None,
+                                        rerank=rerank)
     viewer = Viewer(corpus, Path(run_dir) if run_dir else None, rag_factory=rag_factory,
                     judge_factory=judge_factory, upload_dir=Path(upload_dir) if upload_dir else None,
                     upload_policy=upload_policy, allow_upload=allow_upload, k=k)

@@ -9,6 +9,8 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     k = 10                              # DOCRAG_K          -- pages retrieved per question
     index_dir = "/data/indexes"         # DOCRAG_INDEX_DIR  -- where indexes live (default: inside the corpus)
     store = "qdrant:/data/qdrant"       # DOCRAG_STORE      -- embedded (default), qdrant:PATH[#coll], qdrant:URL[/coll]
+    rerank = "cross-encoder:/models/bge-reranker-v2-m3"  # DOCRAG_RERANK -- rerank stage (default: none)
+    rerank_depth = 20                   # DOCRAG_RERANK_DEPTH -- first-stage pages the reranker rescores
 
     [generation]                        # options passed to the generator
     max_width = 1024                    # DOCRAG_MAX_WIDTH   resize policy: fit max_width x max_height
@@ -50,7 +52,7 @@ DEFAULT_JUDGE = "grounding"
 DEFAULT_K = 10
 
 _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": str, "judge": str, "k": int,
-                                                "index_dir": str, "store": str}
+                                                "index_dir": str, "store": str, "rerank": str, "rerank_depth": int}
 _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
@@ -76,8 +78,11 @@ class Settings:
     k: int = DEFAULT_K
     index_dir: str | None = None
     store: str | None = None
+    rerank: str = ""                 # "" = no rerank stage
+    rerank_depth: int = 20
     generation: dict[str, Any] = field(default_factory=dict)
     openai: dict[str, Any] = field(default_factory=dict)
+    presets: dict[str, dict[str, Any]] = field(default_factory=dict)   # [presets.<name>]: local data paths
     source: dict[str, str] = field(default_factory=dict)   # key -> "default" | file path | env var
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
 
@@ -130,7 +135,7 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: not valid TOML ({exc}); fix or remove it (or set DOCRAG_CONFIG)") from exc
-        known = set(_TOP_LEVEL) | {"generation", "openai"}
+        known = set(_TOP_LEVEL) | {"generation", "openai", "presets"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise InputError(f"{path}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
@@ -138,6 +143,10 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
         if key in data:
             setattr(s, key, _convert(key, data[key], conv, str(path)))
             s.source[key] = str(path)
+    presets = data.get("presets", {})
+    if not isinstance(presets, dict) or not all(isinstance(v, dict) for v in presets.values()):
+        raise InputError(f"{path}: [presets.<name>] must be tables (e.g. [presets.vidore-v3] with corpus, qa, qrels)")
+    s.presets = {k: dict(v) for k, v in presets.items()}
     for section, spec in (("generation", _GENERATION), ("openai", _OPENAI)):
         table = data.get(section, {})
         if not isinstance(table, dict):

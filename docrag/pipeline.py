@@ -41,6 +41,8 @@ class RAG:
         self.build = build
         self.show_progress = show_progress
         self._retriever_options = dict(retriever_options or {})
+        if "rerank" not in self._retriever_options and self.settings.rerank not in ("", "none"):
+            self._retriever_options.update(rerank=self.settings.rerank, rerank_depth=self.settings.rerank_depth)
         self._index: Any = None
         if generator is None or isinstance(generator, str):
             name = generator or self.settings.generator

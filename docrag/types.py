@@ -177,13 +177,19 @@ class Hit(_PageRef):
     """One retrieved page."""
 
     page_id: str
-    score: float
+    score: float             # the score the hits are ranked by (the reranker's, when reranked)
     rank: int                # 1-based
     retriever: str = ""
+    reranker: str = ""       # set when a rerank stage reordered the hits
+    first_stage_score: float | None = None   # the retriever's own score and rank, kept beside the rerank score
+    first_stage_rank: int | None = None
 
     def to_json(self) -> dict:
-        return {"page_id": self.page_id, "score": float(self.score), "rank": self.rank,
-                "retriever": self.retriever}
+        out = {"page_id": self.page_id, "score": float(self.score), "rank": self.rank, "retriever": self.retriever}
+        if self.reranker:
+            out.update(reranker=self.reranker, first_stage_score=self.first_stage_score,
+                       first_stage_rank=self.first_stage_rank)
+        return out
 
 
 @dataclass

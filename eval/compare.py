@@ -38,12 +38,15 @@ def run_slug(name: str) -> str:
 def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequence[str], *, k: int = 10,
                        metrics: Sequence[str] = DEFAULT_METRICS, index_dir: str | Path | None = None,
                        runs_dir: str | Path | None = None, show_progress: bool = True,
-                       indexes: dict[str, Any] | None = None, rebuild: bool = False) -> dict:
+                       indexes: dict[str, Any] | None = None, rebuild: bool = False,
+                       rerank: str | None = None, rerank_depth: int | None = None) -> dict:
     """Search every question with every retriever (top ``k``) and score the runs.
 
     ``index_dir``: a parent folder for the indexes (one sub-folder per retriever; default: the
     corpus's own). ``runs_dir``: where to write ``<retriever>.trec`` and ``qrels.trec``.
     ``indexes``: already-open indexes by name (tests). ``rebuild``: re-encode every index.
+    ``rerank``/``rerank_depth``: a rerank stage over every retriever's top pages (the scores are then
+    the reranker's; each hit keeps its first-stage score).
     """
     from docrag.index import open_index
 
@@ -56,6 +59,12 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
     groups = groups_of(items)
     out: dict[str, Any] = {"k": k, "metrics": list(metrics), "n_questions": len(items),
                            "corpus": str(corpus.root), "retrievers": {}}
+    reranker = None
+    if rerank:
+        from docrag.index.rerank import DEFAULT_DEPTH, RerankedIndex, get_reranker
+
+        reranker = get_reranker(rerank)
+        out["rerank"] = {"reranker": rerank, "depth": int(rerank_depth or DEFAULT_DEPTH)}
     if runs_dir is not None:
         write_trec_qrels(Path(runs_dir) / "qrels.trec", qrels)
     for name in retrievers:
@@ -67,29 +76,44 @@ def compare_retrievers(corpus: Corpus, items: Sequence[QAItem], retrievers: Sequ
             index = open_index(corpus, name, index_dir=sub, build=True, show_progress=show_progress,
                                **({"rebuild": True} if rebuild else {}))
         t1 = time.perf_counter()
-        results = _search_all(index, [it.question for it in items], k, show_progress, name)
-        t2 = time.perf_counter()
-        hits = {it.qid: canonical_order(h)[:k] for it, h in zip(items, results, strict=True)}
-        ranked = {q: [h.page_id for h in hs] for q, hs in hits.items()}
-        per_q = {q: question_scores(ranked[q], qrels[q], metrics) for q in qrels}
-        theirs = pytrec_eval_scores({q: {h.page_id: h.score for h in hs} for q, hs in hits.items()},
-                                    {q: {p: 1 for p in rel} for q, rel in qrels.items()}, metrics)
-        entry: dict[str, Any] = {
-            "input": input_kind(index),
-            "groups": {g: {**mean_scores(per_q, [q for q in qids if q in per_q]), "n": len(qids)}
-                       for g, qids in groups.items() if qids},
-            "open_seconds": round(t1 - t0, 3), "search_seconds": round(t2 - t1, 3),
-            "ms_per_query": round(1000 * (t2 - t1) / max(1, len(items)), 3),
-            "pytrec_eval_max_abs_diff": max_abs_difference(per_q, theirs),
-        }
-        if runs_dir is not None:
-            path = Path(runs_dir) / f"{run_slug(name)}.trec"
-            write_trec_run(path, hits, tag=run_slug(name))
-            entry["run_file"] = str(path)
-        out["retrievers"][name] = entry
+        runs = [(name, index)]
+        if reranker is not None:   # the first stage and the reranked run, reported side by side
+            runs.append((f"{name} >> {rerank}", RerankedIndex(index, reranker, corpus.page,
+                                                             depth=out["rerank"]["depth"])))
+        for label, idx in runs:
+            entry = _score(idx, label, items, qrels, groups, metrics, k, show_progress, runs_dir)
+            entry["open_seconds"] = round(t1 - t0, 3)
+            if label != name:
+                entry["first_stage"] = name
+            out["retrievers"][label] = entry
     if runs_dir is not None:
         out["qrels_file"] = str(Path(runs_dir) / "qrels.trec")
     return out
+
+
+def _score(index: Any, name: str, items: Sequence[QAItem], qrels: dict, groups: dict, metrics: Sequence[str],
+           k: int, show_progress: bool, runs_dir: str | Path | None) -> dict[str, Any]:
+    t1 = time.perf_counter()
+    results = _search_all(index, [it.question for it in items], k, show_progress, name)
+    t2 = time.perf_counter()
+    hits = {it.qid: canonical_order(h)[:k] for it, h in zip(items, results, strict=True)}
+    ranked = {q: [h.page_id for h in hs] for q, hs in hits.items()}
+    per_q = {q: question_scores(ranked[q], qrels[q], metrics) for q in qrels}
+    theirs = pytrec_eval_scores({q: {h.page_id: h.score for h in hs} for q, hs in hits.items()},
+                                {q: {p: 1 for p in rel} for q, rel in qrels.items()}, metrics)
+    entry: dict[str, Any] = {
+        "input": input_kind(index),
+        "groups": {g: {**mean_scores(per_q, [q for q in qids if q in per_q]), "n": len(qids)}
+                   for g, qids in groups.items() if qids},
+        "search_seconds": round(t2 - t1, 3),
+        "ms_per_query": round(1000 * (t2 - t1) / max(1, len(items)), 3),
+        "pytrec_eval_max_abs_diff": max_abs_difference(per_q, theirs),
+    }
+    if runs_dir is not None:
+        path = Path(runs_dir) / f"{run_slug(name)}.trec"
+        write_trec_run(path, hits, tag=run_slug(name))
+        entry["run_file"] = str(path)
+    return entry
 
 
 def input_kind(index: Any) -> str:
@@ -131,6 +155,9 @@ def render_table(result: dict, per_category: bool = False) -> str:
     n_text = 3 if per_category else 2
     lines += ["  ".join(c.ljust(w) if i < n_text else c.rjust(w)
                         for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
+    if result.get("rerank"):
+        lines.append(f"(rows 'A >> R': retriever A's top {result['rerank']['depth']} reranked by R; row 'A' is the "
+                     "first stage alone)")
     return "\n".join(lines)
 
 

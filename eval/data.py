@@ -49,9 +49,11 @@ from docrag.types import Document, page_id
 class GoldBox:
     page_id: str
     box: Box  # Space.POINT of that page
+    annotator: str = ""  # who drew it, when a data set has several annotators (ViDoRe V3)
 
     def to_json(self) -> dict:
-        return {"page_id": self.page_id, **self.box.to_dict()}
+        extra = {"annotator": self.annotator} if self.annotator else {}
+        return {"page_id": self.page_id, **self.box.to_dict(), **extra}
 
 
 @dataclass
@@ -83,7 +85,13 @@ def detect_lang(text: str) -> str:
 
 def load_qa(path: str | Path, corpus: Corpus, qrels: str | Path | None = None,
             limit: int | None = None) -> list[QAItem]:
-    """Load a question file of either format (FinRAGBench-V when records have ``query-id``)."""
+    """Load a question file of either format (FinRAGBench-V when records have ``query-id``), or a
+    local ViDoRe V3 copy (a folder with ``queries``/``qrels``; the corpus built from it by
+    :func:`docrag.eval.vidore_v3.build_corpus`)."""
+    if Path(path).is_dir():
+        from docrag.eval.vidore_v3 import qa_items, read_dataset
+
+        return qa_items(read_dataset(path), corpus)[:limit]
     records = _read_records(Path(path))
     if records and "query-id" in records[0]:
         return load_finragbench(path, corpus, qrels=qrels, limit=limit, records=records)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from docrag.citation.pixel_grounding import ANCHOR_SOURCE, PixelOptions, describe_options, report_pixel
+from docrag.citation.pixel_grounding import ANCHORS as PIXEL_ANCHORS
 from docrag.eval.attribution import STAGES, stage_counts
 from docrag.eval.data import QAItem
 from docrag.eval.retrieval_metrics import (
@@ -29,9 +31,11 @@ from docrag.io import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 log = logging.getLogger(__name__)
 
-GEN_COLUMNS = ("accuracy", "rouge_l", "numeric_match", "P_Rec", "P_Prec", "B_Rec", "B_Prec", "iou")
+GEN_COLUMNS = ("accuracy", "rouge_l", "numeric_match", "P_Rec", "P_Prec", "B_Rec", "B_Prec", "iou",
+               "pixel_f1", "pixel_iou")
 GEN_LABELS = {"accuracy": "Acc", "rouge_l": "ROUGE-L", "numeric_match": "NumMatch", "P_Rec": "P_Rec",
-              "P_Prec": "P_Prec", "B_Rec": "B_Rec", "B_Prec": "B_Prec", "iou": "IoU"}
+              "P_Prec": "P_Prec", "B_Rec": "B_Rec", "B_Prec": "B_Prec", "iou": "IoU",
+              "pixel_f1": "PixF1", "pixel_iou": "PixIoU"}
 RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR"}
 
 
@@ -82,6 +86,13 @@ def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, dict], gr
             if ids:
                 sec["recall_curve"][name] = recall_curve({q: ranked[q] for q in ids}, {q: gold[q] for q in ids}, k)
     sec["pytrec_eval_max_abs_diff"] = _pytrec_check(per_q, metrics, out)
+    first = {it.qid: [h["page_id"] for h in retrieval[it.qid]["first_stage_hits"]] for it in items
+             if retrieval[it.qid].get("first_stage_hits") is not None}
+    if first:   # a rerank stage ran: the retriever alone, reported apart from the reranked order
+        fq = {q: question_scores(first[q], gold[q], metrics) for q in first}
+        sec["first_stage"] = {"reranker": next(retrieval[q].get("reranker", "") for q in first), "groups": {
+            name: {**mean_scores(fq, ids), "n": len(ids)}
+            for name, qids in groups.items() if (ids := [q for q in qids if q in fq])}}
     return sec
 
 
@@ -112,10 +123,13 @@ def generation_section(items: Sequence[QAItem], generations: Mapping[str, dict],
     judge_name = config.resolved_answer_judge if hasattr(config, "resolved_answer_judge") else ""
     sec: dict[str, Any] = {"accuracy_judge": judge_name, "accuracy_is_proxy": judge_name == "proxy",
                            "citation_judge": getattr(config, "judge", ""), "groups": {}}
+    pixel = _pixel_options(config)
+    sec["pixel_grounding"] = {"options": pixel.to_json(), "description": describe_options(pixel),
+                              "anchors": dict(PIXEL_ANCHORS), "anchor_source": ANCHOR_SOURCE}
     for name, qids in groups.items():
         recs = [generations[q] for q in qids if q in generations]
         if recs:
-            sec["groups"][name] = _generation_group(recs)
+            sec["groups"][name] = _generation_group(recs, pixel)
     sec["agreement_with_iou"] = iou_agreement([generations[it.qid] for it in items])
     return sec
 
@@ -136,9 +150,19 @@ def iou_agreement(recs: Sequence[dict]) -> dict[str, dict] | None:
     return out
 
 
-def _generation_group(recs: Sequence[dict]) -> dict:
+def _pixel_options(config: Any) -> PixelOptions:
+    return PixelOptions(empty=getattr(config, "pixel_empty", "skip") or "skip",
+                        average=getattr(config, "pixel_average", "query") or "query",
+                        best=getattr(config, "pixel_best", "page") or "page")
+
+
+def _generation_group(recs: Sequence[dict], pixel: PixelOptions | None = None) -> dict:
     g: dict[str, Any] = {"n": len(recs)}
     m = [r["metrics"] for r in recs]
+    pix = report_pixel([x.get("pixel") for x in m], pixel or PixelOptions())
+    g["pixel_f1"] = None if pix["f1"] is None else 100.0 * pix["f1"]
+    g["pixel_iou"] = None if pix["iou"] is None else 100.0 * pix["iou"]
+    g["n_pixel"], g["n_pixel_pages"] = pix["n_questions"], pix["n_pages"]
     g["accuracy"], g["n_accuracy"] = _pct_mean([x.get("accuracy") for x in m])
     g["n_accuracy_errors"] = sum(1 for r in recs
                                  if r.get("answer_verdict") and r["answer_verdict"].get("correct") is None)
@@ -158,6 +182,23 @@ def _generation_group(recs: Sequence[dict]) -> dict:
         g[f"judge_calls_{level}"] = sum(int(x.get("calls", 0)) for x in res)
     g["attribution"] = stage_counts(r.get("attribution", "undetermined") for r in recs)
     return g
+
+
+def _pixel_markdown(gen: dict) -> str:
+    """The pixel grounding section: our F1/IoU on ViDoRe V3's 0..1 scale beside its anchors."""
+    info = gen.get("pixel_grounding") or {}
+    ov = gen["groups"].get("overall", {})
+    a = info.get("anchors", PIXEL_ANCHORS)
+    f1, iou = ov.get("pixel_f1"), ov.get("pixel_iou")
+    ours = ("no question has gold boxes" if f1 is None else
+            f"F1 **{f1 / 100:.3f}**, IoU {iou / 100:.3f} (n = {ov.get('n_pixel')} questions, "
+            f"{ov.get('n_pixel_pages')} pages)")
+    return ("## Pixel grounding (ViDoRe V3 scale, 0..1)\n\n"
+            f"- this run: {ours}\n"
+            f"- ViDoRe V3 anchors: human F1 {a['human_f1']:.3f} (IoU {a['human_iou']:.3f}); best VLM "
+            f"Qwen3-VL-30B-A3B F1 {a['qwen3_vl_30b_a3b_f1']:.3f}; Gemini 3 Pro F1 {a['gemini_3_pro_f1']:.3f} "
+            f"({info.get('anchor_source', ANCHOR_SOURCE)})\n"
+            f"- choices: {info.get('description', '')}")
 
 
 # -- writing ----------------------------------------------------------------------------------------
@@ -194,7 +235,9 @@ def metric_label(name: str) -> str:
 
 def render_markdown(report: dict) -> str:
     cfg = report.get("config", {})
-    parts = [f"# docrag evaluation\n\n{report.get('n_questions', 0)} questions; retriever `{cfg.get('retriever')}`, "
+    rerank = f" reranked by `{cfg['rerank']}` (top {cfg.get('rerank_depth')})," if cfg.get("rerank") else ","
+    parts = [f"# docrag evaluation\n\n{report.get('n_questions', 0)} questions; retriever `{cfg.get('retriever')}`"
+             f"{rerank} "
              f"generator `{cfg.get('generator')}`, citation judge `{cfg.get('judge')}`, answer judge "
              f"`{cfg.get('answer_judge')}`, context `{cfg.get('context')}`, k = {cfg.get('k')}. "
              "All scores in percent."]
@@ -207,6 +250,11 @@ def render_markdown(report: dict) -> str:
         note = ("" if check is None else f"\n\nCross-check: max |ours - pytrec_eval| on run.trec = {check:.2e}.")
         parts.append("## Retrieval (Table 4 layout)\n\n" + _table(["group", *map(metric_label, ret["metrics"]), "n"],
                                                                    rows) + note)
+        fs = ret.get("first_stage")
+        if fs:
+            rows = [[g, *(s.get(m) for m in ret["metrics"]), s["n"]] for g, s in fs["groups"].items()]
+            parts.append(f"## Retrieval before the rerank stage (first stage alone; the table above is after "
+                         f"`{fs['reranker']}`)\n\n" + _table(["group", *map(metric_label, ret["metrics"]), "n"], rows))
     gen = report.get("generation")
     if gen:
         acc_label = "Acc (proxy)" if gen.get("accuracy_is_proxy") else f"Acc ({gen.get('accuracy_judge')})"
@@ -234,6 +282,7 @@ def render_markdown(report: dict) -> str:
                 lines.append(f"- {key.replace('_', ' ')} vs IoU (n = {c.get('n')}): {vals}"
                              + (f" ({c['note']})" if c.get("note") else ""))
             parts.append("## Agreement of automatic citation scores with IoU\n\n" + "\n".join(lines))
+        parts.append(_pixel_markdown(gen))
         att_rows = [[g, *(s["attribution"].get(st, 0) for st in STAGES)] for g, s in gen["groups"].items()]
         parts.append("## Stage attribution (questions)\n\n" + _table(["group", *STAGES], att_rows))
     return "\n\n".join(parts) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -36,8 +37,7 @@ def canonical_order(hits: Sequence[Hit]) -> list[Hit]:
             seen.add(h.page_id)
             unique.append(h)
     ordered = sorted(unique, key=lambda h: (_score_key(h.score), h.page_id.encode("utf-8")), reverse=True)
-    return [Hit(page_id=h.page_id, score=float(h.score), rank=i + 1, retriever=h.retriever)
-            for i, h in enumerate(ordered)]
+    return [replace(h, score=float(h.score), rank=i + 1) for i, h in enumerate(ordered)]
 
 
 def _score_key(score: float) -> float:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag._version import __version__
+from docrag.citation.pixel_grounding import citations_pixel_record
 from docrag.config import DEFAULT_RETRIEVER
 from docrag.corpus import Corpus
 from docrag.errors import DocragError, InputError
@@ -82,6 +83,11 @@ class EvalConfig:
     metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
     rel_tol: float = 1e-2
     index_dir: str | None = None
+    rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
+    rerank_depth: int = 20
+    pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
+    pixel_average: str = "query"
+    pixel_best: str = "page"
 
     def __post_init__(self) -> None:
         self.levels = tuple(self.levels)
@@ -127,6 +133,12 @@ class EvalConfig:
         d["levels"], d["metrics"] = list(self.levels), list(self.metrics)
         d["answer_judge"] = self.resolved_answer_judge
         d.pop("index_dir")  # where an index lives does not change results
+        d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
+        d.pop("pixel_average")
+        d.pop("pixel_best")
+        if not self.rerank:  # runs made before the rerank stage existed keep their identity
+            d.pop("rerank")
+            d.pop("rerank_depth")
         return d
 
 
@@ -188,7 +200,7 @@ class Evaluator:
         """Load the questions of ``qa`` (our JSONL or FinRAGBench-V; ``limit`` keeps the first N)."""
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
-        ident = sha256_file(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
+        ident = _file_or_folder_hash(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
         ev = cls(c, items, out, config, qa_identity=ident, **kwargs)
         ev.qa_path = str(qa)
         return ev
@@ -287,9 +299,11 @@ class Evaluator:
         if self._index is None:
             from docrag.index import open_index
 
+            rerank = {"rerank": self.config.rerank, "rerank_depth": self.config.rerank_depth} \
+                if self.config.rerank else {}
             self._index = open_index(self.corpus, self.config.retriever, index_dir=self.config.index_dir,
                                      build=True, show_progress=self.show_progress,
-                                     **({"rebuild": True} if self.rebuild_index else {}))
+                                     **({"rebuild": True} if self.rebuild_index else {}), **rerank)
         return self._index
 
     def _retrieve(self, records: _Records) -> int:
@@ -305,10 +319,16 @@ class Evaluator:
                 t0 = time.perf_counter()
                 results = index.search_batch([it.question for it in batch], k=self.config.k)
                 per_q = (time.perf_counter() - t0) / len(batch)
-                for it, hits in zip(batch, results, strict=True):
+                first = (index.inner.search_batch([it.question for it in batch], k=self.config.k)
+                         if self.config.rerank else [None] * len(batch))   # the first stage, reported apart
+                for it, hits, first_hits in zip(batch, results, first, strict=True):
                     ranked = canonical_order(hits)[: self.config.k]
-                    records.add({"qid": it.qid, "retriever": self.config.retriever, "k": self.config.k,
-                                 "hits": [h.to_json() for h in ranked], "seconds": round(per_q, 6)})
+                    rec = {"qid": it.qid, "retriever": self.config.retriever, "k": self.config.k,
+                           "hits": [h.to_json() for h in ranked], "seconds": round(per_q, 6)}
+                    if first_hits is not None:
+                        rec["reranker"] = self.config.rerank
+                        rec["first_stage_hits"] = [h.to_json() for h in canonical_order(first_hits)[: self.config.k]]
+                    records.add(rec)
                 bar.update(len(batch))
         return len(todo)
 
@@ -408,6 +428,8 @@ class Evaluator:
         verdict = judgements.by_qid.get(item.qid, {}).get("verdict")
         metrics["accuracy"] = verdict["correct"] if verdict else None
         metrics["iou"] = gold_box_iou(answer.citations, item.gold_boxes, self.corpus)
+        metrics["pixel"] = citations_pixel_record(answer.citations, item.gold_boxes, item.gold_pages,
+                                                  self.corpus.page)
         cited = {c.page_id for c in answer.citations}
         metrics["cited_gold_page"] = bool(cited & set(item.gold_pages)) if answer.citations else False
         ret = None
@@ -434,6 +456,16 @@ class Evaluator:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+def _file_or_folder_hash(path: Path) -> str:
+    """sha256 of a question file, or of every file of a question folder (a local ViDoRe V3 copy)."""
+    if not path.is_dir():
+        return sha256_file(path)
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(path)}:{sha256_file(f)}\n".encode())
+    return h.hexdigest()
+
 
 def _drop_torn_tail(path: Path) -> None:
     """Cut a half-written last line (a run killed mid-append) so new records start on a fresh line."""

@@ -45,7 +45,11 @@ ARCHITECTURES: dict[str, ModelClasses] = {
     "ColQwen2_5": ModelClasses("ColQwen2_5", "ColQwen2_5_Processor", "colqwen2.5", True),
     "ColPali": ModelClasses("ColPali", "ColPaliProcessor", "colpali", True),
     "ColIdefics3": ModelClasses("ColIdefics3", "ColIdefics3Processor", "colsmol", True),
+    "ColQwen3": ModelClasses("ColQwen3", "ColQwen3Processor", "colqwen3", True),
+    "ColQwen3_5": ModelClasses("ColQwen3_5", "ColQwen3_5Processor", "colqwen3.5", True),
     "BiQwen2": ModelClasses("BiQwen2", "BiQwen2Processor", "bi", False),
+    "BiQwen3": ModelClasses("BiQwen3", "BiQwen3Processor", "bi", False),
+    "BiQwen3_5": ModelClasses("BiQwen3_5", "BiQwen3_5Processor", "bi", False),
     "BiQwen2_5": ModelClasses("BiQwen2_5", "BiQwen2_5_Processor", "bi", False),
     "BiPali": ModelClasses("BiPali", "BiPaliProcessor", "bi", False),
     "BiIdefics3": ModelClasses("BiIdefics3", "BiIdefics3Processor", "bi", False),
@@ -55,7 +59,7 @@ MODEL_TYPES: dict[tuple[str, str], str] = {
     ("colqwen2", "qwen2_vl"): "ColQwen2", ("colqwen2.5", "qwen2_5_vl"): "ColQwen2_5",
     ("colpali", "paligemma"): "ColPali", ("colsmol", "idefics3"): "ColIdefics3",
     ("bi", "qwen2_vl"): "BiQwen2", ("bi", "qwen2_5_vl"): "BiQwen2_5", ("bi", "paligemma"): "BiPali",
-    ("bi", "idefics3"): "BiIdefics3",
+    ("bi", "idefics3"): "BiIdefics3", ("colqwen3", "qwen3_vl"): "ColQwen3", ("colqwen3.5", "qwen3_5"): "ColQwen3_5",
 }
 
 

@@ -17,7 +17,8 @@ from docrag.io import read_json
 log = logging.getLogger(__name__)
 
 # retriever settings an existing index supplies when the caller does not give them
-ADOPTED_SETTINGS = ("pool_factor", "chunk_words", "chunk_overlap", "query_prompt", "page_prompt")
+ADOPTED_SETTINGS = ("pool_factor", "chunk_words", "chunk_overlap", "query_prompt", "page_prompt", "dim",
+                    "max_pixels", "min_pixels", "query_instruction", "query_length", "document_length")
 # options that configure the index rather than the retriever
 INDEX_OPTIONS = ("rebuild", "first_stage", "binarize", "n_centroids", "n_candidates", "search_mode")
 
@@ -52,8 +53,9 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     encoded, removed ones dropped). With ``build=False`` a missing or stale index raises
     :class:`IndexStateError`. Index options: ``rebuild`` (start over), ``first_stage``
     (``"centroids"``, ``"binary"`` or both, multi-vector only), ``binarize``, ``n_centroids``,
-    ``n_candidates``, ``search_mode`` (``auto``/``exact``/``two-stage``); other options go to the
-    retriever (``device``, ``dtype``, ``batch_size``, ``pool_factor``, ...).
+    ``n_candidates``, ``search_mode`` (``auto``/``exact``/``two-stage``); ``rerank`` (a reranker
+    name, :mod:`docrag.index.rerank`) and ``rerank_depth`` wrap the index in a rerank stage; other
+    options go to the retriever (``device``, ``dtype``, ``batch_size``, ``pool_factor``, ...).
 
     ``store``: ``embedded`` (default: the config file's ``store``, else the in-house index) or
     ``qdrant:PATH[#collection]`` / ``qdrant:http(s)://HOST[/collection]`` (dense and multi-vector
@@ -63,6 +65,21 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     """
     if not isinstance(corpus, Corpus):
         corpus = Corpus.open(corpus)
+    rerank, depth = opts.pop("rerank", None), opts.pop("rerank_depth", None)
+    idx = _open_first_stage(corpus, name, index_dir, build, show_progress, store=store, engine=engine,
+                            ray_address=ray_address, ray_actors=ray_actors, **opts)
+    if not rerank:
+        return idx
+    from docrag.index.rerank import DEFAULT_DEPTH, RerankedIndex, get_reranker
+
+    device = opts.get("device")
+    reranker = get_reranker(rerank, **({"device": device} if device else {}))
+    return RerankedIndex(idx, reranker, corpus.page, depth=int(depth or DEFAULT_DEPTH), show_progress=show_progress)
+
+
+def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, build: bool, show_progress: bool,
+                      store: str | None = None, engine: str | None = None, ray_address: str | None = None,
+                      ray_actors: int | None = None, **opts: Any):
     family = name.partition(":")[0].strip()
     if family == "hybrid":
         from docrag.index.hybrid import open_hybrid

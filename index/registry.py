@@ -19,6 +19,13 @@ _USAGE = {
     "colsmol": "colsmol:<model id or path>",
     "bi": "bi:<model id or path>",
     "hybrid": "hybrid:<retriever a>+<retriever b>",
+    "gme": "gme:<model id or path>",
+    "dse": "dse:<model id or path>",
+    "qwen3-vl-embed": "qwen3-vl-embed:<model id or path>",
+    "colqwen3": "colqwen3:<model id or path>",
+    "colqwen3.5": "colqwen3.5:<model id or path>",
+    "colbert": "colbert:<model id or path>",
+    "openai-embed": "openai-embed:<model>",
 }
 
 
@@ -35,6 +42,13 @@ RETRIEVERS: Registry[Retriever] = Registry(
         "colsmol": "docrag.index.colpali_models",
         "bi": "docrag.index.single_vector",
         "hybrid": "docrag.index.hybrid",
+        "gme": "docrag.index.gme",
+        "dse": "docrag.index.dse",
+        "qwen3-vl-embed": "docrag.index.qwen3_vl_embed",
+        "colqwen3": "docrag.index.colqwen3",
+        "colqwen3.5": "docrag.index.colqwen3",
+        "colbert": "docrag.index.colbert",
+        "openai-embed": "docrag.index.openai_embed",
     },
     usage=_USAGE,
 )

@@ -1,5 +1,5 @@
-"""Tiny random-weight ColQwen2 / ColQwen2.5 / ColSmol / ColPali retrievers, built offline, through the
-registry: index, search, reload, add, delete (no GPU, no hub)."""
+"""Tiny random-weight ColQwen2 / ColQwen2.5 / ColQwen3 / ColQwen3.5 / ColSmol / ColPali retrievers, built offline,
+through the registry: index, search, reload, add, delete (no GPU, no hub)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from tests.support.index_corpus import FINANCE_DOCS, add_text_document, make_cor
 from tests.support.tiny_colmodels import build_tiny_colmodel
 
 pytest.importorskip("colpali_engine")
-FAMILIES = ["colqwen2", "colqwen2.5", "colsmol", "colpali"]
+FAMILIES = ["colqwen2", "colqwen2.5", "colsmol", "colpali", "colqwen3", "colqwen3.5"]
+DIMS = {"colqwen3": 320}   # ColQwen3 projects to 320 dims; the others to 128
 QUERIES = ["What was the total revenue in 2011?", "arrests by offense", "总收入是多少"]
 
 
@@ -29,9 +30,11 @@ def test_index_search_reload_add_delete(family, tiny_models, tmp_path):
     corpus = make_corpus(tmp_path / "corpus", FINANCE_DOCS)
     name = f"{family}:{tiny_models[family]}"
     idx = di.open_index(corpus, name, show_progress=False)
-    assert idx.kind == "multi" and idx.manifest["dims"] == 128 and idx.manifest["dtype"] == "float16"
+    assert idx.kind == "multi" and idx.manifest["dims"] == DIMS.get(family, 128)
+    assert idx.manifest["dtype"] == "float16"
     assert idx.manifest["architecture"] == {"colqwen2": "ColQwen2", "colqwen2.5": "ColQwen2_5",
-                                            "colsmol": "ColIdefics3", "colpali": "ColPali"}[family]
+                                            "colsmol": "ColIdefics3", "colpali": "ColPali", "colqwen3": "ColQwen3",
+                                            "colqwen3.5": "ColQwen3_5"}[family]
     hits = idx.search_batch(QUERIES, k=6)
     assert all(len(h) == 6 and h[0].retriever == name for h in hits)
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options
+
 
 def _doc_name(corpus, doc_id: str, cache: dict[str, str]) -> str:
     if doc_id not in cache:
@@ -36,7 +38,9 @@ def answer_record(answer, corpus) -> dict:
         "citations": [{"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
                        "boxes_pt": [b.to_list(2) for b in c.boxes]} for c in answer.citations],
         "hits": [{"doc": _doc_name(corpus, h.doc_id, names), "page": h.page_no, "rank": h.rank,
-                  "score": round(float(h.score), 6)} for h in answer.hits],
+                  "score": round(float(h.score), 6),
+                  **({"reranker": h.reranker, "first_stage_score": round(float(h.first_stage_score), 6),
+                      "first_stage_rank": h.first_stage_rank} if h.reranker else {})} for h in answer.hits],
         "warnings": list(answer.warnings),
         "parse_error": answer.parse_error,
         "retriever": answer.retriever,
@@ -94,6 +98,9 @@ def register(app: typer.Typer) -> None:
                                          "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         progress: bool = typer.Option(True, "--progress/--no-progress",
                                       help="Show progress bars while building an index."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
         """Answer a question over a corpus with page- and box-level citations.
 
@@ -124,7 +131,9 @@ def register(app: typer.Typer) -> None:
                 raise typer.BadParameter(f"--coords must be pixel or norm1000, got {coords!r}")
             gen_opts["coords"] = coords
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
-                  show_progress=progress, settings=settings, generator_options=gen_opts)
+                  show_progress=progress, settings=settings, generator_options=gen_opts,
+                  retriever_options={**rerank_options(rerank, rerank_depth),
+                                     **({"trust_remote_code": True} if trust_remote_code else {})})
         answer = rag.ask(question, k=k)
         if save_crops_dir is not None:
             crops = save_crops(answer, corpus_obj, save_crops_dir)

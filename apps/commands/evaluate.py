@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
+
 CONTEXTS = ("retrieved", "oracle", "none")
 
 
@@ -62,6 +64,14 @@ def register(app: typer.Typer) -> None:
         ray_address: str | None = typer.Option(None, "--ray-address",
                                                help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
+        pixel_empty: str = typer.Option("skip", "--pixel-empty",
+                                        help="Pixel grounding: a page neither side boxed is skipped, one or zero."),
+        pixel_average: str = typer.Option("query", "--pixel-average",
+                                          help="Pixel grounding: average per question (query) or over pages."),
+        pixel_best: str = typer.Option("page", "--pixel-best",
+                                       help="Pixel grounding: keep the best annotator per page or per question."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
         from docrag.apps.commands.index import use_store
@@ -74,13 +84,25 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--context {context!r}: use {', '.join(CONTEXTS)}")
         if mode not in ("crop", "box"):
             raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
+        if pixel_empty not in ("skip", "one", "zero"):
+            raise typer.BadParameter(f"--pixel-empty {pixel_empty!r}: use skip, one or zero")
+        if pixel_average not in ("query", "page"):
+            raise typer.BadParameter(f"--pixel-average {pixel_average!r}: use query or page")
+        if pixel_best not in ("page", "question"):
+            raise typer.BadParameter(f"--pixel-best {pixel_best!r}: use page or question")
         from docrag.config import load_settings
 
         settings = load_settings()
         config = EvalConfig(retriever=retriever or settings.retriever, generator=generator or settings.generator,
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
-                            index_dir=str(index_dir) if index_dir else None)
+                            index_dir=str(index_dir) if index_dir else None,
+                            pixel_empty=pixel_empty, pixel_average=pixel_average, pixel_best=pixel_best,
+                            **rerank_options(rerank, rerank_depth))
+        if qa.is_dir() and not (corpus / "manifest.json").exists():   # a local ViDoRe V3 copy: build its corpus
+            from docrag.eval.vidore_v3 import build_corpus, read_dataset
+
+            build_corpus(read_dataset(qa), corpus, show_progress=progress)
         if engine not in ("local", "ray"):
             raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
         extra: dict = {}
@@ -90,7 +112,7 @@ def register(app: typer.Typer) -> None:
 
             runner_cls, extra = RayEvaluator, {"ray_address": ray_address}
         ev = runner_cls.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=progress, rebuild_index=rebuild_index, **extra)
+                                   show_progress=progress, rebuild_index=rebuild_index, **extra)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
@@ -107,8 +129,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command("compare")
     def compare_cmd(
-        corpus: Path = typer.Argument(..., help="Corpus folder."),
-        qa: Path = typer.Option(..., "--qa", help="Questions (our QA JSONL or FinRAGBench-V queries)."),
+        corpus: Path | None = typer.Argument(None, help="Corpus folder (not with --preset)."),
+        qa: Path | None = typer.Option(None, "--qa", help="Questions (our QA JSONL, FinRAGBench-V queries, or a "
+                                                          "local ViDoRe V3 folder)."),
+        preset: str | None = typer.Option(None, "--preset",
+                                          help="finragbench-v or vidore-v3: the paper's retrievers on the local "
+                                               "data named in the config's [presets.<name>], beside the paper's "
+                                               "published numbers."),
         retrievers: str = typer.Option("bm25,minilm,hybrid:bm25+minilm", "--retrievers",
                                        help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
         qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
@@ -126,11 +153,27 @@ def register(app: typer.Typer) -> None:
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
                                          "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Compare retrievers: nDCG@5/10, Recall@5/10, MRR@10 (in percent) on one question set."""
         from docrag.apps.commands.index import use_store
 
         use_store(store)
+        if preset is not None:
+            from docrag.config import load_settings
+            from docrag.eval.presets import render_preset, run_preset
+
+            result = run_preset(preset, load_settings(), k=k, show_progress=progress,
+                                rerank=rerank_options(rerank, rerank_depth) if rerank else None)
+            typer.echo(render_preset(result))
+            if out is not None:
+                from docrag.eval.compare import write_compare_json
+
+                write_compare_json(result, out)
+            return
+        if corpus is None or qa is None:
+            raise typer.BadParameter("give CORPUS and --qa (or --preset finragbench-v|vidore-v3)")
         from docrag.corpus import Corpus
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa
@@ -145,7 +188,8 @@ def register(app: typer.Typer) -> None:
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
         result = compare_retrievers(c, items, names, k=k, index_dir=index_dir, runs_dir=runs_dir,
-                                    show_progress=progress, rebuild=rebuild_index)
+                                    show_progress=progress, rebuild=rebuild_index,
+                                    **rerank_options(rerank, rerank_depth))
         result["qa"] = str(qa)
         typer.echo(render_table(result, per_category=per_category))
         if out is not None:

@@ -26,8 +26,12 @@ def _parse_filters(items: list[str]) -> dict:
 
 
 def _retriever_options(device: str | None, batch_size: int | None, pool_factor: int | None,
-                       dtype: str | None = None) -> dict:
+                       dtype: str | None = None, trust_remote_code: bool = False, dim: int | None = None) -> dict:
     opts: dict = {}
+    if trust_remote_code:
+        opts["trust_remote_code"] = True
+    if dim:
+        opts["dim"] = dim
     if device:
         opts["device"] = device
     if dtype:
@@ -65,6 +69,26 @@ def use_store(store: str | None) -> None:
         os.environ["DOCRAG_STORE"] = str(store)
 
 
+TRUST_HELP = ("Let a local checkpoint run its own Python code (VisRAG-Ret, jina-colbert-v2, jina-embeddings-v4, "
+              "nemotron-colembed). Off by default; recorded in the index, and needed again to search it.")
+RERANK_HELP = ("Rerank stage: cross-encoder:<path> (page text), qwen3-vl-rerank:<path> or monoqwen:<path> "
+               "(page image), openai-rerank:<model> (vLLM /rerank). Default: config file / DOCRAG_RERANK (none).")
+RERANK_DEPTH_HELP = "First-stage pages the reranker rescores per query (default: config / 20; at least k)."
+
+
+def rerank_options(rerank: str | None, depth: int | None) -> dict:
+    """``rerank``/``rerank_depth`` options of ``open_index`` from flags, else the config file / env."""
+    from docrag.config import load_settings
+
+    settings = load_settings()
+    name = settings.rerank if rerank is None else rerank
+    if rerank == "none":
+        return {"rerank": None}   # explicitly off, also over the config file
+    if not name or name == "none":
+        return {}
+    return {"rerank": name, "rerank_depth": depth or settings.rerank_depth}
+
+
 def _default_retriever() -> str:
     """The retriever ``ask`` uses: DOCRAG_RETRIEVER, the config file, or the built-in default."""
     from docrag.config import load_settings
@@ -99,12 +123,16 @@ def register(app: typer.Typer) -> None:
                                                help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
         ray_actors: int | None = typer.Option(None, "--ray-actors", min=1,
                                               help="Encoder actors for --engine ray (default: one per GPU, else 2)."),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
+        dim: int | None = typer.Option(None, "--dim", min=1,
+                                       help="Matryoshka (MRL) dimension of dse:/qwen3-vl-embed:/openai-embed: "
+                                            "vectors (stored in the index)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
-        opts = _retriever_options(device, batch_size, pool_factor, dtype)
+        opts = _retriever_options(device, batch_size, pool_factor, dtype, trust_remote_code, dim)
         if binarize:
             opts["binarize"] = True
         if rebuild:
@@ -135,6 +163,9 @@ def register(app: typer.Typer) -> None:
         build: bool = typer.Option(True, "--build/--no-build",
                                    help="Build or update the index first when the corpus changed."),
         store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
+        trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
         """Search CORPUS and print the best pages (file name, page, score)."""
         from docrag.corpus import Corpus
@@ -143,17 +174,24 @@ def register(app: typer.Typer) -> None:
         retriever = retriever or _default_retriever()
         c = Corpus.open(corpus)
         idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=False,
-                         store=_check_store(store), **_retriever_options(device, None, None))
+                         store=_check_store(store),
+                         **_retriever_options(device, None, None, trust_remote_code=trust_remote_code),
+                         **rerank_options(rerank, rerank_depth))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)
         rows = []
         for h in hits:
             page = c.page(h.page_id)
             rows.append({"rank": h.rank, "score": round(h.score, 6), "file_name": page.file_name,
                          "page_no": page.page_no, "page_id": h.page_id, "retriever": h.retriever})
+            if h.reranker:
+                rows[-1].update(reranker=h.reranker, first_stage_score=round(float(h.first_stage_score), 6),
+                                first_stage_rank=h.first_stage_rank)
         if as_json:
             typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
             return
         if not rows:
             typer.echo("no matching pages")
         for r in rows:
-            typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}")
+            first = (f"  (first stage #{r['first_stage_rank']} {r['first_stage_score']:.4f})"
+                     if r.get("reranker") else "")
+            typer.echo(f"{r['rank']:>3}  {r['score']:>10.4f}  {r['file_name']}  p.{r['page_no']}{first}")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
+
 log = logging.getLogger(__name__)
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -39,6 +41,8 @@ def register(app: typer.Typer) -> None:
         no_upload: bool = typer.Option(False, "--no-upload", help="Do not offer PDF uploads."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
                                          "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
+        rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
+        rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
         from docrag.apps.commands.index import use_store
@@ -56,7 +60,8 @@ def register(app: typer.Typer) -> None:
                         "(and upload PDFs unless --no-upload)", host)
         app = build_app(Corpus.open(corpus), run, retriever=retriever, generator=generator, judge=judge, k=k,
                         index_dir=index_dir, upload_dir=upload_dir,
-                        upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload)
+                        upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload,
+                        rerank=rerank_options(rerank, rerank_depth) or None)
         url = serve(app, host=host, port=port, block=False)
         typer.echo(f"docrag viewer running at {url} (Ctrl+C to stop)")
         try:

@@ -16,7 +16,9 @@ Usage::
   the error message of an OpenAI-style error object) or a ``dict`` (sent as JSON as is).
 
 A successful reply is a ``chat.completion`` object with ``choices[0].message.content`` and
-``usage``. The server speaks ``POST /v1/chat/completions`` and ``GET /v1/models``.
+``usage``. The server speaks ``POST /v1/chat/completions`` and ``GET /v1/models``; it also takes
+``POST /v1/embeddings`` and ``POST /v1/rerank`` (vLLM's pooling routes), whose scripted replies
+are ``(status, dict)`` tuples sent as they are. ``paths`` lists the route of every request.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class ScriptedOpenAIServer:
         self.reply = reply
         self.model = model
         self.requests: list[dict] = []
+        self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
         self.errors: list[Exception] = []   # exceptions raised by a callable script
         self._lock = threading.Lock()
@@ -161,7 +164,8 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
             body = self.rfile.read(length)
-            if self.path.rstrip("/") != "/v1/chat/completions":
+            route = self.path.rstrip("/")
+            if route not in ("/v1/chat/completions", "/v1/embeddings", "/v1/rerank"):
                 self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                 return
             try:
@@ -172,6 +176,7 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             with owner._lock:
                 n = len(owner.requests)
                 owner.requests.append(request)
+                owner.paths.append(route)
                 owner.headers.append(dict(self.headers.items()))
             try:
                 scripted = owner._next(request, n)

@@ -130,12 +130,62 @@ def _colpali(out: Path) -> None:
     proc.save_pretrained(out)
 
 
+def _qwen3_parts(proc_cls):
+    from transformers import Qwen2VLImageProcessor, Qwen3VLVideoProcessor
+
+    from tests.support.tiny_qwen_vl import _tokenizer
+
+    hf_tok = _tokenizer()
+    img = Qwen2VLImageProcessor(patch_size=16, merge_size=2, temporal_patch_size=2, min_pixels=32 * 32,
+                                max_pixels=256 * 256)
+    vid = Qwen3VLVideoProcessor(patch_size=16, merge_size=2, temporal_patch_size=2)
+    return hf_tok, proc_cls(image_processor=img, tokenizer=hf_tok, video_processor=vid)
+
+
+def _colqwen3(out: Path) -> None:
+    """ColQwen3 on a tiny Qwen3-VL (dims of retriever-zoo.md §2.2)."""
+    from colpali_engine.models import ColQwen3, ColQwen3Processor
+    from transformers import Qwen3VLConfig
+
+    hf_tok, proc = _qwen3_parts(ColQwen3Processor)
+    text = dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2, head_dim=16, pad_token_id=0,
+                rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 2, 2],
+                                 "mrope_interleaved": True})
+    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=16, spatial_merge_size=2,
+                  temporal_patch_size=2, out_hidden_size=64, num_position_embeddings=256, deepstack_visual_indexes=[0])
+    cfg = Qwen3VLConfig(text_config=text, vision_config=vision, **_qwen_ids(hf_tok))
+    cfg._attn_implementation = "eager"
+    ColQwen3(cfg).eval().save_pretrained(out)
+    proc.save_pretrained(out)
+
+
+def _colqwen35(out: Path) -> None:
+    """ColQwen3.5 on a tiny Qwen3.5 (one linear-attention and one full-attention layer)."""
+    from colpali_engine.models import ColQwen3_5, ColQwen3_5Processor
+    from transformers import Qwen3_5Config
+
+    hf_tok, proc = _qwen3_parts(ColQwen3_5Processor)
+    text = dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=4, num_key_value_heads=2, head_dim=32, pad_token_id=0,
+                layer_types=["linear_attention", "full_attention"], linear_key_head_dim=16, linear_value_head_dim=16,
+                linear_num_key_heads=2, linear_num_value_heads=4,
+                rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25,
+                                 "mrope_section": [2, 1, 1], "mrope_interleaved": True})
+    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=16, spatial_merge_size=2,
+                  temporal_patch_size=2, out_hidden_size=64, num_position_embeddings=256)
+    cfg = Qwen3_5Config(text_config=text, vision_config=vision, **_qwen_ids(hf_tok))
+    cfg._attn_implementation = "eager"
+    ColQwen3_5(cfg).eval().save_pretrained(out)
+    proc.save_pretrained(out)
+
+
 def _biqwen2(out: Path) -> None:
     _colqwen2(out, single_vector=True)
 
 
 _BUILDERS = {"colqwen2": _colqwen2, "colqwen2.5": _colqwen25, "colsmol": _colsmol, "colpali": _colpali,
-             "biqwen2": _biqwen2}
+             "biqwen2": _biqwen2, "colqwen3": _colqwen3, "colqwen3.5": _colqwen35}
 
 
 def build_tiny_colmodel(family: str, out_dir: str | Path, seed: int = 0) -> Path:

@@ -30,7 +30,7 @@ MIN_PIXELS = 56 * 56
 MAX_PIXELS = 224 * 224
 
 
-def _tokenizer():
+def _tokenizer(extra_tokens: tuple[str, ...] = ()):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -39,8 +39,11 @@ def _tokenizer():
     tok.decoder = decoders.ByteLevel()
     tok.train_from_iterator(_TRAINING_TEXT, trainers.BpeTrainer(
         vocab_size=600, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                   additional_special_tokens=SPECIAL[1:], chat_template=CHAT_TEMPLATE)
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                     additional_special_tokens=SPECIAL[1:], chat_template=CHAT_TEMPLATE)
+    if extra_tokens:   # single-token answers of yes/no rerankers
+        hf_tok.add_tokens(list(extra_tokens))
+    return hf_tok
 
 
 def _token_ids(hf_tok) -> dict[str, int]:
@@ -93,7 +96,7 @@ def build_tiny_qwen25_vl(folder: str | Path) -> Path:
     return _save(Qwen2_5_VLForConditionalGeneration(cfg).eval(), proc, folder)
 
 
-def build_tiny_qwen2_vl(folder: str | Path) -> Path:
+def build_tiny_qwen2_vl(folder: str | Path, extra_tokens: tuple[str, ...] = ()) -> Path:
     """Write a tiny random Qwen2-VL checkpoint (replies on a 0-1000 grid) into ``folder``."""
     import torch
     from transformers import (
@@ -106,7 +109,7 @@ def build_tiny_qwen2_vl(folder: str | Path) -> Path:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    hf_tok = _tokenizer()
+    hf_tok = _tokenizer(extra_tokens)
     proc = Qwen2VLProcessor(
         image_processor=Qwen2VLImageProcessor(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS),
         tokenizer=hf_tok, video_processor=Qwen2VLVideoProcessor(), chat_template=CHAT_TEMPLATE)
@@ -118,3 +121,37 @@ def build_tiny_qwen2_vl(folder: str | Path) -> Path:
     cfg._attn_implementation = "eager"
     torch.manual_seed(0)
     return _save(Qwen2VLForConditionalGeneration(cfg).eval(), proc, folder)
+
+
+def build_tiny_qwen3_vl(folder: str | Path, extra_tokens: tuple[str, ...] = ("yes", "no")) -> Path:
+    """Write a tiny random Qwen3-VL checkpoint (patch 16, merge 2; recipe in retriever-zoo.md §2.2)."""
+    import torch
+    from transformers import (
+        Qwen2VLImageProcessor,
+        Qwen3VLConfig,
+        Qwen3VLForConditionalGeneration,
+        Qwen3VLProcessor,
+        Qwen3VLVideoProcessor,
+    )
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    hf_tok = _tokenizer(extra_tokens)
+    proc = Qwen3VLProcessor(
+        image_processor=Qwen2VLImageProcessor(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                              min_pixels=32 * 32, max_pixels=256 * 256),
+        tokenizer=hf_tok, video_processor=Qwen3VLVideoProcessor(patch_size=16, merge_size=2, temporal_patch_size=2),
+        chat_template=CHAT_TEMPLATE)
+    text_cfg = dict(vocab_size=len(hf_tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                    num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                    rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 2, 2],
+                                     "mrope_interleaved": True},
+                    tie_word_embeddings=False, bos_token_id=0, eos_token_id=2, pad_token_id=0)
+    vision_cfg = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=16,
+                      spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=64, num_position_embeddings=256,
+                      deepstack_visual_indexes=[0])
+    cfg = Qwen3VLConfig(text_config=text_cfg, vision_config=vision_cfg, **_token_ids(hf_tok),
+                        tie_word_embeddings=False)
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(0)
+    return _save(Qwen3VLForConditionalGeneration(cfg).eval(), proc, folder)
