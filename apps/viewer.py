@@ -49,7 +49,7 @@ RagFactory = Callable[[Corpus, str, str], Any]
 
 # Names a dropdown offers up front: offline and argument-free (families like ``colqwen2:<path>``
 # need the user's model path; the dropdowns accept any typed name).
-OFFLINE_RETRIEVERS = ("bm25", "minilm", "dummy", "hybrid:bm25+minilm")
+OFFLINE_RETRIEVERS = ("bm25", "minilm", "e5", "dummy", "hybrid:bm25+minilm", "lang-hybrid:bm25+minilm")
 OFFLINE_GENERATORS = ("extractive",)
 OFFLINE_JUDGES = ("grounding",)
 
@@ -102,10 +102,12 @@ def default_choices() -> Defaults:
 
 
 def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None,
-                         rerank: dict | None = None) -> Any:
+                         coords: str | None = None, rerank: dict | None = None) -> Any:
     """``docrag.pipeline.RAG``; with ``indexes_root``, each retriever's index lives in its own
-    sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``rerank``:
-    ``{"rerank": name, "rerank_depth": n}`` adds a rerank stage."""
+    sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``coords``: the
+    box convention of vision generators (``--coords``); ``rerank``: ``{"rerank": name,
+    "rerank_depth": n}`` adds a rerank stage."""
+    from docrag.generation.conventions import coords_options
     from docrag.pipeline import RAG
 
     index_dir = None
@@ -114,6 +116,7 @@ def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes
 
         index_dir = Path(indexes_root) / slug(retriever)
     return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False,
+               generator_options=coords_options(coords, generator) or None,
                retriever_options=dict(rerank or {}))
 
 
@@ -397,7 +400,8 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
               k: int | None = None, index_dir: str | Path | None = None, rag_factory: RagFactory | None = None,
               judge_factory: Callable[[str], Any] | None = None, upload_dir: str | Path | None = None,
               upload_policy: UploadPolicy | None = None, allow_upload: bool = True,
-              title: str = "docrag viewer", rerank: dict | None = None) -> gr.Blocks:
+              title: str = "docrag viewer", coords: str | None = None,
+              rerank: dict | None = None) -> gr.Blocks:
     """The viewer as a :class:`gradio.Blocks` app (start it with :func:`serve`, or mount it).
 
     ``retriever``/``generator``/``judge``/``k`` preselect the Ask tab's controls (default: the
@@ -419,7 +423,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     judge, k = judge or defaults.judge, int(k or defaults.k)
     if rag_factory is None:
         rag_factory = functools.partial(_default_rag_factory, indexes_root=Path(index_dir) if index_dir else None,
-                                        rerank=rerank)
+                                        coords=coords, rerank=rerank)
     viewer = Viewer(corpus, Path(run_dir) if run_dir else None, rag_factory=rag_factory,
                     judge_factory=judge_factory, upload_dir=Path(upload_dir) if upload_dir else None,
                     upload_policy=upload_policy, allow_upload=allow_upload, k=k)

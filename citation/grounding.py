@@ -1,20 +1,29 @@
-"""``grounding``: an offline, text-based stand-in for an MLLM citation judge.
+"""``grounding``: an offline, text-based stand-in for an MLLM citation judge (a **proxy**).
 
-A *cheap proxy*, not a vision model: it reads the text inside the shown units -- the page's words
-(PDF text layer or OCR, POINT boxes) whose area lies mostly inside a cited box, or the whole page's
-words at page level -- and says "yes" when
+Not a vision model: it reads the text inside the shown units -- the page's words (PDF text layer or
+OCR, POINT boxes) whose area lies mostly inside a cited box, or the whole page's words at page
+level. Its verdict comes from whether that region supports the answer's **key facts**, whatever
+block the generator quoted:
 
-* every number of the answer occurs there after normalisation (thousands separators, split
-  decimals such as ``11,062. 6``, ``%``/percent, scale words million/billion/thousand/万/亿) -- or,
-  with ``derived`` (default), is a sum, difference, product, ratio or percent (change) of two
-  numbers of the answer that do occur (calculated answers state their inputs), and
-* at least ``min_word_recall`` of the answer's content words (lower-cased, stop words removed, crude
-  suffix stemming; each CJK character counts as a word) occur there.
+* every number of the answer occurs there with a compatible scale (``5.2 million`` matches
+  ``5,200,000`` or a ``5.2`` under a million header, not ``5.2 billion``; thousands separators,
+  split decimals such as ``11,062. 6``, ``%``/percent, million/billion/thousand/万/亿 understood) --
+  or, with ``derived`` (default), is a sum, difference, product, ratio or percent (change) of two
+  numbers of the answer that do occur (calculated answers state their inputs);
+* at least ``min_entity_recall`` of the answer's named entities (capitalised names, acronyms)
+  occur there; an answer with no numbers and no names falls back to ``min_word_recall`` of its
+  content words;
+* and the region is where the **question** points: at least ``min_question_support`` of the
+  question's terms, weighted by how rare each is among the lines of the shown pages, occur in it
+  (terms of the pages' top/bottom margin bands -- running headers and footers that name the
+  document -- do not count).
+  This is what makes the judge non-circular: an extractive answer always matches the block it was
+  quoted from, but a quote of the wrong block lacks what the question asks about.
 
 It cannot read charts or images without text, and it cannot check calculations. Its agreement with
-gold-box IoU on the development corpus is measured in the tests (``test_citation_agreement.py``).
-An answer with nothing to check (no numbers, no content words) or a page with no text is a judge
-**error**, not a "no".
+gold-box IoU and its rejection of wrong-block quotes on the development corpus are measured in the
+tests (``test_citation_agreement.py``, ``test_citation_grounding.py``). An answer with nothing to
+check or a page with no text is a judge **error**, not a "no".
 """
 
 from __future__ import annotations
@@ -134,47 +143,176 @@ def text_in_boxes(page: Page, boxes: Iterable, min_inside: float = 0.5) -> str:
     return " ".join(b.text for b in items)
 
 
+def _scaled_numbers(text: str) -> list[tuple[float, float | None, bool]]:
+    """``(raw value, scale or None, is percent)`` for each number in ``text``."""
+    out = []
+    for m in _NUM.finditer(repair_text(text)):
+        raw = float(m.group(1).replace(",", "") + (m.group(2) or ""))
+        unit = (m.group(3) or "").lower()
+        out.append((raw, SCALES.get(unit), unit.startswith(("%", "percent", "per cent"))))
+    return out
+
+
+def number_supported(num: tuple[float, float | None, bool], evidence: list[tuple[float, float | None, bool]]) -> bool:
+    """The answer number ``num`` occurs in the evidence with a compatible scale: the same scaled
+    value (``5.2 million`` = ``5,200,000``), or the same figure where the scales do not conflict
+    (``5.2 million`` vs a ``5.2`` under a "million" header; not ``5.2 billion``)."""
+    raw, scale, pct = num
+    for e_raw, e_scale, e_pct in evidence:
+        if _close(raw * (scale or 1.0), e_raw * (e_scale or 1.0)):
+            return True
+        if _close(raw, e_raw) and (scale is None or e_scale is None or scale == e_scale):
+            return True
+        if pct and not e_pct and _close(raw / 100.0, e_raw):
+            return True
+    return False
+
+
+_ENTITY = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+(?:[-\s][A-Z][a-z]+)*)\b")
+MONTHS = set("january february march april may june july august september october november december".split())
+
+
+def named_entities(text: str, short: int = 12) -> set[str]:
+    """Capitalised names and acronyms of ``text``, stemmed like :func:`content_words`, e.g.
+    ``{"germany", "save", "bundesbank"}``; a sentence-initial capital counts only in a short answer
+    (at most ``short`` words), where it is usually a name ("Spain: 12.0")."""
+    out: set[str] = set()
+    keep_initial = len(text.split()) <= short
+    for m in _ENTITY.finditer(text):
+        before = text[: m.start()].rstrip()
+        if not keep_initial and (not before or before[-1] in ".!?:;\n\"'("):
+            if not m.group(0).isupper():
+                continue   # sentence-initial capital: not evidence of a name
+        for w in re.split(r"[-\s]+", m.group(0)):
+            w = _stem(w)
+            if len(w) > 1 and w not in STOP and w not in UNIT_WORDS and w not in MONTHS:
+                out.add(w)
+    return out
+
+
+def question_terms(question: str) -> set[str]:
+    """What the question is about: its content words and the numbers it names (years, table numbers)."""
+    terms = content_words(_NUM.sub(" ", question))
+    terms |= {f"#{raw:g}" for raw, _, _ in _scaled_numbers(question)}
+    return terms
+
+
+def _terms_of(text: str) -> set[str]:
+    return content_words(_NUM.sub(" ", text)) | {f"#{raw:g}" for raw, _, _ in _scaled_numbers(text)}
+
+
+def question_support(question: str, evidence: str, context_lines: Sequence[str],
+                     margin_lines: Sequence[str] = ()) -> float | None:
+    """IDF-weighted share of the question's terms found in ``evidence``; the weights come from the
+    lines of the shown pages (a term on every line says little about where the answer is), and
+    terms found on no line of those pages are left out, as are terms of the page's margin bands
+    (running headers and footers name the document, not the evidence). None when no term is left."""
+    margin = set().union(*(_terms_of(ln) for ln in margin_lines)) if margin_lines else set()
+    terms = question_terms(question) - margin
+    line_terms = [_terms_of(ln) for ln in context_lines if ln.strip()]
+    n = len(line_terms)
+    weights = {}
+    for t in terms:
+        df = sum(1 for lt in line_terms if t in lt)
+        if df:
+            weights[t] = math.log((n + 1) / (df + 0.5))
+    total = sum(weights.values())
+    if not weights or total <= 0:
+        return None
+    found = _terms_of(evidence)
+    return sum(w for t, w in weights.items() if t in found) / total
+
+
+MARGIN_BAND = 0.08   # top and bottom share of the page height treated as running header/footer
+
+
+def page_lines(page: Page) -> tuple[list[str], list[str]]:
+    """``(body lines, margin lines)`` of the page: its blocks' text lines, split by whether the block
+    lies in the top or bottom :data:`MARGIN_BAND` (without blocks: the text's lines, no margins)."""
+    if not page.blocks:
+        return (page.text or "").splitlines(), []
+    body, margin = [], []
+    h = page.height_pt or 1.0
+    for b in page.blocks:
+        if not b.text:
+            continue
+        in_margin = b.box.y1 <= MARGIN_BAND * h or b.box.y0 >= (1 - MARGIN_BAND) * h
+        (margin if in_margin else body).extend(b.text.splitlines())
+    return body, margin
+
+
 class GroundingJudge:
-    """Offline text-overlap judge (see module docstring); deterministic, so never cached."""
+    """Offline judge of whether the cited region's text supports the answer's key facts (see the
+    module docstring); deterministic, so never cached. A proxy: it reads text, not pixels."""
 
     needs_images = False
     cache_id = None
+    is_proxy = True
 
     def __init__(self, min_word_recall: float = 0.5, min_number_recall: float = 1.0,
-                 min_inside: float = 0.5, derived: bool = True) -> None:
+                 min_inside: float = 0.5, derived: bool = True, min_entity_recall: float = 0.5,
+                 min_question_support: float = 0.4) -> None:
         self.derived = bool(derived)
         self.min_word_recall = float(min_word_recall)
         self.min_number_recall = float(min_number_recall)
+        self.min_entity_recall = float(min_entity_recall)
+        self.min_question_support = float(min_question_support)
         self.min_inside = float(min_inside)
         self.name = "grounding"
 
     def judge(self, prompt: str, images: Sequence[EvidenceImage], context: JudgeContext) -> Verdict:
+        body: list[str] = []
+        margin: list[str] = []
+        for ev in images:
+            b, m = page_lines(ev.page)
+            body += b
+            margin += m
         return self.decide(context.answer, shown_text(images, self.min_inside),
-                           has_text=any(p.page.words or p.page.text or p.page.blocks for p in images))
+                           has_text=any(p.page.words or p.page.text or p.page.blocks for p in images),
+                           question=context.question, context_lines=body + margin, margin_lines=margin)
 
-    def decide(self, answer: str, evidence: str, has_text: bool = True) -> Verdict:
+    def decide(self, answer: str, evidence: str, has_text: bool = True, question: str = "",
+               context_lines: Sequence[str] | None = None, margin_lines: Sequence[str] = ()) -> Verdict:
+        """Yes when the evidence holds the answer's key facts -- every number (scale-compatible, or
+        derived from two found numbers) and at least ``min_entity_recall`` of its names; content
+        words only when the answer has neither -- *and*, given the question, the evidence is where
+        the question's distinctive terms are (``min_question_support``)."""
         if not has_text:
             return Verdict.failed("grounding judge: the shown pages have no text (ingest with OCR)")
-        a_nums = _numbers_with_decimals(answer)
+        a_nums = _scaled_numbers(answer)
+        a_ents = named_entities(_NUM.sub(" ", answer))
         a_words = content_words(_NUM.sub(" ", answer))
-        if not a_nums and not a_words:
+        if not a_nums and not a_ents and not a_words:
             return Verdict.failed(f"grounding judge: nothing checkable in the answer {answer[:60]!r}")
-        e_vals = [v for vals in numbers(evidence) for v in vals]
+        e_nums = _scaled_numbers(evidence)
         e_words = content_words(evidence)
-        found = [any(_close(a, e) for a in vals for e in e_vals) for _, vals, _ in a_nums]
+        found = [number_supported(n, e_nums) for n in a_nums]
         if self.derived and not all(found):
             # a calculated number counts when it follows from two numbers of the answer that were found
+            dec = [d for _, _, d in _numbers_with_decimals(answer)]
             inputs = [raw for (raw, _, _), ok in zip(a_nums, found, strict=True) if ok]
-            found = [ok or _derivable(raw, dec, inputs) for (raw, _, dec), ok in zip(a_nums, found, strict=True)]
+            found = [ok or _derivable(n[0], dec[i] if i < len(dec) else 0, inputs)
+                     for i, (n, ok) in enumerate(zip(a_nums, found, strict=True))]
         n_ok = sum(found)
-        w_ok = len(a_words & e_words)
-        num_recall = n_ok / len(a_nums) if a_nums else 1.0
-        word_recall = w_ok / len(a_words) if a_words else 1.0
-        raw = f"numbers {n_ok}/{len(a_nums)}, words {w_ok}/{len(a_words)}"
-        ok = num_recall >= self.min_number_recall - 1e-12 and word_recall >= self.min_word_recall - 1e-12
-        return Verdict.yes(f"yes ({raw})") if ok else Verdict.no(f"no ({raw})")
+        num_ok = (n_ok / len(a_nums) if a_nums else 1.0) >= self.min_number_recall - 1e-12
+        parts = [f"numbers {n_ok}/{len(a_nums)}"]
+        if a_nums or a_ents:
+            ent_ok_n = len(a_ents & e_words)
+            facts_ok = num_ok and (ent_ok_n / len(a_ents) if a_ents else 1.0) >= self.min_entity_recall - 1e-12
+            parts.append(f"names {ent_ok_n}/{len(a_ents)}")
+        else:   # no key facts: fall back to the answer's content words
+            w_ok = len(a_words & e_words)
+            facts_ok = w_ok / len(a_words) >= self.min_word_recall - 1e-12
+            parts.append(f"words {w_ok}/{len(a_words)}")
+        support = question_support(question, evidence, context_lines or [], margin_lines) if question else None
+        q_ok = support is None or support >= self.min_question_support - 1e-12
+        if support is not None:
+            parts.append(f"question terms {100 * support:.0f}%")
+        raw = ", ".join(parts)
+        return Verdict.yes(f"yes ({raw})") if facts_ok and q_ok else Verdict.no(f"no ({raw})")
 
 
-@JUDGES.register("grounding", help="offline text proxy: answer numbers and content words inside the cited units")
+@JUDGES.register("grounding", help="offline text proxy: the answer's key facts (numbers with scale, names) "
+                                   "and the question's terms inside the cited units")
 def _make_grounding(arg: str | None, **opts) -> GroundingJudge:
     return GroundingJudge(**opts)

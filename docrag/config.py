@@ -3,7 +3,7 @@
 The config file is TOML, at ``~/.config/docrag/config.toml`` (``$XDG_CONFIG_HOME/docrag/config.toml``
 when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
 
-    retriever = "hybrid:bm25+minilm"    # DOCRAG_RETRIEVER  -- default retriever of `ask`/`RAG`
+    retriever = "lang-hybrid:bm25+minilm"  # DOCRAG_RETRIEVER  -- default retriever of `ask`/`RAG`
     generator = "extractive"            # DOCRAG_GENERATOR  -- e.g. "openai:gpt-4o", "qwen-vl:/models/Qwen2.5-VL-7B"
     judge = "grounding"                 # DOCRAG_JUDGE      -- citation judge, e.g. "openai:gpt-4o"
     k = 10                              # DOCRAG_K          -- pages retrieved per question
@@ -17,7 +17,8 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     max_height = 768                    # DOCRAG_MAX_HEIGHT
     max_pixels = 786432                 # DOCRAG_MAX_PIXELS  optional area budget
     max_pages = 10                      # DOCRAG_MAX_PAGES   pages sent to a vision model
-    coords = "pixel"                    # DOCRAG_COORDS      openai reply convention: pixel | norm1000
+    coords = "auto"                     # DOCRAG_COORDS      openai box convention: auto (from the model
+                                        #   name) | pixel | model_pixels | norm1000 | norm1000_yx
     snap = false                        # DOCRAG_SNAP        snap boxes to layout blocks
     max_tokens = 1024                   # DOCRAG_MAX_TOKENS
     concurrency = 4                     # DOCRAG_CONCURRENCY requests in flight for batches
@@ -26,6 +27,11 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     base_url = "http://localhost:8000/v1"   # else $OPENAI_BASE_URL, else api.openai.com
     api_key_env = "OPENAI_API_KEY"          # name of the variable holding the key (never the key itself)
     timeout = 120
+
+    [models."Qwen/Qwen2.5-VL-7B-Instruct"]  # per model (exact name, or a glob such as "*qwen2.5-vl*";
+    coords = "model_pixels"             #   exact names win, then the first matching glob)
+    processor_min_pixels = 3136         # the model processor's pixel budget (model_pixels)
+    processor_max_pixels = 12845056
 
 The default retriever and generator are the best offline choices measured by the project; they
 live in :data:`DEFAULT_RETRIEVER` / :data:`DEFAULT_GENERATOR` and nowhere else.
@@ -46,7 +52,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-DEFAULT_RETRIEVER = "hybrid:bm25+minilm"
+DEFAULT_RETRIEVER = "lang-hybrid:bm25+minilm"
 DEFAULT_GENERATOR = "extractive"
 DEFAULT_JUDGE = "grounding"
 DEFAULT_K = 10
@@ -58,6 +64,7 @@ _GENERATION: dict[str, Callable[[str], Any]] = {
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
     "concurrency": int}
 _OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str, "timeout": float}
+_MODEL: dict[str, Callable[[str], Any]] = {"coords": str, "processor_min_pixels": int, "processor_max_pixels": int}
 
 
 def config_path() -> Path:
@@ -82,6 +89,7 @@ class Settings:
     rerank_depth: int = 20
     generation: dict[str, Any] = field(default_factory=dict)
     openai: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)   # model name or glob -> options
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)   # [presets.<name>]: local data paths
     source: dict[str, str] = field(default_factory=dict)   # key -> "default" | file path | env var
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
@@ -93,11 +101,24 @@ class Settings:
         opts = dict(self.generation)
         if family == "openai":
             opts.update(self.backend_options(name))
+            opts.update(self.model_options(name.partition(":")[2]))
         elif family == "qwen-vl":
             opts.pop("concurrency", None)
         else:  # extractive and other offline generators only read pages
             opts = {k: v for k, v in opts.items() if k == "max_pages"}
         return opts
+
+    def model_options(self, model: str) -> dict[str, Any]:
+        """The ``[models."<name>"]`` table for ``model``: an exact name first, else the first glob
+        that matches (case-insensitive); ``{}`` when none does."""
+        from fnmatch import fnmatch
+
+        if model in self.models:
+            return dict(self.models[model])
+        for pattern, opts in self.models.items():
+            if fnmatch(model.lower(), pattern.lower()):
+                return dict(opts)
+        return {}
 
     def backend_options(self, name: str) -> dict[str, Any]:
         """Options for ``get_backend(name)`` (the endpoint of ``openai:`` backends)."""
@@ -135,7 +156,7 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: not valid TOML ({exc}); fix or remove it (or set DOCRAG_CONFIG)") from exc
-        known = set(_TOP_LEVEL) | {"generation", "openai", "presets"}
+        known = set(_TOP_LEVEL) | {"generation", "openai", "models", "presets"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise InputError(f"{path}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
@@ -156,6 +177,7 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
             raise InputError(f"{path}: unknown key(s) in [{section}]: {', '.join(bad)}; "
                              f"valid: {', '.join(sorted(spec))}")
         getattr(s, section).update({k: _convert(k, v, spec[k], f"{path} [{section}]") for k, v in table.items()})
+    _load_models(s, data.get("models", {}), path)
     for key, conv in _TOP_LEVEL.items():
         var = f"DOCRAG_{key.upper()}"
         if env.get(var):
@@ -166,3 +188,22 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
         if env.get(var):
             s.generation[key] = _convert(key, env[var], conv, var)
     return s
+
+
+def _load_models(s: Settings, table: Any, path: Path) -> None:
+    """``[models."<name or glob>"]`` tables: per-model box convention and processor pixel budget."""
+    from docrag.generation.conventions import check_convention
+
+    if not isinstance(table, dict):
+        raise InputError(f"{path}: [models] must hold one table per model, e.g. [models.\"gpt-4o\"]")
+    for model, opts in table.items():
+        where = f'{path} [models."{model}"]'
+        if not isinstance(opts, dict):
+            raise InputError(f"{where} must be a table (coords, processor_min_pixels, processor_max_pixels)")
+        bad = sorted(set(opts) - set(_MODEL))
+        if bad:
+            raise InputError(f"{where}: unknown key(s) {', '.join(bad)}; valid: {', '.join(sorted(_MODEL))}")
+        conv = {k: _convert(k, v, _MODEL[k], where) for k, v in opts.items()}
+        if "coords" in conv:
+            conv["coords"] = check_convention(conv["coords"], f"{where} coords")
+        s.models[str(model)] = conv

@@ -65,9 +65,13 @@ class Box:
         return cls(x0, y0, x1, y1, Space.NORM, (1.0, 1.0))
 
     @classmethod
-    def from_grid(cls, coords: Sequence[float], grid: float = 1000.0) -> Box:
-        """A box given on a ``grid`` x ``grid`` normalized lattice (Qwen2-VL / Qwen3-VL use 0..1000)."""
-        x0, y0, x1, y1 = (float(c) / grid for c in coords)
+    def from_grid(cls, coords: Sequence[float], grid: float = 1000.0, order: str = "xyxy") -> Box:
+        """A box given on a ``grid`` x ``grid`` normalized lattice (Qwen2-VL / Qwen3-VL / InternVL use
+        0..1000, ``order="xyxy"``; Gemini uses ``[ymin, xmin, ymax, xmax]``, ``order="yxyx"``)."""
+        if order not in ("xyxy", "yxyx"):
+            raise GeometryError(f"grid box order must be 'xyxy' or 'yxyx', got {order!r}")
+        vals = yxyx_to_xyxy(coords) if order == "yxyx" else list(coords)
+        x0, y0, x1, y1 = (float(c) / grid for c in vals)
         return cls.norm(x0, y0, x1, y1)
 
     # -- basic properties ---------------------------------------------------------------------
@@ -246,6 +250,42 @@ def fit_within(width: int, height: int, max_w: int, max_h: int) -> tuple[int, in
     """Size of a ``width`` x ``height`` image scaled down (never up) to fit ``max_w`` x ``max_h``."""
     scale = min(max_w / width, max_h / height, 1.0)
     return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def yxyx_to_xyxy(coords: Sequence[float]) -> list[float]:
+    """``[ymin, xmin, ymax, xmax]`` (Gemini's order) -> ``[xmin, ymin, xmax, ymax]``."""
+    if len(coords) != 4:
+        raise GeometryError(f"a box needs 4 numbers, got {len(coords)}")
+    y0, x0, y1, x1 = coords
+    return [x0, y0, x1, y1]
+
+
+#: Qwen2-VL / Qwen2.5-VL image processor defaults (``preprocessor_config.json`` of the released
+#: Qwen2.5-VL checkpoints): 28-pixel factor (14-pixel patches merged 2x2), 56x56 .. 12,845,056 pixels.
+QWEN_FACTOR, QWEN_MIN_PIXELS, QWEN_MAX_PIXELS = 28, 56 * 56, 12_845_056
+
+
+def smart_resize(width: int, height: int, factor: int = QWEN_FACTOR, min_pixels: int = QWEN_MIN_PIXELS,
+                 max_pixels: int = QWEN_MAX_PIXELS) -> tuple[int, int]:
+    """The ``(width, height)`` a Qwen2-VL-family processor resizes a ``width`` x ``height`` image to:
+    both sides rounded to multiples of ``factor``, the area kept within ``[min_pixels, max_pixels]``
+    and the aspect ratio nearly kept (same algorithm as ``qwen_vl_utils.smart_resize``, which takes
+    and returns height first)."""
+    if width <= 0 or height <= 0:
+        raise GeometryError(f"image size must be positive, got {width}x{height}")
+    if min_pixels > max_pixels:
+        raise GeometryError(f"min_pixels ({min_pixels}) is larger than max_pixels ({max_pixels})")
+    h_bar = max(factor, round(height / factor) * factor)
+    w_bar = max(factor, round(width / factor) * factor)
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return int(w_bar), int(h_bar)
 
 
 def _clamp(v: float, lo: float, hi: float) -> float:

@@ -23,6 +23,7 @@ class Entry(Generic[T]):
     factory: Callable[..., T]
     needs_arg: bool
     help: str
+    optional_arg: bool = False
 
 
 class Registry(Generic[T]):
@@ -41,12 +42,14 @@ class Registry(Generic[T]):
         self._lazy = dict(lazy_modules or {})
         self._usage = dict(usage or {})
 
-    def register(self, family: str, *, needs_arg: bool = False, help: str = "") -> Callable:
-        """Decorator: register ``factory(arg, **options)`` (``arg`` is None for bare names)."""
+    def register(self, family: str, *, needs_arg: bool = False, optional_arg: bool = False,
+                 help: str = "") -> Callable:
+        """Decorator: register ``factory(arg, **options)`` (``arg`` is None for bare names;
+        ``optional_arg``: both ``family`` and ``family:<arg>`` are valid)."""
 
         def deco(factory: Callable[..., T]) -> Callable[..., T]:
             summary = help or (factory.__doc__ or "").strip().split("\n")[0]
-            self._entries[family] = Entry(family, factory, needs_arg, summary)
+            self._entries[family] = Entry(family, factory, needs_arg, summary, optional_arg)
             return factory
 
         return deco
@@ -92,6 +95,6 @@ class Registry(Generic[T]):
         entry = self._entry(family)
         if entry.needs_arg and not arg:
             raise UnknownNameError(f"{self.role} {family!r} needs an argument: use '{family}:<model id or path>'")
-        if not entry.needs_arg and arg:
+        if not entry.needs_arg and not entry.optional_arg and arg:
             raise UnknownNameError(f"{self.role} {family!r} takes no argument, got {name!r}")
         return entry.factory(arg, **options)

@@ -188,7 +188,11 @@ def compare_runs(run_dirs: Sequence[str | Path], group: str = "overall") -> dict
         values = {}
         for section, metric in RUN_COLUMNS:
             values[f"{section}.{metric}"] = rep.get(section, {}).get("groups", {}).get(group, {}).get(metric)
+        from docrag.eval.report import is_proxy_judge
+
+        judge = cfg.get("judge")
         rows.append({"run": str(d), "retriever": cfg.get("retriever"), "generator": cfg.get("generator"),
+                     "judge": f"{judge} (proxy)" if is_proxy_judge(judge) else judge,
                      "context": cfg.get("context"), "answer_judge": cfg.get("answer_judge"),
                      "n": rep.get("n_questions"), "complete": rep.get("complete"), "values": values})
     questions = {r["n"] for r in rows}
@@ -198,13 +202,13 @@ def compare_runs(run_dirs: Sequence[str | Path], group: str = "overall") -> dict
 def render_runs_table(result: dict) -> str:
     from docrag.eval.report import GEN_LABELS
 
-    header = ["run", "retriever", "generator", "context",
+    header = ["run", "retriever", "generator", "judge", "context",
               *(metric_label(m) if s == "retrieval" else GEN_LABELS[m] for s, m in RUN_COLUMNS), "n"]
-    rows = [[Path(r["run"]).name, str(r["retriever"]), str(r["generator"]), str(r["context"]),
+    rows = [[Path(r["run"]).name, str(r["retriever"]), str(r["generator"]), str(r.get("judge")), str(r["context"]),
              *("-" if r["values"][f"{s}.{m}"] is None else f"{r['values'][f'{s}.{m}']:.2f}" for s, m in RUN_COLUMNS),
              str(r["n"])] for r in result["runs"]]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)), "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) if i < 4 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+    lines += ["  ".join(c.ljust(w) if i < 5 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
               for r in rows]
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from docrag.citation.pixel_grounding import ANCHOR_SOURCE, PixelOptions, describ
 from docrag.citation.pixel_grounding import ANCHORS as PIXEL_ANCHORS
 from docrag.eval.attribution import STAGES, stage_counts
 from docrag.eval.data import QAItem
+from docrag.eval.gold_hits import gold_hits
 from docrag.eval.retrieval_metrics import (
     max_abs_difference,
     mean_scores,
@@ -32,10 +33,28 @@ from docrag.io import atomic_write_bytes, atomic_write_json, atomic_write_text
 log = logging.getLogger(__name__)
 
 GEN_COLUMNS = ("accuracy", "rouge_l", "numeric_match", "P_Rec", "P_Prec", "B_Rec", "B_Prec", "iou",
-               "pixel_f1", "pixel_iou")
+               "gold_box_hit", "gold_page_hit", "pixel_f1", "pixel_iou")
 GEN_LABELS = {"accuracy": "Acc", "rouge_l": "ROUGE-L", "numeric_match": "NumMatch", "P_Rec": "P_Rec",
               "P_Prec": "P_Prec", "B_Rec": "B_Rec", "B_Prec": "B_Prec", "iou": "IoU",
-              "pixel_f1": "PixF1", "pixel_iou": "PixIoU"}
+              "gold_box_hit": "GoldBox", "gold_page_hit": "GoldPage", "pixel_f1": "PixF1", "pixel_iou": "PixIoU"}
+JUDGE_COLUMNS = ("P_Rec", "P_Prec", "B_Rec", "B_Prec")
+#: citation judges that are offline proxies of the paper's MLLM judge (labelled so in reports/plots)
+PROXY_JUDGES = ("grounding",)
+
+
+def is_proxy_judge(name: str | None) -> bool:
+    """True for offline proxy citation judges (``grounding``), by family name."""
+    return bool(name) and str(name).partition(":")[0] in PROXY_JUDGES
+
+
+def column_label(column: str, section: dict) -> str:
+    """A generation column's label, marked ``(proxy)`` when a proxy judge produced it."""
+    label = GEN_LABELS[column]
+    if column == "accuracy":
+        return "Acc (proxy)" if section.get("accuracy_is_proxy") else f"Acc ({section.get('accuracy_judge')})"
+    if column in JUDGE_COLUMNS and section.get("citation_is_proxy"):
+        return f"{label} (proxy)"
+    return label
 RET_LABELS = {"ndcg": "nDCG", "recall": "Recall", "mrr": "MRR"}
 
 
@@ -121,8 +140,10 @@ def _pct_mean(values: Sequence[float | bool | None]) -> tuple[float | None, int]
 def generation_section(items: Sequence[QAItem], generations: Mapping[str, dict],
                        groups: Mapping[str, list[str]], config: Any) -> dict:
     judge_name = config.resolved_answer_judge if hasattr(config, "resolved_answer_judge") else ""
+    citation_judge = getattr(config, "judge", "") if not isinstance(config, Mapping) else config.get("judge", "")
     sec: dict[str, Any] = {"accuracy_judge": judge_name, "accuracy_is_proxy": judge_name == "proxy",
-                           "citation_judge": getattr(config, "judge", ""), "groups": {}}
+                           "citation_judge": citation_judge, "citation_is_proxy": is_proxy_judge(citation_judge),
+                           "groups": {}}
     pixel = _pixel_options(config)
     sec["pixel_grounding"] = {"options": pixel.to_json(), "description": describe_options(pixel),
                               "anchors": dict(PIXEL_ANCHORS), "anchor_source": ANCHOR_SOURCE}
@@ -169,6 +190,9 @@ def _generation_group(recs: Sequence[dict], pixel: PixelOptions | None = None) -
     g["rouge_l"], _ = _pct_mean([x.get("rouge_l") for x in m])
     g["numeric_match"], g["n_numeric"] = _pct_mean([x.get("numeric_match") for x in m])
     g["iou"], g["n_iou"] = _pct_mean([x.get("iou") for x in m])
+    hits = [gold_hits(r) for r in recs]
+    g["gold_box_hit"], g["n_gold_box"] = _pct_mean([h["gold_box_hit"] for h in hits])
+    g["gold_page_hit"], g["n_gold_page"] = _pct_mean([h["gold_page_hit"] for h in hits])
     g["n_answered"] = sum(1 for r in recs if (r.get("answer") or {}).get("answer", "").strip())
     g["n_parse_errors"] = sum(1 for r in recs if (r.get("answer") or {}).get("parse_error"))
     for prefix, level in (("P", "page"), ("B", "block")):
@@ -257,11 +281,14 @@ def render_markdown(report: dict) -> str:
                          f"`{fs['reranker']}`)\n\n" + _table(["group", *map(metric_label, ret["metrics"]), "n"], rows))
     gen = report.get("generation")
     if gen:
-        acc_label = "Acc (proxy)" if gen.get("accuracy_is_proxy") else f"Acc ({gen.get('accuracy_judge')})"
-        header = ["group", *(acc_label if c == "accuracy" else GEN_LABELS[c] for c in GEN_COLUMNS), "n"]
+        header = ["group", *(column_label(c, gen) for c in GEN_COLUMNS), "n"]
         rows = [[g, *(s.get(c) for c in GEN_COLUMNS), s["n"]] for g, s in gen["groups"].items()]
         ov = gen["groups"].get("overall", {})
         notes = []
+        if gen.get("citation_is_proxy"):
+            notes.append(f"P/B Rec/Prec (proxy): the citation judge `{gen.get('citation_judge')}` is an offline text "
+                         "proxy, not the paper's MLLM judge; read it against the judge-free IoU, GoldBox (a cited box "
+                         "overlaps a gold box) and GoldPage (the first citation is on a gold page) beside it.")
         if gen.get("accuracy_is_proxy"):
             notes.append("Acc (proxy) is not an LLM judge: numeric match when the gold answer has numbers, "
                          "else ROUGE-L F1 >= 0.5. Pass --answer-judge openai:<model> for the paper's judge.")
@@ -299,9 +326,15 @@ def csv_rows(report: dict) -> list[list[Any]]:
     gen = report.get("generation")
     if gen:
         for g, s in gen["groups"].items():
-            rows += [["generation", g, c, s.get(c), s["n"]] for c in GEN_COLUMNS]
+            rows += [["generation", g, c + (" (proxy)" if _is_proxy_column(c, gen) else ""), s.get(c), s["n"]]
+                     for c in GEN_COLUMNS]
             rows += [["attribution", g, st, s["attribution"].get(st, 0), s["n"]] for st in STAGES]
     return rows
+
+
+def _is_proxy_column(column: str, gen: dict) -> bool:
+    return bool((column == "accuracy" and gen.get("accuracy_is_proxy"))
+                or (column in JUDGE_COLUMNS and gen.get("citation_is_proxy")))
 
 
 def render_csv(report: dict) -> str:
@@ -344,8 +377,8 @@ def _plots(report: dict, out: Path, plt: Any) -> list[Path]:
             if m in ret["metrics"]:
                 series[metric_label(m)] = lambda g, m=m: ret["groups"].get(g, {}).get(m)
     if gen:
-        for c in ("accuracy", "rouge_l", "B_Rec", "B_Prec"):
-            series[GEN_LABELS[c]] = lambda g, c=c: gen["groups"].get(g, {}).get(c)
+        for c in ("accuracy", "rouge_l", "B_Rec", "B_Prec", "iou", "gold_box_hit"):
+            series[column_label(c, gen)] = lambda g, c=c: gen["groups"].get(g, {}).get(c)
     cats = sorted({g for sec in (ret, gen) if sec for g in sec["groups"] if g.startswith("category:")})
     if series and cats:
         fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(cats) + 2), 4))
@@ -357,7 +390,9 @@ def _plots(report: dict, out: Path, plt: Any) -> list[Path]:
         ax.set_xticklabels([c.split(":", 1)[1] for c in cats], rotation=20, ha="right")
         ax.set_ylabel("%")
         ax.set_ylim(0, 105)
-        ax.set_title("Metrics by category")
+        proxies = [lbl for lbl in series if "(proxy)" in lbl]
+        ax.set_title("Metrics by category" + ("\n(proxy) = offline proxy judge, not an MLLM judge" if proxies else ""),
+                     fontsize=10)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         written.append(_save(fig, out / "metrics_by_category.png"))

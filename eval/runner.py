@@ -83,6 +83,7 @@ class EvalConfig:
     metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
     rel_tol: float = 1e-2
     index_dir: str | None = None
+    coords: str | None = None        # box convention of a vision generator (--coords); None: its default
     rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
     rerank_depth: int = 20
     pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
@@ -133,6 +134,8 @@ class EvalConfig:
         d["levels"], d["metrics"] = list(self.levels), list(self.metrics)
         d["answer_judge"] = self.resolved_answer_judge
         d.pop("index_dir")  # where an index lives does not change results
+        if d.get("coords") is None:
+            d.pop("coords")  # runs made before --coords existed keep their identity
         d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
         d.pop("pixel_average")
         d.pop("pixel_best")
@@ -347,7 +350,10 @@ class Evaluator:
             from docrag.generation import get_generator
 
             name = self.config.generator
-            self._generator = get_generator(name, **load_settings().generator_options(name))
+            opts = load_settings().generator_options(name)
+            if self.config.coords:
+                opts["coords"] = self.config.coords
+            self._generator = get_generator(name, **opts)
         return self._generator
 
     def _answer_judge_obj(self) -> AnswerJudge | None:

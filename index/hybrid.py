@@ -1,13 +1,18 @@
-"""``hybrid:<a>+<b>``: reciprocal-rank fusion (RRF) of two retrievers.
+"""``hybrid:<a>+<b>`` and ``lang-hybrid:<a>+<b>``: reciprocal-rank fusion (RRF) of two retrievers.
 
-``score(page) = sum over parts of 1 / (RRF_K + rank)``, each part searched ``depth`` deep
-(default ``max(100, 5k)``). Each part keeps its own index folder (the part's default folder, or
-``<index_dir>/<slug of part>`` when an index folder is given), so ``hybrid:bm25+minilm`` reuses
-the ``bm25`` and ``minilm`` indexes.
+``score(page) = sum over parts of w_part / (RRF_K + rank)``, each part searched ``depth`` deep
+(default ``max(100, 5k)``). ``hybrid`` weighs both parts 1; ``lang-hybrid`` picks the weights by
+the query's language (``zh`` when its CJK characters outnumber its Latin words, else ``en``):
+by default ``en`` 1:2 and ``zh`` 1:0 (Chinese queries use the first part alone -- BM25 with jieba
+-- since the bundled MiniLM is English-only), other languages 1:1; the option
+``weights="en=1:2,zh=1:0.5"`` changes them. Each part keeps its own index folder (the part's
+default folder, or ``<index_dir>/<slug of part>`` when an index folder is given), so
+``lang-hybrid:bm25+minilm`` reuses the ``bm25`` and ``minilm`` indexes.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +23,36 @@ from docrag.index.registry import RETRIEVERS, get_retriever
 from docrag.types import Hit, Page
 
 RRF_K = 60
+#: measured on the English dev corpus + the Chinese set (BENCHMARKS.md, "Default retriever")
+DEFAULT_LANG_WEIGHTS: dict[str, tuple[float, float]] = {"en": (1.0, 2.0), "zh": (1.0, 0.0)}
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def query_lang(text: str) -> str:
+    """``zh`` when CJK characters outnumber Latin words, else ``en`` (the rule the QA loaders use)."""
+    cjk = len(_CJK.findall(text))
+    return "zh" if cjk > 0 and cjk >= len(_LATIN_WORD.findall(text)) else "en"
+
+
+def parse_weights(spec: str | dict | None) -> dict[str, tuple[float, float]]:
+    """``"en=1:2,zh=1:0.5"`` (or a dict) -> ``{"en": (1.0, 2.0), "zh": (1.0, 0.5)}``; None: the defaults."""
+    if spec is None:
+        return dict(DEFAULT_LANG_WEIGHTS)
+    if isinstance(spec, dict):
+        items = list(spec.items())
+    else:
+        items = [tuple(part.split("=", 1)) for part in str(spec).split(",") if part.strip()]
+    out = dict(DEFAULT_LANG_WEIGHTS)
+    for item in items:
+        try:
+            lang, value = item
+            a, b = (value.split(":") if isinstance(value, str) else value)
+            out[str(lang).strip()] = (float(a), float(b))
+        except (TypeError, ValueError) as exc:
+            raise UnknownNameError(f"lang-hybrid weights {spec!r}: write them as 'en=1:2,zh=1:0.5' "
+                                   f"(language=weight of part a:weight of part b)") from exc
+    return out
 
 
 def split_parts(arg: str) -> tuple[str, str]:
@@ -33,12 +68,15 @@ def split_parts(arg: str) -> tuple[str, str]:
                            f"got {arg!r} (families: {', '.join(sorted(families))})")
 
 
-def fuse(rankings: Sequence[Sequence[Hit]], k: int, name: str) -> list[Hit]:
-    """Reciprocal-rank fusion of ranked hit lists (ties broken by page id)."""
+def fuse(rankings: Sequence[Sequence[Hit]], k: int, name: str, weights: Sequence[float] | None = None) -> list[Hit]:
+    """(Weighted) reciprocal-rank fusion of ranked hit lists (ties broken by page id)."""
     scores: dict[str, float] = {}
-    for hits in rankings:
+    for j, hits in enumerate(rankings):
+        w = 1.0 if weights is None else float(weights[j])
+        if w == 0:
+            continue
         for h in hits:
-            scores[h.page_id] = scores.get(h.page_id, 0.0) + 1.0 / (RRF_K + h.rank)
+            scores[h.page_id] = scores.get(h.page_id, 0.0) + w / (RRF_K + h.rank)
     order = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
     return [Hit(page_id=pid, score=s, rank=i + 1, retriever=name) for i, (pid, s) in enumerate(order)]
 
@@ -46,10 +84,17 @@ def fuse(rankings: Sequence[Sequence[Hit]], k: int, name: str) -> list[Hit]:
 class HybridIndex:
     """Same search API as :class:`~docrag.index.store.PageIndex`, over two part indexes."""
 
-    def __init__(self, name: str, parts: Sequence[Any], depth: int | None = None) -> None:
+    def __init__(self, name: str, parts: Sequence[Any], depth: int | None = None,
+                 lang_weights: dict[str, tuple[float, float]] | None = None) -> None:
         self.name = name
         self.parts = list(parts)
         self.depth = depth
+        self.lang_weights = lang_weights   # None: plain RRF (weights 1:1)
+
+    def weights_for(self, query: str) -> tuple[float, float] | None:
+        if self.lang_weights is None:
+            return None
+        return self.lang_weights.get(query_lang(query), (1.0, 1.0))
 
     def search(self, query: str, k: int = 10, filter: dict | None = None) -> list[Hit]:
         return self.search_batch([query], k=k, filter=filter)[0]
@@ -57,7 +102,7 @@ class HybridIndex:
     def search_batch(self, queries: Sequence[str], k: int = 10, filter: dict | None = None) -> list[list[Hit]]:
         depth = self.depth or max(100, 5 * k)
         per_part = [p.search_batch(queries, k=depth, filter=filter) for p in self.parts]
-        return [fuse([part[i] for part in per_part], k, self.name) for i in range(len(queries))]
+        return [fuse([part[i] for part in per_part], k, self.name, self.weights_for(q)) for i, q in enumerate(queries)]
 
     @property
     def page_ids(self) -> list[str]:
@@ -72,9 +117,11 @@ class HybridRetriever(Retriever):
 
     kind = "sparse"
 
-    def __init__(self, name: str, parts: Sequence[Retriever]) -> None:
+    def __init__(self, name: str, parts: Sequence[Retriever],
+                 lang_weights: dict[str, tuple[float, float]] | None = None) -> None:
         self.name = name
         self.parts = list(parts)
+        self.lang_weights = lang_weights
         self.input = "image" if any(p.input == "image" for p in parts) else "text"
 
     def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[Any]:
@@ -84,10 +131,14 @@ class HybridRetriever(Retriever):
         raise TypeError("a hybrid retriever has no single query encoding; use its parts or index(pages)")
 
     def describe(self) -> dict:
-        return {"retriever": self.name, "kind": "hybrid", "parts": [p.describe() for p in self.parts]}
+        out = {"retriever": self.name, "kind": "hybrid", "parts": [p.describe() for p in self.parts]}
+        if self.lang_weights is not None:
+            out["lang_weights"] = {k: list(v) for k, v in self.lang_weights.items()}
+        return out
 
     def index(self, pages: Sequence[Page], show_progress: bool = False) -> HybridIndex:  # type: ignore[override]
-        return HybridIndex(self.name, [p.index(pages, show_progress=show_progress) for p in self.parts])
+        return HybridIndex(self.name, [p.index(pages, show_progress=show_progress) for p in self.parts],
+                           lang_weights=self.lang_weights)
 
 
 @RETRIEVERS.register("hybrid", needs_arg=True, help="reciprocal-rank fusion of two retrievers: hybrid:<a>+<b>")
@@ -96,12 +147,23 @@ def make_hybrid(arg: str, **opts) -> HybridRetriever:
     return HybridRetriever(f"hybrid:{a}+{b}", [get_retriever(a, **opts), get_retriever(b, **opts)])
 
 
+@RETRIEVERS.register("lang-hybrid", needs_arg=True,
+                     help="RRF of two retrievers weighted by query language: lang-hybrid:<a>+<b>")
+def make_lang_hybrid(arg: str, weights: str | dict | None = None, **opts) -> HybridRetriever:
+    a, b = split_parts(arg)
+    return HybridRetriever(f"lang-hybrid:{a}+{b}", [get_retriever(a, **opts), get_retriever(b, **opts)],
+                           lang_weights=parse_weights(weights))
+
+
 def open_hybrid(corpus, name: str, index_dir: str | Path | None = None, build: bool = True,
                 show_progress: bool = True, **opts: Any) -> HybridIndex:
     from docrag.index.open import open_index
     from docrag.index.store import slug
 
-    a, b = split_parts(RETRIEVERS.split(name)[1] or "")
+    family, arg = RETRIEVERS.split(name)
+    weights = opts.pop("weights", None)
+    a, b = split_parts(arg or "")
     parts = [open_index(corpus, part, index_dir=(Path(index_dir) / slug(part)) if index_dir is not None else None,
                         build=build, show_progress=show_progress, **opts) for part in (a, b)]
-    return HybridIndex(f"hybrid:{a}+{b}", parts)
+    return HybridIndex(f"{family}:{a}+{b}", parts,
+                       lang_weights=parse_weights(weights) if family == "lang-hybrid" else None)

@@ -81,7 +81,7 @@ def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, b
                       store: str | None = None, engine: str | None = None, ray_address: str | None = None,
                       ray_actors: int | None = None, **opts: Any):
     family = name.partition(":")[0].strip()
-    if family == "hybrid":
+    if family in ("hybrid", "lang-hybrid"):
         from docrag.index.hybrid import open_hybrid
 
         return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress,

@@ -37,6 +37,7 @@ def _recall(corpus, qa_records, index, k: int) -> float:
     ("bm25", 0.80, 0.95),
     ("minilm", 0.90, 0.95),
     ("hybrid:bm25+minilm", 0.85, 0.95),
+    ("lang-hybrid:bm25+minilm", 0.90, 0.95),
 ])
 def test_gold_pages_are_retrieved(name, floor_r1, floor_r3, corpus, qa_records):
     idx = di.open_index(corpus, name, show_progress=False)   # the hybrid reuses the bm25 and minilm indexes
@@ -56,4 +57,5 @@ def test_bm25_tokenizer_english_numbers_and_chinese():
     from docrag.index.bm25 import tokenize
 
     assert tokenize("The Arrests of 11,062 persons in 2009") == ["arrest", "11062", "person", "2009"]
-    assert tokenize("总收入") == ["总", "收", "入", "总收", "收入"]
+    assert tokenize("总收入", "bigram") == ["总", "收", "入", "总收", "收入"]
+    assert tokenize("公司总收入增长") == ["公司", "收入", "总收入", "增长"]   # jieba search mode, the default

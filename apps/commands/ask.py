@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
         question: str = typer.Argument(..., help="The question to answer."),
         retriever: str | None = typer.Option(
             None, "--retriever", "-r",
-            help="Retriever name (default: config file / DOCRAG_RETRIEVER / hybrid:bm25+minilm)."),
+            help="Retriever name (default: config file / DOCRAG_RETRIEVER / lang-hybrid:bm25+minilm)."),
         generator: str | None = typer.Option(
             None, "--generator", "-g",
             help="Generator: extractive, openai:<model>, qwen-vl:<path> (default: config / DOCRAG_GENERATOR / "
@@ -92,7 +92,8 @@ def register(app: typer.Typer) -> None:
             None, "--save-crops", help="Write a PNG crop of each cited box into this folder."),
         snap: bool = typer.Option(False, "--snap", help="Snap predicted boxes to layout blocks (vision generators)."),
         coords: str | None = typer.Option(
-            None, "--coords", help="Box convention of an openai: generator's replies: pixel (default) or norm1000."),
+            None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
+                                   "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
                                          "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
@@ -119,7 +120,6 @@ def register(app: typer.Typer) -> None:
         from docrag.pipeline import RAG
 
         settings = load_settings()
-        corpus_obj = Corpus.open(corpus)
         gen_name = generator or settings.generator
         if snap and gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
             raise typer.BadParameter(f"--snap applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
@@ -127,9 +127,14 @@ def register(app: typer.Typer) -> None:
         if coords is not None:
             if gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
                 raise typer.BadParameter(f"--coords applies to vision generators, not {gen_name!r}")
-            if coords not in ("pixel", "norm1000", "model_pixels"):
-                raise typer.BadParameter(f"--coords must be pixel or norm1000, got {coords!r}")
-            gen_opts["coords"] = coords
+            from docrag.errors import InputError
+            from docrag.generation.conventions import coords_options
+
+            try:
+                gen_opts.update(coords_options(coords, gen_name))
+            except InputError as exc:
+                raise typer.BadParameter(str(exc)) from exc
+        corpus_obj = Corpus.open(corpus)
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
                   show_progress=progress, settings=settings, generator_options=gen_opts,
                   retriever_options={**rerank_options(rerank, rerank_depth),

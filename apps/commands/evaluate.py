@@ -32,8 +32,9 @@ def register(app: typer.Typer) -> None:
         qrels: Path | None = typer.Option(None, "--qrels",
                                           help="FinRAGBench-V qrels TSV (query-id, corpus-id, score)."),
         retriever: str | None = typer.Option(None, "--retriever", "-r",
-                                             help="Retriever name (bm25, minilm, hybrid:bm25+minilm, colqwen2:<path>, "
-                                                  "none). Default: DOCRAG_RETRIEVER / config file / built-in."),
+                                             help="Retriever name (bm25, minilm, lang-hybrid:bm25+minilm, "
+                                                  "colqwen2:<path>, none). "
+                                                  "Default: DOCRAG_RETRIEVER / config file / built-in."),
         generator: str | None = typer.Option(None, "--generator", "-g",
                                              help="Generator name (extractive, openai:<model>, qwen-vl:<path>, none). "
                                                   "Default: DOCRAG_GENERATOR / config file / built-in."),
@@ -64,6 +65,9 @@ def register(app: typer.Typer) -> None:
         ray_address: str | None = typer.Option(None, "--ray-address",
                                                help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
         progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars."),
+        coords: str | None = typer.Option(
+            None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
+                                   "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
         pixel_empty: str = typer.Option("skip", "--pixel-empty",
@@ -77,7 +81,7 @@ def register(app: typer.Typer) -> None:
         from docrag.apps.commands.index import use_store
 
         use_store(store)
-        from docrag.eval.report import GEN_COLUMNS, GEN_LABELS, metric_label
+        from docrag.eval.report import GEN_COLUMNS, column_label, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
 
         if context not in CONTEXTS:
@@ -91,9 +95,18 @@ def register(app: typer.Typer) -> None:
         if pixel_best not in ("page", "question"):
             raise typer.BadParameter(f"--pixel-best {pixel_best!r}: use page or question")
         from docrag.config import load_settings
+        from docrag.errors import InputError
+        from docrag.generation.conventions import coords_options
 
         settings = load_settings()
-        config = EvalConfig(retriever=retriever or settings.retriever, generator=generator or settings.generator,
+        gen_name = generator or settings.generator
+        try:
+            gen_coords = coords_options(coords, gen_name).get("coords")
+        except InputError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+        if coords is not None and gen_coords is None:
+            raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
+        config = EvalConfig(retriever=retriever or settings.retriever, generator=gen_name, coords=gen_coords,
                             judge=judge or settings.judge, answer_judge=answer_judge,
                             context=context, k=k, levels=_levels(levels), mode=mode,
                             index_dir=str(index_dir) if index_dir else None,
@@ -121,8 +134,8 @@ def register(app: typer.Typer) -> None:
                        + f"  (n={ov['n']}, pytrec_eval max diff {ret['pytrec_eval_max_abs_diff']})")
         if gen:
             ov = gen["groups"]["overall"]
-            shown = [f"{GEN_LABELS[c] + (' (proxy)' if c == 'accuracy' and gen['accuracy_is_proxy'] else '')} "
-                     f"{'-' if ov.get(c) is None else format(ov[c], '.2f')}" for c in GEN_COLUMNS]
+            shown = [f"{column_label(c, gen)} {'-' if ov.get(c) is None else format(ov[c], '.2f')}"
+                     for c in GEN_COLUMNS]
             typer.echo("generation " + "  ".join(shown) + f"  (n={ov['n']})")
             typer.echo("stages     " + "  ".join(f"{s} {n}" for s, n in ov["attribution"].items()))
         typer.echo(f"reports in {out}/report.md (json, csv, png beside it)")
@@ -136,7 +149,7 @@ def register(app: typer.Typer) -> None:
                                           help="finragbench-v or vidore-v3: the paper's retrievers on the local "
                                                "data named in the config's [presets.<name>], beside the paper's "
                                                "published numbers."),
-        retrievers: str = typer.Option("bm25,minilm,hybrid:bm25+minilm", "--retrievers",
+        retrievers: str = typer.Option("bm25,minilm,lang-hybrid:bm25+minilm", "--retrievers",
                                        help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
         qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),

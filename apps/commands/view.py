@@ -41,6 +41,9 @@ def register(app: typer.Typer) -> None:
         no_upload: bool = typer.Option(False, "--no-upload", help="Do not offer PDF uploads."),
         store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
                                          "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
+        coords: str | None = typer.Option(
+            None, "--coords", help="Box convention of vision generators' replies: auto (openai: default, from the "
+                                   "model name), pixel, model_pixels, norm1000, norm1000_yx."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
@@ -52,6 +55,14 @@ def register(app: typer.Typer) -> None:
         from docrag.apps.viewer_upload import UploadPolicy
         from docrag.corpus import Corpus
 
+        if coords is not None:
+            from docrag.errors import InputError
+            from docrag.generation.conventions import check_convention
+
+            try:
+                coords = check_convention(coords, "--coords")
+            except InputError as exc:
+                raise typer.BadParameter(str(exc)) from exc
         if run is not None and not (run / "generations.jsonl").exists():
             raise typer.BadParameter(f"{run}: no generations.jsonl here; pass a folder written by 'docrag eval'",
                                      param_hint="--run")
@@ -61,7 +72,7 @@ def register(app: typer.Typer) -> None:
         app = build_app(Corpus.open(corpus), run, retriever=retriever, generator=generator, judge=judge, k=k,
                         index_dir=index_dir, upload_dir=upload_dir,
                         upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload,
-                        rerank=rerank_options(rerank, rerank_depth) or None)
+                        coords=coords, rerank=rerank_options(rerank, rerank_depth) or None)
         url = serve(app, host=host, port=port, block=False)
         typer.echo(f"docrag viewer running at {url} (Ctrl+C to stop)")
         try:

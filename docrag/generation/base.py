@@ -16,9 +16,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from docrag.backends.base import BackendError, ChatBackend, ChatReply, RequestTooLargeError
 from docrag.errors import InputError
+from docrag.generation import conventions
 from docrag.generation.images import ResizePolicy, SentImage, prepare_images
 from docrag.generation.parse import (
-    COORD_CONVENTIONS,
     ImageFrame,
     citations_from_coordinates,
     parse_reply,
@@ -66,16 +66,19 @@ def generate_many(generator: Generator, items: Sequence[tuple[str, Sequence[Page
 class VLMGenerator:
     """A generator backed by a chat model that sees the page images.
 
-    ``coords`` is the reply convention (``pixel``, ``model_pixels``, ``norm1000``; see
-    :mod:`docrag.generation.parse`). ``max_pages`` caps the pages sent (lowest ranks dropped first).
+    ``coords`` is the reply convention (``pixel``, ``model_pixels``, ``norm1000``, ``norm1000_yx``,
+    or ``auto``: from the backend's model name; see :mod:`docrag.generation.conventions`);
+    ``processor_min_pixels`` / ``processor_max_pixels`` are the pixel budget of a ``model_pixels``
+    model's processor, used when the backend does not report the size it resized each image to.
+    ``max_pages`` caps the pages sent (lowest ranks dropped first).
     ``snap`` snaps boxes to layout blocks (unsnapped ones kept in ``answer.meta``).
     """
 
     def __init__(self, backend: ChatBackend, *, coords: str = "pixel", resize: ResizePolicy | None = None,
                  max_pages: int | None = None, max_tokens: int = 1024, temperature: float = 0.0,
-                 snap: bool = False, concurrency: int = 4, name: str | None = None) -> None:
-        if coords not in COORD_CONVENTIONS:
-            raise InputError(f"coords must be one of {', '.join(COORD_CONVENTIONS)}, got {coords!r}")
+                 snap: bool = False, concurrency: int = 4, name: str | None = None,
+                 processor_min_pixels: int | None = None, processor_max_pixels: int | None = None) -> None:
+        coords, self.coords_source = conventions.resolve(coords, str(getattr(backend, "name", "")))
         if max_pages is not None and max_pages < 1:
             raise InputError(f"max_pages must be at least 1, got {max_pages}")
         self.backend = backend
@@ -87,6 +90,8 @@ class VLMGenerator:
         self.temperature = temperature
         self.snap = snap
         self.concurrency = max(1, int(concurrency))
+        self.processor_min_pixels = processor_min_pixels
+        self.processor_max_pixels = processor_max_pixels
 
     # -- hooks for model families -------------------------------------------------------------
     def prepare(self, pages: Sequence[Page]) -> list[SentImage]:
@@ -94,9 +99,14 @@ class VLMGenerator:
         return prepare_images(list(pages), self.resize)
 
     def model_sizes(self, reply: ChatReply, images: Sequence[SentImage]) -> list[tuple[int, int] | None]:
-        """The model's own input size per image, when the backend reports it."""
+        """The model's own input size per image: as the backend reports it, else (``model_pixels``)
+        the processor's smart resize of the size sent."""
         sizes = reply.meta.get("input_sizes") or []
-        return [tuple(sizes[i]) if i < len(sizes) else None for i in range(len(images))]
+        out: list[tuple[int, int] | None] = [tuple(sizes[i]) if i < len(sizes) else None for i in range(len(images))]
+        if self.coords == "model_pixels":
+            out = [s or conventions.model_input_size(img.size, self.processor_min_pixels, self.processor_max_pixels)
+                   for s, img in zip(out, images, strict=True)]
+        return out
 
     # -- generation ----------------------------------------------------------------------------
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
@@ -106,7 +116,7 @@ class VLMGenerator:
         images = self.prepare(pages)
         reply: ChatReply | None = None
         while True:
-            messages = build_messages(question, images, self.coords)
+            messages = build_messages(question, images, conventions.PARSER_CONVENTION.get(self.coords, "pixel"))
             try:
                 reply = self.backend.chat(messages, max_tokens=self.max_tokens, temperature=self.temperature)
                 break
@@ -121,11 +131,13 @@ class VLMGenerator:
         warnings.extend(parsed.repairs)
         sizes = self.model_sizes(reply, images)
         frames = [ImageFrame(img.index, img.page, img.size, sizes[i]) for i, img in enumerate(images)]
-        if self.coords == "model_pixels" and any(s is None for s in sizes):
-            warnings.append("the backend did not report the model's input sizes; boxes read in the sent size")
-        citations, box_warnings = citations_from_coordinates(parsed.coordinates, frames, self.coords)
+        if self.coords_source.startswith("unknown"):
+            warnings.append(self.coords_source)
+        coordinates, parse_coords = conventions.for_parser(parsed.coordinates, self.coords)
+        citations, box_warnings = citations_from_coordinates(coordinates, frames, parse_coords)
         warnings.extend(box_warnings)
         meta: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "coords": self.coords,
+                                "coords_source": self.coords_source,
                                 "images": [{"index": f.index, "page_id": f.page.page_id,
                                             "sent_size": list(f.sent_size),
                                             "model_size": list(f.model_size) if f.model_size else None}

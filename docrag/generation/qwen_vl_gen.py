@@ -52,6 +52,7 @@ def make_qwen_vl_generator(path: str, **options: Any) -> QwenVLGenerator:
     gen_opts = {k: v for k, v in gen_opts.items() if v is not None}
     if "max_model_pixels" in options:
         options["max_pixels"] = options.pop("max_model_pixels")
-    coords = options.pop("coords", None)  # an explicit override; by default the family's convention
+    coords = options.pop("coords", None)  # an explicit override; by default (or "auto") the family's convention
+    coords = None if coords == "auto" else coords
     backend = options.pop("backend", None) or get_backend(f"qwen-vl:{path}", **options)
     return QwenVLGenerator(backend, coords=coords or backend.coords, resize=resize, concurrency=1, **gen_opts)
