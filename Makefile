@@ -32,6 +32,7 @@ lint: install
 bench: install
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/search.py
+	$(BIN)/python benchmarks/scale.py
 
 clean:
 	rm -rf $(DEMO_DIR) .pytest_cache

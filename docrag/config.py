@@ -8,6 +8,7 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     judge = "grounding"                 # DOCRAG_JUDGE      -- citation judge, e.g. "openai:gpt-4o"
     k = 10                              # DOCRAG_K          -- pages retrieved per question
     index_dir = "/data/indexes"         # DOCRAG_INDEX_DIR  -- where indexes live (default: inside the corpus)
+    store = "qdrant:/data/qdrant"       # DOCRAG_STORE      -- embedded (default), qdrant:PATH[#coll], qdrant:URL[/coll]
     rerank = "cross-encoder:/models/bge-reranker-v2-m3"  # DOCRAG_RERANK -- rerank stage (default: none)
     rerank_depth = 20                   # DOCRAG_RERANK_DEPTH -- first-stage pages the reranker rescores
 
@@ -59,7 +60,7 @@ DEFAULT_JUDGE = "grounding"
 DEFAULT_K = 10
 
 _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": str, "judge": str, "k": int,
-                                                "index_dir": str, "rerank": str, "rerank_depth": int}
+                                                "index_dir": str, "store": str, "rerank": str, "rerank_depth": int}
 _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
@@ -86,6 +87,7 @@ class Settings:
     judge: str = DEFAULT_JUDGE
     k: int = DEFAULT_K
     index_dir: str | None = None
+    store: str | None = None
     rerank: str = ""                 # "" = no rerank stage
     rerank_depth: int = 20
     generation: dict[str, Any] = field(default_factory=dict)

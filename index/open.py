@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag.corpus import Corpus
+from docrag.errors import InputError
 from docrag.index.registry import get_retriever
 from docrag.index.store import IndexStateError, PageIndex, SearchOptions, create_index, default_index_dir
 from docrag.io import read_json
@@ -49,7 +50,8 @@ def search_options(index_opts: dict[str, Any], device: str | None) -> SearchOpti
 
 
 def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | None = None, build: bool = True,
-               show_progress: bool = True, **opts: Any):
+               show_progress: bool = True, store: str | None = None, engine: str | None = None,
+               ray_address: str | None = None, ray_actors: int | None = None, **opts: Any):
     """Open the index of ``corpus`` for retriever ``name`` (default folder ``<corpus>/indexes/<slug>``).
 
     With ``build=True`` a missing index is built and a stale one updated (only new documents are
@@ -60,11 +62,18 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     (``auto``/``exact``/``two-stage``; two-stage hits carry ``approximate=True``); ``rerank`` (a reranker
     name, :mod:`docrag.index.rerank`) and ``rerank_depth`` wrap the index in a rerank stage; other
     options go to the retriever (``device``, ``dtype``, ``batch_size``, ``pool_factor``, ...).
+
+    ``store``: ``embedded`` (default: the config file's ``store``, else the in-house index) or
+    ``qdrant:PATH[#collection]`` / ``qdrant:http(s)://HOST[/collection]`` (dense and multi-vector
+    retrievers; sparse ones stay embedded). ``engine="ray"`` encodes new pages on a Ray actor pool
+    (``ray_address``: an existing cluster, default a local one; ``ray_actors``: pool size, default
+    one per GPU, else 2 CPU actors).
     """
     if not isinstance(corpus, Corpus):
         corpus = Corpus.open(corpus)
     rerank, depth = opts.pop("rerank", None), opts.pop("rerank_depth", None)
-    idx = _open_first_stage(corpus, name, index_dir, build, show_progress, **opts)
+    idx = _open_first_stage(corpus, name, index_dir, build, show_progress, store=store, engine=engine,
+                            ray_address=ray_address, ray_actors=ray_actors, **opts)
     if not rerank:
         return idx
     from docrag.index.rerank import DEFAULT_DEPTH, RerankedIndex, get_reranker
@@ -75,22 +84,52 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
 
 
 def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, build: bool, show_progress: bool,
-                      **opts: Any):
+                      store: str | None = None, engine: str | None = None, ray_address: str | None = None,
+                      ray_actors: int | None = None, **opts: Any):
     family = name.partition(":")[0].strip()
     if family in ("hybrid", "lang-hybrid"):
         from docrag.index.hybrid import open_hybrid
 
-        return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress, **opts)
+        return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress,
+                           store=store, engine=engine, ray_address=ray_address, ray_actors=ray_actors, **opts)
     retriever_opts, index_opts = split_options(opts)
+    spec = _store_spec(store)
     directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
     if not index_opts.get("rebuild"):
         retriever_opts = {**_stored_settings(directory, name), **retriever_opts}
     retriever = get_retriever(name, **retriever_opts)
+    if engine not in (None, "local", "ray"):
+        raise InputError(f"unknown engine {engine!r}; choose local or ray")
+    if engine == "ray" and build:
+        from docrag.index.ray_encode import RayRetriever
+
+        retriever = RayRetriever(retriever, name, retriever_opts, address=ray_address, actors=ray_actors)
+    if spec is not None and retriever.kind == "sparse":
+        log.info("%s is sparse: it stays in the embedded index (%s holds dense and multi-vector ones)",
+                 name, spec.describe())
+    elif spec is not None:
+        from docrag.index.qdrant_store import open_qdrant
+
+        if build:
+            with _writer_lock(directory):
+                return open_qdrant(corpus, name, retriever, spec, index_dir, index_opts, build, show_progress)
+        return open_qdrant(corpus, name, retriever, spec, index_dir, index_opts, build, show_progress)
     options = search_options(index_opts, getattr(retriever, "device", None))
     if build:
         with _writer_lock(directory):
             return _open_or_update(corpus, name, retriever, directory, options, index_opts, build, show_progress)
     return _open_or_update(corpus, name, retriever, directory, options, index_opts, build, show_progress)
+
+
+def _store_spec(store: str | None):
+    """The parsed store: the argument, else the config's ``store`` (``DOCRAG_STORE``), else embedded."""
+    from docrag.index.qdrant_store import parse_store
+
+    if store is None:
+        from docrag.config import load_settings
+
+        store = load_settings().store
+    return parse_store(store)
 
 
 def _stored_settings(directory: Path, name: str) -> dict[str, Any]:

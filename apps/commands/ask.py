@@ -167,6 +167,8 @@ def register(app: typer.Typer) -> None:
         batch_size: int | None = typer.Option(None, "--batch-size", min=1,
                                               help="Texts/pages per encoding batch of the retriever's model."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         progress: bool | None = typer.Option(
             None, "--progress/--no-progress",
             help="Show progress bars (index build, batch answering); default: when stderr is a terminal."),
@@ -187,6 +189,9 @@ def register(app: typer.Typer) -> None:
         batched retrieval); rerun the same command to resume an interrupted file.
         """
         from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.config import load_settings
         from docrag.corpus import Corpus
         from docrag.pipeline import RAG

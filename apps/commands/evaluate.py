@@ -56,8 +56,14 @@ def register(app: typer.Typer) -> None:
                                               help="Index folder (default CORPUS/indexes/<name>)."),
         rebuild_index: bool = typer.Option(False, "--rebuild-index",
                                            help="Re-encode the retriever's index (e.g. after its settings changed)."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         overwrite: bool = typer.Option(False, "--overwrite",
                                        help="Discard RUN_DIR if it holds a run with another config."),
+        engine: str = typer.Option("local", "--engine",
+                                   help="local, or ray: generate and judge answers on a Ray actor pool."),
+        ray_address: str | None = typer.Option(None, "--ray-address",
+                                               help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
                                    "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
@@ -78,6 +84,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
         from docrag.apps.commands.common import show_progress
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.eval.report import GEN_COLUMNS, column_label, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
 
@@ -113,12 +122,20 @@ def register(app: typer.Typer) -> None:
             from docrag.eval.vidore_v3 import build_corpus, read_dataset
 
             build_corpus(read_dataset(qa), corpus, show_progress=show_progress(progress))
+        if engine not in ("local", "ray"):
+            raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
         from docrag.apps.commands.common import encoding_options
 
         opts = {} if config.retriever == "none" else encoding_options(batch_size, device)
-        ev = Evaluator.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
-                                  show_progress=show_progress(progress), rebuild_index=rebuild_index,
-                                  retriever_options=opts)
+        extra: dict = {}
+        runner_cls = Evaluator
+        if engine == "ray":
+            from docrag.eval.ray_eval import RayEvaluator
+
+            runner_cls, extra = RayEvaluator, {"ray_address": ray_address}
+        ev = runner_cls.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
+                                   show_progress=show_progress(progress), rebuild_index=rebuild_index,
+                                   retriever_options=opts, **extra)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
@@ -167,6 +184,8 @@ def register(app: typer.Typer) -> None:
         batch_size: int | None = typer.Option(None, "--batch-size", min=1,
                                               help="Pages per encoding batch (model retrievers)."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                              help="Show progress bars (default: when stderr is a terminal)."),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
@@ -174,7 +193,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Compare retrievers: nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5 (in percent)."""
         from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
+        from docrag.apps.commands.index import use_store
 
+        use_store(store)
         if preset is not None:
             from docrag.config import load_settings
             from docrag.eval.presets import render_preset, run_preset

@@ -43,6 +43,32 @@ def _retriever_options(device: str | None, batch_size: int | None, pool_factor: 
     return opts
 
 
+STORE_HELP = ("Where vectors live: embedded (default, or the config's 'store'), qdrant:PATH (local mode; "
+              "PATH#NAME names the collection) or qdrant:http(s)://HOST:PORT/NAME (API key from $QDRANT_API_KEY).")
+
+
+def _check_store(store: str | None) -> str | None:
+    """``--store`` checked early (usage error, exit 2), passed on unchanged."""
+    if store is None:
+        return None
+    from docrag.errors import InputError
+    from docrag.index.qdrant_store import parse_store
+
+    try:
+        parse_store(store)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--store") from None
+    return store
+
+
+def use_store(store: str | None) -> None:
+    """Make ``--store`` the default of every index this process opens (ask, eval, compare, view)."""
+    import os
+
+    if _check_store(store) is not None:
+        os.environ["DOCRAG_STORE"] = str(store)
+
+
 TRUST_HELP = ("Let a local checkpoint run its own Python code (VisRAG-Ret, jina-colbert-v2, jina-embeddings-v4, "
               "nemotron-colembed). Off by default; recorded in the index, and needed again to search it.")
 RERANK_HELP = ("Rerank stage: cross-encoder:<path> (page text), qwen3-vl-rerank:<path> or monoqwen:<path> "
@@ -101,6 +127,13 @@ def register(app: typer.Typer) -> None:
         rebuild: bool = typer.Option(False, "--rebuild", help="Discard the existing index and encode every page."),
         progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                              help="Show progress bars (default: when stderr is a terminal)."),
+        store: str | None = typer.Option(None, "--store", help=STORE_HELP),
+        engine: str = typer.Option("local", "--engine", help="local, or ray: encode on a Ray actor pool "
+                                                             "(one model replica per GPU, else 2 CPU actors)."),
+        ray_address: str | None = typer.Option(None, "--ray-address",
+                                               help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)."),
+        ray_actors: int | None = typer.Option(None, "--ray-actors", min=1,
+                                              help="Encoder actors for --engine ray (default: one per GPU, else 2)."),
         trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
         dim: int | None = typer.Option(None, "--dim", min=1,
                                        help="Matryoshka (MRL) dimension of dse:/qwen3-vl-embed:/openai-embed: "
@@ -116,9 +149,14 @@ def register(app: typer.Typer) -> None:
             opts["binarize"] = True
         if rebuild:
             opts["rebuild"] = True
+        if engine not in ("local", "ray"):
+            raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
         idx = open_index(corpus, retriever, index_dir=index_dir, build=True, show_progress=show_progress(progress),
-                         **opts)
+                         store=_check_store(store), engine=engine, ray_address=ray_address,
+                         ray_actors=ray_actors, **opts)
         where = getattr(idx, "dir", None) or index_dir or "(part indexes)"
+        if getattr(idx, "collection", None):
+            where = f"{idx.spec.describe()} collection {idx.collection}"
         typer.echo(f"{retriever}: {len(idx)} page(s) indexed in {where}")
 
     @app.command("search")
@@ -140,6 +178,7 @@ def register(app: typer.Typer) -> None:
                                    help="Build or update the index first when the corpus changed."),
         progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                              help="Show progress bars (default: when stderr is a terminal)."),
+        store: str | None = typer.Option(None, "--store", help=STORE_HELP),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
         trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
@@ -153,6 +192,7 @@ def register(app: typer.Typer) -> None:
         check_retrievers([retriever])
         c = Corpus.open(corpus)
         idx = open_index(c, retriever, index_dir=index_dir, build=build, show_progress=show_progress(progress),
+                         store=_check_store(store),
                          **_retriever_options(device, batch_size, None, trust_remote_code=trust_remote_code),
                          **rerank_options(rerank, rerank_depth))
         hits = idx.search(query, k=k, filter=_parse_filters(filters) or None)

@@ -42,6 +42,11 @@ def register(app: typer.Typer) -> None:
         page_timeout: float = typer.Option(60.0, "--page-timeout", min=0,
                                            help="Seconds one page may take to render and parse before its "
                                                 "file fails (0 = no limit)."),
+        engine: str = typer.Option("local", "--engine",
+                                   help="local (worker processes) or ray (Ray tasks; see docs/scale.md)."),
+        ray_address: str | None = typer.Option(None, "--ray-address",
+                                               help="Ray cluster to use with --engine ray (default $RAY_ADDRESS, "
+                                                    "else a local cluster of --workers CPUs)."),
     ) -> None:
         """Ingest PATH... into the corpus at --out. Unchanged files are skipped, changed ones replaced.
 
@@ -57,6 +62,7 @@ def register(app: typer.Typer) -> None:
         _choice("--renderer", renderer, RENDERERS)
         _choice("--ocr", ocr, OCR_MODES)
         _choice("--image-format", image_format, IMAGE_FORMATS)
+        _choice("--engine", engine, ("local", "ray"))
         try:
             parse_langs(lang)
         except ValueError as exc:
@@ -74,7 +80,7 @@ def register(app: typer.Typer) -> None:
         try:
             report = ingest(paths, out=out, dpi=dpi, renderer=renderer, ocr=ocr, lang=lang,
                             image_format=image_format, show_progress=show_progress(progress), workers=workers or None,
-                            page_timeout=page_timeout or None)
+                            page_timeout=page_timeout or None, engine=engine, ray_address=ray_address)
         except InputError as exc:
             raise typer.BadParameter(str(exc)) from None
         except KeyboardInterrupt:

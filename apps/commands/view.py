@@ -40,6 +40,8 @@ def register(app: typer.Typer) -> None:
             None, "--upload-dir", help="Where uploaded PDFs are kept (default: CORPUS-uploads beside the corpus)."),
         max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.1, help="Largest PDF accepted, in MiB."),
         no_upload: bool = typer.Option(False, "--no-upload", help="Do not offer PDF uploads."),
+        store: str | None = typer.Option(None, "--store", help="Where vectors live: embedded (default) or "
+                                         "qdrant:PATH (local mode, optional #NAME) / qdrant:http(s)://HOST:PORT/NAME."),
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of vision generators' replies: auto (openai: default, from the "
                                    "model name), pixel, model_pixels, norm1000, norm1000_yx."),
@@ -47,6 +49,9 @@ def register(app: typer.Typer) -> None:
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
+        from docrag.apps.commands.index import use_store
+
+        use_store(store)
         from docrag.apps.viewer import build_app, serve
         from docrag.apps.viewer_upload import UploadPolicy
         from docrag.corpus import Corpus

@@ -67,7 +67,8 @@ class HookInterrupt(BaseException):
 def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: float = 144,
            renderer: str = "pymupdf", ocr: str = "auto", lang: str = "en,ch", image_format: str = "png",
            show_progress: bool = True, on_page: PageHook | None = None,
-           workers: int | None = None, page_timeout: float | None = DEFAULT_PAGE_TIMEOUT) -> IngestReport:
+           workers: int | None = None, page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
+           engine: str = "local", ray_address: str | None = None) -> IngestReport:
     """Ingest PDFs, page images and folders of them (recursively) into the corpus at ``out``.
 
     ``ocr``: ``auto`` OCRs pages without a usable text layer, ``always`` every page, ``never`` none.
@@ -77,13 +78,19 @@ def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: fl
     is staged (tests use it to interrupt a run). ``workers``: worker processes that open files and
     render and parse pages (default: the usable CPU cores, at most 4). ``page_timeout``: seconds one
     page (or opening one file) may take before its worker is killed and the file fails, naming the
-    page (None or 0: no limit). Raises :class:`InputError` for bad options and when no input exists
-    (no corpus is created then); per-file problems are reported in ``IngestReport.failures`` and
-    recorded in the corpus manifest.
+    page (None or 0: no limit). ``engine="ray"``: PDF pages are processed as Ray tasks
+    (``ray_address``: an existing cluster, default a local one of ``workers`` CPUs; files are still
+    opened in the time-limited local workers); the corpus is the same as the local engine's. Raises
+    :class:`InputError` for bad options and when no input exists (no corpus is created then);
+    per-file problems are reported in ``IngestReport.failures`` and recorded in the corpus manifest.
     """
     opts = _options(dpi, renderer, ocr, lang, image_format)
     if page_timeout is not None and page_timeout < 0:
         raise InputError(f"page_timeout must be >= 0 seconds (0 = no limit), got {page_timeout}")
+    if engine not in ("local", "ray"):
+        raise InputError(f"unknown engine {engine!r}; choose local or ray")
+    if engine == "ray" and renderer != "pymupdf":
+        raise InputError("--engine ray renders with pymupdf; drop --renderer pdf2image or use the local engine")
     if isinstance(paths, (str, Path)):
         paths = [paths]
     missing = [p for p in paths if not _exists(Path(p))]
@@ -94,7 +101,7 @@ def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: fl
     with _writer_lock(Path(out)):
         try:
             return _ingest_locked(corpus, paths, Path(out), opts, t0, show_progress, on_page, workers,
-                                  page_timeout)
+                                  page_timeout, engine, ray_address)
         finally:
             _tidy_staging(Path(out))
 
@@ -143,7 +150,8 @@ def _writer_lock(root: Path):
 
 def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts: PageOptions, t0: float,
                    show_progress: bool, on_page: PageHook | None, workers: int | None,
-                   page_timeout: float | None) -> IngestReport:
+                   page_timeout: float | None, engine: str = "local",
+                   ray_address: str | None = None) -> IngestReport:
     writer = corpus.writer()
     sources, rejected = discover(paths, exclude=Path(out))
     report = IngestReport()
@@ -154,12 +162,18 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
     from docrag.progress import short_name
 
     pool = PageWorkers(default_workers() if workers is None else max(1, int(workers)), page_timeout)
+    remote = None
+    if engine == "ray":
+        from docrag.ingestion.ray_engine import RayPagePool
+
+        remote = RayPagePool(ray_address, num_cpus=workers)
+        remote.plan(sources, writer, opts)
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
         for src in bar:
             bar.set_postfix_str(short_name(path_text(src.path.name), 40))
             try:
-                _ingest_file(src, writer, opts, report, show_progress, on_page, pool)
+                _ingest_file(src, writer, opts, report, show_progress, on_page, pool, remote)
             except (FileFailed, DocragError) as exc:
                 _fail(writer, report, src.path, str(exc))
     except HookInterrupt as stop:
@@ -167,6 +181,8 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
     finally:
         bar.close()
         pool.close()
+        if remote is not None:
+            remote.close()
     report.seconds = time.perf_counter() - t0
     log.info("ingest into %s: %s", out, report.summary())
     return report
@@ -198,7 +214,8 @@ def _fail(writer: CorpusWriter, report: IngestReport, path: Path, reason: str) -
 
 
 def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                 show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
+                 show_progress: bool, on_page: PageHook | None, pool: PageWorkers, remote=None) -> None:
+    """Ingest one file; ``remote``: a :class:`~docrag.ingestion.ray_engine.RayPagePool` for PDF pages."""
     source_path = path_text(resolved(src.path))
     sha = sha256_file(src.path)
     doc_id = sha[:16]
@@ -211,7 +228,7 @@ def _ingest_file(src: Source, writer: CorpusWriter, opts: PageOptions, report: I
             writer._save_manifest()
         return
     if src.kind == "pdf":
-        _ingest_pdf(src, sha, writer, opts, report, show_progress, on_page, pool)
+        _ingest_pdf(src, sha, writer, opts, report, show_progress, on_page, pool, remote)
     else:
         _ingest_image(src, sha, writer, opts, report, show_progress, on_page, pool)
     (report.replaced if previous and previous != doc_id else report.added).append(source_path)
@@ -255,14 +272,14 @@ def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterato
 
 
 def _ingest_pdf(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
-                show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
+                show_progress: bool, on_page: PageHook | None, pool: PageWorkers, remote=None) -> None:
     path = str(src.path)
     try:
         info = pool.run_one("opening the PDF", "inspect_pdf", (path,))
     except PageFailed as exc:
         raise FileFailed(str(exc)) from None
     staged = writer.begin(_document(src, sha, int(info["n_pages"]), opts, info.get("title", "")))
-    _stage_pages(staged, "pdf_page", path, opts, report, show_progress, on_page, pool)
+    _stage_pages(staged, "pdf_page", path, opts, report, show_progress, on_page, pool, remote)
 
 
 def _ingest_image(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions, report: IngestReport,
@@ -277,14 +294,23 @@ def _ingest_image(src: Source, sha: str, writer: CorpusWriter, opts: PageOptions
 
 
 def _stage_pages(staged: StagedDocument, kind: str, path: str, opts: PageOptions, report: IngestReport,
-                 show_progress: bool, on_page: PageHook | None, pool: PageWorkers) -> None:
-    """Process the missing pages of ``staged`` in the workers and commit it; a failed page fails the file."""
+                 show_progress: bool, on_page: PageHook | None, pool: PageWorkers, remote=None) -> None:
+    """Process the missing pages of ``staged`` in the workers (or on Ray: ``remote``) and commit it.
+
+    A failed page fails the file; a page that Ray could not process is done by the local workers.
+    """
     target = PageTarget.of(staged)
 
-    def make_pages(todo: list[int]) -> Iterator[Page]:
+    def local_pages(todo: list[int]) -> Iterator[Page]:
         tasks = [(f"page {n}", kind, (path, n, target, opts)) for n in todo]
         for record in pool.run(tasks):
             yield Page.from_json(record, root=staged.writer.root)
+
+    def make_pages(todo: list[int]) -> Iterator[Page]:
+        if remote is None or kind != "pdf_page":
+            yield from local_pages(todo)
+        else:
+            yield from remote.pages(Path(path), todo, staged, opts, fallback=lambda n: next(local_pages([n])))
 
     try:
         _run_pages(staged, make_pages, report, show_progress, on_page)
