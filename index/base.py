@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from docrag.types import Hit, Page
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from docrag.index.store import PageIndex
 
 PayloadKind = Literal["sparse", "dense", "multi"]
@@ -59,6 +61,15 @@ class Retriever(ABC):
 
     def search_batch(self, queries: Sequence[str], pages: Sequence[Page], k: int = 10) -> list[list[Hit]]:
         return self.index(pages).search_batch(queries, k=k)
+
+
+def split_rows(flat: np.ndarray, counts: Sequence[int]) -> list[np.ndarray]:
+    """Rows of ``flat`` cut back into consecutive groups of ``counts`` rows (one group per page)."""
+    out, i = [], 0
+    for n in counts:
+        out.append(flat[i:i + n])
+        i += n
+    return out
 
 
 def page_text(page: Page) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from docrag.errors import MissingDependencyError
-from docrag.index.base import Retriever, page_text
+from docrag.index.base import Retriever, page_text, split_rows
 from docrag.index.device import check_options, dtype_name, resolve_device, resolve_dtype
 from docrag.index.registry import RETRIEVERS
 from docrag.types import Page
@@ -110,11 +110,7 @@ class SentenceTransformerRetriever(Retriever):
             return list(self._embed([self.page_prompt + page_text(p) for p in pages], show_progress))
         chunks = [chunk_words(page_text(p), self.chunk_words, self.chunk_overlap) for p in pages]
         flat = self._embed([self.page_prompt + c for cs in chunks for c in cs], show_progress)
-        out, i = [], 0
-        for cs in chunks:
-            out.append(flat[i:i + len(cs)])
-            i += len(cs)
-        return out
+        return split_rows(flat, [len(cs) for cs in chunks])
 
     def encode_queries(self, queries: Sequence[str], show_progress: bool = False) -> list[np.ndarray]:
         emb = self._embed([self.query_prompt + q for q in queries], show_progress)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from docrag.errors import MissingDependencyError
-from docrag.index.base import Retriever, page_text
+from docrag.index.base import Retriever, page_text, split_rows
 from docrag.index.device import check_options
 from docrag.index.registry import RETRIEVERS
 from docrag.types import Page
@@ -80,11 +80,7 @@ class E5Retriever(Retriever):
     def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[np.ndarray]:
         chunks = [chunk_units(page_text(p), self.chunk_units, self.chunk_overlap) for p in pages]
         flat = self._embed([c for cs in chunks for c in cs], query=False, show_progress=show_progress)
-        out, i = [], 0
-        for cs in chunks:
-            out.append(flat[i:i + len(cs)])
-            i += len(cs)
-        return out
+        return split_rows(flat, [len(cs) for cs in chunks])
 
     def encode_queries(self, queries: Sequence[str], show_progress: bool = False) -> list[np.ndarray]:
         emb = self._embed(list(queries), query=True, show_progress=show_progress)

@@ -43,6 +43,7 @@ from docrag.index.qdrant_spec import (  # noqa: F401  (re-exported)
     point_id,
     qdrant_filter,
 )
+from docrag.index.store import doc_batches
 from docrag.io import atomic_write_json, read_json
 from docrag.types import Hit, Page
 
@@ -184,13 +185,7 @@ class QdrantIndex:
         """Encode and upsert the pages of documents not held yet; the manifest commits whole documents."""
         have = set(self.manifest["doc_ids"])
         todo = [p for p in pages if p.doc_id not in have]
-        batch: list[Page] = []
-        for doc_pages in _group_by_doc(todo):
-            batch.extend(doc_pages)
-            if len(batch) >= ENCODE_PAGES:
-                self._add_batch(batch, show_progress)
-                batch = []
-        if batch:
+        for batch in doc_batches(todo, ENCODE_PAGES):
             self._add_batch(batch, show_progress)
         return len(todo)
 
@@ -333,11 +328,6 @@ class QdrantIndex:
                               with_payload=["page_id"])
 
 
-def _group_by_doc(pages: Sequence[Page]) -> list[list[Page]]:
-    groups: dict[str, list[Page]] = {}
-    for p in pages:
-        groups.setdefault(p.doc_id, []).append(p)
-    return list(groups.values())
 
 
 def _page_order(pid: str) -> tuple[str, int]:

@@ -24,7 +24,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -257,13 +257,7 @@ class PageIndex:
         todo = [p for p in pages if p.page_id not in have]
         if not todo:
             return 0
-        batch: list[Page] = []
-        for doc_pages in _group_by_doc(todo):
-            batch.extend(doc_pages)
-            if len(batch) >= SEGMENT_PAGES:
-                self._add_segment(batch, show_progress)
-                batch = []
-        if batch:
+        for batch in doc_batches(todo, SEGMENT_PAGES):
             self._add_segment(batch, show_progress)
         return len(todo)
 
@@ -639,11 +633,19 @@ def _row_payload(kind: str, seg: Segment, r: int) -> Any:
     return np.asarray(seg.tokens[seg.offsets[r]:seg.offsets[r + 1]], np.float32)  # type: ignore[index]
 
 
-def _group_by_doc(pages: Sequence[Page]) -> list[list[Page]]:
+def doc_batches(pages: Sequence[Page], size: int) -> Iterator[list[Page]]:
+    """``pages`` in batches of whole documents, each closed once it holds ``size`` pages or more."""
     groups: dict[str, list[Page]] = {}
     for p in pages:
         groups.setdefault(p.doc_id, []).append(p)
-    return list(groups.values())
+    batch: list[Page] = []
+    for doc_pages in groups.values():
+        batch.extend(doc_pages)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _new_manifest(retriever: Retriever, options: SearchOptions) -> dict:
