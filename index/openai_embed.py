@@ -73,7 +73,7 @@ class OpenAIEmbedRetriever(Retriever):
     def _post(self, body: dict) -> list[np.ndarray]:
         if self.dim:
             body["dimensions"] = self.dim
-        payload = self.client._post_with_retries("/embeddings", json.dumps(body).encode("utf-8"))
+        payload = self.client.post_json("/embeddings", body)
         try:
             rows = sorted(payload["data"], key=lambda d: d.get("index", 0))
             vecs = [np.asarray(d["embedding"], dtype=np.float32) for d in rows]

@@ -45,7 +45,7 @@ class OpenAIRerankClient(Reranker):
         for i in range(0, len(pages), self.batch_size):
             chunk = pages[i:i + self.batch_size]
             body = {"model": self.model, "query": query, "documents": [self._doc(p) for p in chunk]}
-            payload = self.client._post_with_retries("/rerank", json.dumps(body).encode("utf-8"))
+            payload = self.client.post_json("/rerank", body)
             try:
                 scores = {int(r["index"]): float(r["relevance_score"]) for r in payload["results"]}
                 out.extend(scores[j] for j in range(len(chunk)))

@@ -124,7 +124,8 @@ def test_corpus_files_get_normal_permissions(tmp_path):
 
 def test_ctrl_c_says_how_to_resume(tmp_path):
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "heavy.pdf").write_bytes(heavy_pdf())
+    for i in range(8):   # distinct heavy files: seconds each, so the interrupt lands mid-run on a fast box too
+        (tmp_path / "in" / f"heavy{i}.pdf").write_bytes(heavy_pdf(150_000 + i))
     proc = subprocess.Popen([sys.executable, "-c", "from docrag.apps.cli import main; main()", "ingest",
                              str(tmp_path / "in"), "--out", str(tmp_path / "c"), "--no-progress",
                              "--page-timeout", "0", "--ocr", "never"],
@@ -133,6 +134,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
     while not (tmp_path / "c" / "corpus.json").exists() and time.time() < deadline:
         time.sleep(0.1)
     time.sleep(1.5)
+    assert proc.poll() is None, "the ingest ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -207,9 +207,9 @@ def register(app: typer.Typer) -> None:
         settings = load_settings()
         if retriever:
             check_retrievers([retriever])
-        corpus_obj = Corpus.open(corpus)
         gen_name = generator or settings.generator
-        gen_opts = generator_options(gen_name, snap, coords)
+        gen_opts = generator_options(gen_name, snap, coords)   # usage errors before the corpus is read
+        corpus_obj = Corpus.open(corpus)
         bars = show_progress(progress)
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,
                   show_progress=bars, settings=settings, generator_options=gen_opts,

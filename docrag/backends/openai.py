@@ -26,7 +26,7 @@ import random
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PIL import Image
@@ -127,6 +127,12 @@ class OpenAIBackend:
                          model=str(payload.get("model", self.model)),
                          meta={"finish_reason": choice.get("finish_reason") if isinstance(choice, dict) else None})
 
+    def post_json(self, path: str, body: dict[str, Any]) -> dict:
+        """POST ``body`` to another route of the server (``/embeddings``, ``/rerank``) with the same
+        retries and one-line errors as :meth:`chat`; the reply must be a JSON object."""
+        payload, _ = self._post_with_retries(path, json.dumps(body).encode("utf-8"), decode=_decode_json)
+        return payload
+
     # -- transport -----------------------------------------------------------------------------
     def _request(self, path: str, data: bytes) -> urllib.request.Request:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -134,7 +140,10 @@ class OpenAIBackend:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return urllib.request.Request(self.base_url + path, data=data, headers=headers, method="POST")
 
-    def _post_with_retries(self, path: str, data: bytes) -> tuple[dict, str]:
+    def _post_with_retries(self, path: str, data: bytes,
+                           decode: Callable[[bytes], tuple[dict, str]] | None = None) -> tuple[dict, str]:
+        """(payload, reply text) of ``decode(body)`` (default: a chat completion), retried on faults."""
+        decode = decode or _decode_reply
         url = self.base_url + path
         last = ""
         for attempt in range(self.max_retries + 1):
@@ -142,7 +151,7 @@ class OpenAIBackend:
             try:
                 with urllib.request.urlopen(self._request(path, data), timeout=self.timeout) as resp:
                     raw = resp.read()
-                return _decode_reply(raw)
+                return decode(raw)
             except urllib.error.HTTPError as exc:
                 detail = _error_detail(exc)
                 if exc.code == 413 or (exc.code in (400, 422) and _looks_too_large(detail)):
@@ -171,14 +180,22 @@ class _BadReply(Exception):
     """A 200 reply that cannot be used (not UTF-8 JSON, no ``choices[0].message.content``)."""
 
 
-def _decode_reply(raw: bytes) -> tuple[dict, str]:
-    """The payload and its reply text, or :class:`_BadReply` saying what is wrong."""
+def _decode_json(raw: bytes) -> tuple[dict, str]:
+    """A JSON object reply (no reply text), or :class:`_BadReply` saying what is wrong."""
     try:
         payload = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise _BadReply(f"body is not UTF-8 ({exc.reason} at byte {exc.start}): {raw[:120]!r}") from None
     except (json.JSONDecodeError, RecursionError):
         raise _BadReply(f"body is not JSON: {raw[:120]!r}") from None
+    if not isinstance(payload, dict):
+        raise _BadReply(f"body is not a JSON object: {raw[:120]!r}")
+    return payload, ""
+
+
+def _decode_reply(raw: bytes) -> tuple[dict, str]:
+    """A chat completion's payload and its reply text, or :class:`_BadReply` saying what is wrong."""
+    payload, _ = _decode_json(raw)
     try:
         choice = payload["choices"][0]
         text = choice["message"].get("content") or ""
