@@ -129,7 +129,9 @@ def test_ctrl_c_says_how_to_resume(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", "from docrag.apps.cli import main; main()", "ingest",
                              str(tmp_path / "in"), "--out", str(tmp_path / "c"), "--no-progress",
                              "--page-timeout", "0", "--ocr", "never"],
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            # as in a terminal: a test run started in the background inherits SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while not (tmp_path / "c" / "corpus.json").exists() and time.time() < deadline:
         time.sleep(0.1)
