@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 PRED_COLOR = (220, 38, 38)     # red: what the model cited
 GOLD_COLOR = (22, 163, 74)     # green: the gold evidence
-HIT_COLOR = (37, 99, 235)      # blue: retrieval-only highlights
 
 MAX_DISPLAY_SIDE = 1400        # longest side of an image sent to the browser
 MIN_CROP_SIDE = 4              # crops smaller than this (pixels) are padded up to it

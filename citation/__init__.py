@@ -43,6 +43,7 @@ from docrag.citation.judge import (
                                        JudgeContext,
                                        build_prompt,
                                        get_judge,
+                                       judge_options,
 )
 from docrag.citation.metrics import SetScore, UnitVerdict, score_units
 from docrag.citation.oracle import GoldEvidence, OracleJudge, gold_from_qa
@@ -54,6 +55,6 @@ __all__ = [
     "JudgeContext", "Level", "Mode", "OracleJudge", "SetScore", "Unit", "UnitVerdict", "Verdict",
     "VerdictCache", "VerdictValue", "agreement", "box_iou", "build_prompt", "citation_scores",
     "citation_units", "correlations", "crop_image", "dry_run", "dry_run_many", "evaluate",
-    "evaluate_many", "evidence_images", "get_judge", "gold_from_qa", "load_human_ratings",
+    "evaluate_many", "evidence_images", "get_judge", "gold_from_qa", "judge_options", "load_human_ratings",
     "overlay_image", "parse_verdict", "pixel_rect", "question_iou", "save_evidence", "score_units",
 ]

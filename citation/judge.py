@@ -17,7 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from docrag.citation.evidence import EvidenceImage, Level, Mode
 from docrag.citation.verdict import Verdict
-from docrag.registry import Registry
+from docrag.config import Settings
+from docrag.registry import Family, Registry
 
 PROMPT_VERSION = "finragbench-v/1"
 
@@ -89,17 +90,23 @@ class FunctionJudge:
         return parse_verdict(out)
 
 
-JUDGES: Registry[Judge] = Registry("judge", lazy_modules={
-    "grounding": "docrag.citation.grounding",
-    "oracle": "docrag.citation.oracle",
-    "openai": "docrag.citation.chat_judge",
-    "qwen-vl": "docrag.citation.chat_judge",
-}, usage={"openai": "openai:<model>", "qwen-vl": "qwen-vl:<model id or path>"})
+JUDGES: Registry[Judge] = Registry("judge", families={
+    "grounding": Family("docrag.citation.grounding", offline=True),
+    "oracle": Family("docrag.citation.oracle", offline=True, offer=False),   # needs gold evidence
+    "openai": Family("docrag.citation.chat_judge", "openai:<model>", endpoint=True),
+    "qwen-vl": Family("docrag.citation.chat_judge", "qwen-vl:<model id or path>"),
+})
 
 
 def get_judge(name: str, **opts: Any) -> Judge:
     """Create a judge by registry name (``grounding``, ``oracle``, ``openai:<model>``, ``qwen-vl:<path>``)."""
     return JUDGES.create(name, **opts)
+
+
+def judge_options(name: str, settings: Settings) -> dict[str, Any]:
+    """Options for ``get_judge(name)`` from the user's settings: the endpoint, for a judge whose
+    registry entry declares one (``openai:``)."""
+    return settings.endpoint_options() if JUDGES.family(name).endpoint else {}
 
 
 def resolve_judge(judge: str | Judge, **opts: Any) -> Judge:

@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -98,24 +99,21 @@ class Settings:
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
 
     def generator_options(self, name: str | None = None) -> dict[str, Any]:
-        """Options for ``get_generator(name)``: [generation] plus, for ``openai:``, the endpoint."""
+        """Options for ``get_generator(name)``: the [generation] keys its registry entry declares
+        and, for an entry that declares an endpoint (``openai:``), the endpoint and the model's table."""
+        from docrag.generation.base import GENERATORS  # the generator registry (loads Pillow)
+
         name = name or self.generator
-        family = name.partition(":")[0]
-        opts = dict(self.generation)
-        if family == "openai":
-            opts.update(self.backend_options(name))
+        spec = GENERATORS.family(name)
+        opts = {k: v for k, v in self.generation.items() if spec.options is None or k in spec.options}
+        if spec.endpoint:
+            opts.update(self.endpoint_options())
             opts.update(self.model_options(name.partition(":")[2]))
-        elif family == "qwen-vl":
-            opts.pop("concurrency", None)
-        else:  # extractive and other offline generators only read pages
-            opts = {k: v for k, v in opts.items() if k == "max_pages"}
         return opts
 
     def model_options(self, model: str) -> dict[str, Any]:
         """The ``[models."<name>"]`` table for ``model``: an exact name first, else the first glob
         that matches (case-insensitive); ``{}`` when none does."""
-        from fnmatch import fnmatch
-
         if model in self.models:
             return dict(self.models[model])
         for pattern, opts in self.models.items():
@@ -124,9 +122,17 @@ class Settings:
         return {}
 
     def backend_options(self, name: str) -> dict[str, Any]:
-        """Options for ``get_backend(name)`` (the endpoint of ``openai:`` backends)."""
-        if name.partition(":")[0] != "openai":
+        """Options for ``get_backend(name)``: the endpoint, for backends whose registry entry
+        declares one (``openai:``); ``{}`` for other names."""
+        from docrag.backends import BACKENDS  # the backend registry (loads Pillow)
+
+        family = BACKENDS.split(name)[0]
+        if family not in BACKENDS.families() or not BACKENDS.family(family).endpoint:
             return {}
+        return self.endpoint_options()
+
+    def endpoint_options(self) -> dict[str, Any]:
+        """The ``[openai]`` table as client options (the API key read from its variable)."""
         opts: dict[str, Any] = {}
         if self.openai.get("base_url"):
             opts["base_url"] = self.openai["base_url"]

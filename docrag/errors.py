@@ -22,3 +22,12 @@ class UnknownNameError(DocragError, KeyError):
 
 class MissingDependencyError(DocragError):
     """A feature needs a package or system program that is not installed."""
+
+
+class FileFailed(DocragError):
+    """A source file cannot be ingested; the message is the reason shown to the user (the run goes on
+    with the next file)."""
+
+
+class PageFailed(DocragError):
+    """An ingestion task failed in (or killed) its worker; the message names the page and the reason."""

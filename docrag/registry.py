@@ -2,19 +2,35 @@
 
 Names look like ``bm25`` or ``family:argument`` (``colqwen2:/models/colqwen2-v1.0``,
 ``openai:gpt-4o``). A family registers once with a decorator; an unknown name raises an error that
-lists every valid family.
+lists every valid family. What the rest of the program must know about a family before loading it
+(its module, how to write it, whether it runs offline, which settings it takes) is declared once,
+as a :class:`Family`, where the registry is made: the config and the viewer ask the registry
+instead of naming families themselves.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from docrag.errors import UnknownNameError
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a registry knows about a family without importing its module."""
+
+    module: str = ""                 # the module that registers it, imported on first use ("" = none)
+    usage: str = ""                  # written form of a family taking an argument ("openai:<model>")
+    offline: bool = False            # runs with no network and no model the user must supply
+    examples: tuple[str, ...] = ()   # ready-made names a picker offers (default: the bare family name)
+    offer: bool = True               # offered in pickers (not e.g. a judge that needs gold evidence)
+    options: tuple[str, ...] | None = None   # the ``[generation]`` settings it takes (None: all of them)
+    endpoint: bool = False           # takes the ``[openai]`` endpoint and ``[models."<name>"]`` settings
 
 
 @dataclass(frozen=True)
@@ -29,18 +45,22 @@ class Entry(Generic[T]):
 class Registry(Generic[T]):
     """A registry of factories keyed by family name.
 
-    ``lazy_modules`` maps a family to the module that registers it, so heavy imports (torch,
-    transformers) happen only when that family is asked for; ``usage`` gives the written form of
-    families that take an argument (``"openai": "openai:<model>"``), for messages that must not
-    import them.
+    ``families`` declares each family (:class:`Family`): its module is imported only when that
+    family is asked for, so heavy imports (torch, transformers) happen only then. ``lazy_modules``
+    (family -> module) and ``usage`` (family -> written form) are the short forms of the same.
     """
 
     def __init__(self, role: str, lazy_modules: dict[str, str] | None = None,
-                 usage: dict[str, str] | None = None) -> None:
+                 usage: dict[str, str] | None = None, families: dict[str, Family] | None = None) -> None:
         self.role = role
         self._entries: dict[str, Entry[T]] = {}
-        self._lazy = dict(lazy_modules or {})
-        self._usage = dict(usage or {})
+        self._families: dict[str, Family] = dict(families or {})
+        for fam, module in (lazy_modules or {}).items():
+            self._families[fam] = replace(self._families.get(fam, Family()), module=module)
+        for fam, written in (usage or {}).items():
+            self._families[fam] = replace(self._families.get(fam, Family()), usage=written)
+        self._lazy = {fam: f.module for fam, f in self._families.items() if f.module}
+        self._usage = {fam: f.usage for fam, f in self._families.items() if f.usage}
 
     def register(self, family: str, *, needs_arg: bool = False, optional_arg: bool = False,
                  help: str = "") -> Callable:
@@ -55,7 +75,26 @@ class Registry(Generic[T]):
         return deco
 
     def families(self) -> list[str]:
-        return sorted(set(self._entries) | set(self._lazy))
+        return sorted(set(self._entries) | set(self._families))
+
+    def family(self, name: str) -> Family:
+        """The declaration of the family of ``name`` (``openai:gpt-4o`` -> ``openai``), without
+        importing its module; :class:`UnknownNameError` for an unknown family."""
+        family = self.split(name)[0]
+        if family in self._families:
+            return self._families[family]
+        if family in self._entries:
+            return Family(usage=self.usage(family))
+        raise self._unknown(name)
+
+    def offline_names(self) -> list[str]:
+        """Names that run here with no network and no user-supplied model, for pickers."""
+        out: list[str] = []
+        for fam in self.families():
+            spec = self.family(fam)
+            if spec.offline and spec.offer:
+                out.extend(spec.examples or (fam,))
+        return out
 
     def describe(self) -> list[tuple[str, str]]:
         """``(usage, help)`` for every family; imports lazy modules to read their help."""

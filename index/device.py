@@ -1,11 +1,15 @@
-"""Device, dtype and option handling shared by the model-backed retrievers."""
+"""Option checking shared by the retrievers; device and dtype choice live in :mod:`docrag.devices`
+(re-exported here for the retriever modules)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
+from docrag.devices import dtype_name, resolve_device, resolve_dtype
 from docrag.errors import DocragError
+
+__all__ = ["COMMON_OPTIONS", "check_options", "dtype_name", "resolve_device", "resolve_dtype"]
 
 # options every retriever accepts (model-free ones ignore them), so hybrids can pass them to both parts
 COMMON_OPTIONS = ("device", "dtype", "batch_size")
@@ -18,36 +22,3 @@ def check_options(name: str, opts: dict[str, Any], allowed: Iterable[str]) -> No
     if unknown:
         raise DocragError(f"retriever {name!r} does not take option(s) {', '.join(unknown)}; "
                           f"valid: {', '.join(sorted(valid))}")
-
-
-def resolve_device(device: str | None = None) -> str:
-    """``device`` if given, else cuda, then mps, then cpu."""
-    import torch
-
-    if device:
-        if device.startswith("cuda") and not torch.cuda.is_available():
-            raise DocragError(f"--device {device}: CUDA is not available on this machine; use --device cpu")
-        return device
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return "mps"
-    return "cpu"
-
-
-def resolve_dtype(device: str, dtype: str | None = None):
-    """``dtype`` if given (``float32``, ``bfloat16``, ``float16``), else bf16 on GPU and fp32 on CPU."""
-    import torch
-
-    names = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-             "float16": torch.float16, "fp16": torch.float16}
-    if dtype:
-        if dtype not in names:
-            raise DocragError(f"unknown dtype {dtype!r}; use one of {', '.join(names)}")
-        return names[dtype]
-    return torch.bfloat16 if device.startswith("cuda") else torch.float32
-
-
-def dtype_name(dtype: Any) -> str:
-    return str(dtype).replace("torch.", "")

@@ -19,7 +19,7 @@ from typing import Any
 
 from docrag.errors import UnknownNameError
 from docrag.index.base import Retriever
-from docrag.index.registry import RETRIEVERS, get_retriever
+from docrag.index.registry import RETRIEVERS, get_retriever, split_parts
 from docrag.types import Hit, Page
 
 RRF_K = 60
@@ -53,19 +53,6 @@ def parse_weights(spec: str | dict | None) -> dict[str, tuple[float, float]]:
             raise UnknownNameError(f"lang-hybrid weights {spec!r}: write them as 'en=1:2,zh=1:0.5' "
                                    f"(language=weight of part a:weight of part b)") from exc
     return out
-
-
-def split_parts(arg: str) -> tuple[str, str]:
-    """``"bm25+colqwen2:/m/x"`` -> ``("bm25", "colqwen2:/m/x")``: the first '+' whose sides are both
-    registered family names."""
-    families = set(RETRIEVERS.families())
-    for i, ch in enumerate(arg):
-        if ch == "+":
-            a, b = arg[:i].strip(), arg[i + 1:].strip()
-            if RETRIEVERS.split(a)[0] in families and RETRIEVERS.split(b)[0] in families:
-                return a, b
-    raise UnknownNameError(f"hybrid retriever needs two retrievers joined by '+', e.g. 'hybrid:bm25+minilm'; "
-                           f"got {arg!r} (families: {', '.join(sorted(families))})")
 
 
 def fuse(rankings: Sequence[Sequence[Hit]], k: int, name: str, weights: Sequence[float] | None = None) -> list[Hit]:

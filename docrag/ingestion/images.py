@@ -10,8 +10,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from docrag.errors import FileFailed
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
+from docrag.ingestion.pdfpage import ocr_page_blocks
 from docrag.ingestion.textlayer import detect_lang
 from docrag.io import atomic_write_bytes
 from docrag.types import Page, TextSource
@@ -23,8 +25,6 @@ MAX_IMAGE_PIXELS = 100_000_000
 def image_frames(path: Path) -> int:
     """Number of frames of a page image, or ``FileFailed`` when it cannot be decoded."""
     from PIL import Image, UnidentifiedImageError
-
-    from docrag.ingestion.pipeline import FileFailed
 
     try:
         with Image.open(path) as im:
@@ -77,12 +77,10 @@ def process_image_page(path: Path, page_no: int, staged, opts) -> Page:
                 rotation=0, image=staged.image_relpath(page_no, opts.image_ext), image_width=w_px,
                 image_height=h_px, dpi=dpi, file_name=staged.document.file_name)
     if opts.ocr != "never":
-        from docrag.ingestion import pdfpage
-
         content = ocr_to_page_content(ocr_image(_for_ocr(rgb, dpi), opts.langs), width_pt, height_pt)
         page.words, page.text = content.words, content.text
         page.text_source = TextSource.OCR if content.text.strip() else TextSource.NONE
-        page.blocks = pdfpage.ocr_page_blocks(rgb, content, width_pt, height_pt)
+        page.blocks = ocr_page_blocks(rgb, content, width_pt, height_pt)
     page.lang = detect_lang(page.text)
     return page
 

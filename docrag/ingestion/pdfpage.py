@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from docrag.errors import FileFailed
 from docrag.geometry import Box
 from docrag.ingestion import figures, imagelayout, layout, tables
 from docrag.ingestion.ocr import ocr_image
@@ -45,8 +46,6 @@ class PageOptions:
 def open_pdf(path: Path):
     """Open a PDF or raise ``FileFailed`` with a reason a user understands."""
     import pymupdf
-
-    from docrag.ingestion.pipeline import FileFailed
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     try:

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docrag.corpus import Corpus, CorpusWriter, StagedDocument
-from docrag.errors import CorpusError, DocragError, InputError
+from docrag.errors import CorpusError, DocragError, FileFailed, InputError, PageFailed
 from docrag.ingestion.ocr import parse_langs
 from docrag.ingestion.pdfpage import PageOptions
 from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS
 from docrag.ingestion.sources import Source, discover, resolved
-from docrag.ingestion.workers import DEFAULT_PAGE_TIMEOUT, PageFailed, PageTarget, PageWorkers, default_workers
+from docrag.ingestion.workers import DEFAULT_PAGE_TIMEOUT, PageTarget, PageWorkers, default_workers
 from docrag.io import path_bytes_b64, path_text, sha256_file
 from docrag.types import Document, Page, TextSource
 
@@ -54,10 +54,6 @@ class IngestReport:
         return (f"{len(self.added)} added, {len(self.replaced)} replaced, {len(self.skipped)} unchanged, "
                 f"{len(self.failures)} failed; {self.n_pages} page(s) ({self.n_ocr_pages} OCR) "
                 f"in {self.seconds:.1f}s")
-
-
-class FileFailed(Exception):
-    """A source file cannot be ingested; the message is the reason shown to the user."""
 
 
 class HookInterrupt(BaseException):
@@ -164,7 +160,7 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
     pool = PageWorkers(default_workers() if workers is None else max(1, int(workers)), page_timeout)
     remote = None
     if engine == "ray":
-        from docrag.ingestion.ray_engine import RayPagePool
+        from docrag.ingestion.ray_engine import RayPagePool  # Ray: a heavy optional dependency
 
         remote = RayPagePool(ray_address, num_cpus=workers)
         remote.plan(sources, writer, opts)

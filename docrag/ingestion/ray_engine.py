@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docrag.io import atomic_write_bytes
+from docrag.ingestion.pdfpage import open_pdf, process_pdf_page
+from docrag.ingestion.workers import PageTarget, _Document
+from docrag.io import atomic_write_bytes, sha256_file
 from docrag.raycluster import cluster_cpus, ensure_ray
 from docrag.types import Page
 
@@ -31,9 +33,6 @@ _open: dict[str, Any] = {}   # worker side: the last opened PDF (by content hash
 
 def process_page(pdf_bytes: bytes, key: str, doc_id: str, file_name: str, page_no: int, opts) -> tuple[dict, bytes]:
     """Worker side: one page -> (its record, its image bytes). Renders into a private temp folder."""
-    from docrag.ingestion.pdfpage import open_pdf, process_pdf_page
-    from docrag.ingestion.workers import PageTarget, _Document
-
     with tempfile.TemporaryDirectory(prefix="docrag-ray-") as tmp:
         doc = _open.get(key)
         if doc is None:
@@ -107,8 +106,6 @@ class RayPagePool:
 
     def _prefetch(self, ray, window: int) -> None:
         """Submit pages of the planned files while fewer than ``window`` tasks are in flight."""
-        from docrag.io import sha256_file
-
         for state in self._plan:
             if len(self._inflight) >= window:
                 return
@@ -133,8 +130,6 @@ class RayPagePool:
               fallback: Callable[[int], Page]) -> Iterator[Page]:
         """Processed pages in ``page_nos`` order; each image is staged before its page is yielded."""
         ray = self._start()
-        from docrag.io import sha256_file
-
         path = Path(pdf_path)
         while self._plan and self._plan[0].path != path:
             self._plan.popleft()

@@ -20,6 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docrag.errors import FileFailed, PageFailed
+from docrag.ingestion.images import image_frames, process_image_page
+from docrag.ingestion.pdfpage import open_pdf, process_pdf_page
+from docrag.ingestion.render import effective_dpi, render_pdf2image
+
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_TIMEOUT = 60.0   # seconds to render and parse one page (and to open one file)
@@ -59,18 +64,12 @@ class PageTarget:
         return cls(_Document(staged.document.doc_id, staged.document.file_name), staged.images_dir)
 
 
-class PageFailed(Exception):
-    """A task failed in (or killed) its worker; the message names the page and the reason."""
-
-
 # -- worker side ------------------------------------------------------------------------------------
 
 _open: dict[str, Any] = {}
 
 
 def _doc(pdf_path: str):
-    from docrag.ingestion.pdfpage import open_pdf
-
     doc = _open.get(pdf_path)
     if doc is None:
         for old in _open.values():
@@ -88,26 +87,18 @@ def _task(kind: str, args: tuple) -> Any:
         doc = _doc(path)
         return {"n_pages": doc.page_count, "title": (doc.metadata or {}).get("title", "") or ""}
     if kind == "pdf_page":
-        from docrag.ingestion.pdfpage import process_pdf_page
-
         path, page_no, target, opts = args
         doc = _doc(path)
         rendered = None
         if opts.renderer == "pdf2image":
-            from docrag.ingestion.render import effective_dpi, render_pdf2image
-
             rect = doc[page_no - 1].rect
             out = target.staged_image_path(page_no, opts.image_ext)
             rendered = render_pdf2image(Path(path), [page_no], effective_dpi(rect.width, rect.height, opts.dpi),
                                         {page_no: out}, opts.image_ext)[page_no]
         return process_pdf_page(doc, page_no, target, opts, rendered).to_json()
     if kind == "inspect_image":
-        from docrag.ingestion.images import image_frames
-
         return image_frames(Path(args[0]))
     if kind == "image_page":
-        from docrag.ingestion.images import process_image_page
-
         path, page_no, target, opts = args
         return process_image_page(Path(path), page_no, target, opts).to_json()
     raise ValueError(f"unknown task {kind!r}")
@@ -126,9 +117,6 @@ def _worker_main(conn, parent: int) -> None:
 
     threading.Thread(target=watch, name="docrag-parent-watch", daemon=True).start()
     import pymupdf  # noqa: F401 -- imported before the first task's clock starts (and before the cap)
-
-    import docrag.ingestion.pdfpage  # noqa: F401
-    from docrag.ingestion.pipeline import FileFailed
 
     _limit_memory()
     try:
