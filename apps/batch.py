@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docrag.apps.commands.ask import answer_record
 from docrag.errors import DocragError, InputError
 from docrag.io import dumps_safe
 
@@ -133,8 +134,6 @@ def answer_file(rag: Any, questions: Sequence[Question], out: str | Path, *, k: 
     from tqdm import tqdm
 
     if record is None:
-        from docrag.apps.commands.ask import answer_record
-
         def record(answer: Any) -> dict:
             return answer_record(answer, rag.corpus)
 

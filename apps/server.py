@@ -18,6 +18,7 @@ import hmac
 import io
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,11 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
+from docrag._version import __version__
+from docrag.apps.commands.ask import answer_record
+from docrag.apps.commands.index import search_row
+from docrag.apps.viewer_render import annotate_page
+from docrag.corpus import Corpus
 from docrag.errors import CorpusError, DocragError
 
 log = logging.getLogger(__name__)
@@ -65,11 +71,6 @@ def create_app(corpus: Any, *, retriever: str | None = None, generator: str | No
                retriever_options: dict[str, Any] | None = None, rag: Any = None, warm: bool = True):
     """The FastAPI app for ``corpus`` (a :class:`~docrag.corpus.Corpus` or folder); ``rag`` overrides
     the :class:`~docrag.pipeline.RAG` built from the other arguments (tests)."""
-    from docrag._version import __version__
-    from docrag.apps.commands.ask import answer_record
-    from docrag.apps.commands.index import search_row
-    from docrag.corpus import Corpus
-
     if rag is None:
         from docrag.pipeline import RAG
 
@@ -130,8 +131,6 @@ def create_app(corpus: Any, *, retriever: str | None = None, generator: str | No
     def page_image(page_id: str, boxes: str | None = Query(
             None, description="Boxes to draw, in PDF points: x0,y0,x1,y1;x0,y0,x1,y1"),
             max_side: int = Query(1400, ge=64, le=8000, description="Longest side of the returned image")) -> Response:
-        from docrag.apps.viewer_render import annotate_page
-
         try:
             page = rag.corpus.page(page_id)
         except ValueError as exc:  # not a page id at all
@@ -167,8 +166,6 @@ class ServerThread:
         self.host = host
 
     def start(self, timeout: float = 30.0) -> str:
-        import time
-
         self.thread.start()
         t0 = time.monotonic()
         while not self.server.started:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docrag.geometry import Box
+from docrag.geometry import Box, fit_within
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -110,8 +110,6 @@ def _label(draw, px: Box, sb: StyledBox, font, img_w: int, img_h: int, lw: int) 
 
 def fit_for_display(image: Image.Image, max_side: int = MAX_DISPLAY_SIDE) -> Image.Image:
     """Downscale (never upscale) so the longest side is at most ``max_side`` pixels."""
-    from docrag.geometry import fit_within
-
     size = fit_within(image.width, image.height, max_side, max_side)
     return image if size == image.size else image.resize(size)
 

@@ -10,7 +10,9 @@ a PDF that takes long to render, or MuPDF holding the GIL, never freezes the vie
 
 from __future__ import annotations
 
+import importlib
 import logging
+import multiprocessing
 import re
 import shutil
 import threading
@@ -154,8 +156,6 @@ class ChildReport:
 
 
 def _child_main(conn, target: str, paths: list[str], out: str) -> None:
-    import importlib
-
     module, _, name = target.partition(":")
     try:
         report = getattr(importlib.import_module(module), name)(paths, out=out, show_progress=False)
@@ -179,8 +179,6 @@ class ChildProcessIngest:
         self.target = target
 
     def __call__(self, paths: Sequence[Path], out: Path) -> ChildReport:
-        import multiprocessing
-
         ctx = multiprocessing.get_context("spawn")   # the viewer has torch threads: never fork it
         receiver, sender = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child_main, args=(sender, self.target, [str(p) for p in paths], str(out)),

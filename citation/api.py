@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,8 +199,6 @@ def evaluate_many(answers: Iterable[Answer], corpus_or_pages: PageSource, judge:
     Results come in input order (answer by answer, levels in the order given). ``workers`` > 1
     evaluates answers in parallel threads (for remote judges; a local model serialises anyway).
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     from tqdm import tqdm
 
     jd = resolve_judge(judge, **(judge_options or {}))

@@ -13,6 +13,7 @@ pixels with :meth:`docrag.geometry.Box.to_pixels` only.
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import math
 import re
@@ -22,7 +23,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from docrag.errors import InputError
+from docrag.errors import CorpusError, InputError
 from docrag.geometry import Box, GeometryError, Space
 from docrag.io import atomic_write_bytes, atomic_write_json, sha256_file
 from docrag.types import Answer, Page
@@ -68,7 +69,6 @@ class PageLookup:
     def get(self, pid: str) -> Page | None:
         if self._pages is not None:
             return self._pages.get(pid)
-        from docrag.errors import CorpusError
 
         try:
             return self._corpus.page(pid)
@@ -274,8 +274,6 @@ def evidence_images(units: Sequence[Unit], mode: Mode | str) -> list[EvidenceIma
 # -- saving for the viewer -----------------------------------------------------------------------
 
 def _png_bytes(img: Image.Image) -> bytes:
-    import io
-
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return buf.getvalue()

@@ -11,12 +11,13 @@ for testing metrics), ``openai:<model>`` and ``qwen-vl:<path>`` (MLLM judges ove
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from docrag.citation.evidence import EvidenceImage, Level, Mode
-from docrag.citation.verdict import Verdict
+from docrag.citation.verdict import Verdict, parse_verdict
 from docrag.config import Settings
 from docrag.registry import Family, Registry
 
@@ -80,8 +81,6 @@ class FunctionJudge:
         self.cache_id = cache_id
 
     def judge(self, prompt: str, images: Sequence[EvidenceImage], context: JudgeContext) -> Verdict:
-        from docrag.citation.verdict import parse_verdict
-
         out = self.fn(prompt, images, context)
         if isinstance(out, Verdict):
             return out
@@ -122,8 +121,6 @@ def judge_cache_id(judge: Any) -> str | None:
 
 
 def _takes_context(judge: Any) -> bool:
-    import inspect
-
     try:
         params = list(inspect.signature(judge.judge).parameters.values())
     except (TypeError, ValueError):
@@ -136,8 +133,6 @@ def _takes_context(judge: Any) -> bool:
 def call_judge(judge: Any, prompt: str, images: Sequence[EvidenceImage], context: JudgeContext) -> Verdict:
     """Ask ``judge`` once. Judges written to the plain ``judge(prompt, images)`` form receive the
     rendered PIL images; a bool or str result becomes a verdict (strings are parsed strictly)."""
-    from docrag.citation.verdict import parse_verdict
-
     if _takes_context(judge):
         out = judge.judge(prompt, images, context)
     else:

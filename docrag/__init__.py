@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from docrag._version import __version__
@@ -22,8 +23,6 @@ _LAZY = {"ingest": ("docrag.ingestion", "ingest"), "RAG": ("docrag.pipeline", "R
 def __getattr__(name: str) -> Any:
     # Heavy parts (PyMuPDF, torch) load on first use, so `import docrag` stays fast.
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
         return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'docrag' has no attribute {name!r}")

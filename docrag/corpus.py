@@ -25,6 +25,7 @@ from pathlib import Path
 
 from docrag._version import __version__
 from docrag.errors import CorpusError
+from docrag.ingestion.furniture import mark_furniture
 from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, read_versioned_json, write_jsonl
 from docrag.types import Document, Page, split_page_id
 
@@ -260,7 +261,6 @@ class CorpusWriter:
         if [p.page_no for p in pages] != list(range(1, doc.n_pages + 1)):
             raise CorpusError(f"{doc.file_name}: cannot commit, staged pages "
                               f"{[p.page_no for p in pages]} != 1..{doc.n_pages}")
-        from docrag.ingestion.furniture import mark_furniture
 
         mark_furniture(pages)  # running headers, page numbers...: needs all pages of the document
         write_jsonl(staged.dir / "pages.jsonl", [p.to_json() for p in pages])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import re
@@ -37,8 +39,6 @@ def path_text(path: str | Path) -> str:
 def path_bytes_b64(path: str | Path) -> str | None:
     """The raw bytes of a path whose name is not valid UTF-8 (base64), else None: with
     :func:`path_text` this stores such a name losslessly."""
-    import base64
-
     s = str(path)
     if not _LONE_SURROGATE.search(s):
         return None
@@ -138,8 +138,6 @@ def write_jsonl(path: Path, records: Iterable[Any]) -> None:
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    import hashlib
-
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(chunk):

@@ -20,6 +20,7 @@ from typing import Any
 
 from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
+from docrag.errors import InputError
 from docrag.generation.base import Generator, generate_many, get_generator
 from docrag.types import Answer, Hit, Page
 
@@ -83,8 +84,6 @@ class RAG:
     def ask(self, question: str, k: int | None = None) -> Answer:
         """Retrieve the top ``k`` pages and answer from them; the hits are on the answer."""
         if not question or not question.strip():
-            from docrag.errors import InputError
-
             raise InputError("the question is empty")
         t0 = time.perf_counter()
         hits = self.retrieve(question, k)

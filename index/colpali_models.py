@@ -14,6 +14,7 @@ Options: ``device``, ``dtype``, ``batch_size`` (pages per forward pass), ``pool_
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Sequence
@@ -27,6 +28,8 @@ from docrag.errors import DocragError, MissingDependencyError
 from docrag.index.base import Retriever
 from docrag.index.device import check_options, dtype_name, resolve_device, resolve_dtype
 from docrag.index.registry import RETRIEVERS
+from docrag.model_source import check_model_source
+from docrag.progress import quiet_model_loading
 from docrag.types import Page
 
 log = logging.getLogger(__name__)
@@ -66,8 +69,6 @@ MODEL_TYPES: dict[tuple[str, str], str] = {
 def read_config(model: str) -> dict:
     """``config.json`` of a local folder or a hub id (hub cache only when offline); for a PEFT
     adapter, the config of its base model."""
-    from docrag.model_source import check_model_source
-
     check_model_source(model, "model")
     path = Path(model)
     if path.is_dir():
@@ -123,7 +124,6 @@ def load_model(family: str, model: str, device: str, dtype: Any) -> tuple[Any, A
     if not classes.multi_vector:
         # colpali-engine 0.3.18's Bi* from_pretrained reads a mapping transformers 5 no longer has
         kwargs["key_mapping"] = dict(getattr(model_cls, "_checkpoint_conversion_mapping", None) or {})
-    from docrag.progress import quiet_model_loading
 
     with quiet_model_loading():
         net = model_cls.from_pretrained(model, torch_dtype=dtype, attn_implementation=attn, **kwargs)
@@ -277,8 +277,6 @@ class _PageBatches:
 
 def _revision(model: str) -> str:
     """Hash of the weights' files' sizes and mtimes for a local folder (changes when they change)."""
-    import hashlib
-
     path = Path(model)
     if not path.is_dir():
         return ""
@@ -291,8 +289,6 @@ def _revision(model: str) -> str:
 
 def _factory(family: str):
     def make(arg: str, **opts) -> ColModelRetriever:
-        from docrag.model_source import check_model_source
-
         check_options(family, opts, allowed=ColModelRetriever.OPTIONS)
         check_model_source(arg, f"retriever '{family}:{arg}'")  # before any index folder is made
         r = ColModelRetriever(family, arg, **opts)

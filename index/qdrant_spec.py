@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import uuid
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docrag.errors import DocragError, InputError
+from docrag.errors import DocragError, InputError, MissingDependencyError
 from docrag.types import Page
 
 PAYLOAD_FIELDS = ("page_id", "doc_id", "page_no", "file_name", "lang", "text_source")
@@ -52,13 +53,10 @@ def client_for(spec: StoreSpec):
     try:
         from qdrant_client import QdrantClient
     except ImportError as exc:  # pragma: no cover - a declared dependency
-        from docrag.errors import MissingDependencyError
 
         raise MissingDependencyError("--store qdrant needs qdrant-client: pip install qdrant-client") from exc
     key = spec.location
     if not _CLIENTS:
-        import atexit
-
         atexit.register(close_clients)   # before interpreter teardown, where the client's __del__ fails
     if key not in _CLIENTS:
         if spec.remote:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.index.base import Retriever
+from docrag.index.registry import get_retriever
 from docrag.raycluster import cluster_cpus, cluster_gpus, ensure_ray
 from docrag.types import Page
 
@@ -39,8 +40,6 @@ class _Encoder:
     def encode(self, name: str, opts: dict[str, Any], pages: list[Page]) -> list[Any]:
         key = f"{name} {sorted(opts.items())!r}"
         if key not in self.models:
-            from docrag.index.registry import get_retriever
-
             while len(self.models) >= MODELS_PER_ACTOR:
                 self.models.pop(next(iter(self.models)))
             self.models[key] = get_retriever(name, **opts)

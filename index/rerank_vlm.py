@@ -18,8 +18,10 @@ image) pair from the next-token logits at the last position:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from docrag.errors import DocragError
@@ -97,15 +99,11 @@ class YesNoReranker(Reranker):
         return self._loaded
 
     def _processor_source(self) -> str:
-        from pathlib import Path
-
         if self.processor_name:
             return self.processor_name
         path = Path(self.model_name)
         if path.is_dir() and not (path / "preprocessor_config.json").exists() and \
                 not (path / "processor_config.json").exists() and (path / "adapter_config.json").exists():
-            import json
-
             return json.loads((path / "adapter_config.json").read_text())["base_model_name_or_path"]
         return self.model_name
 

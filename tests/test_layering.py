@@ -18,7 +18,8 @@ rank  layer       modules
 
 Also checked:
 
-* no cycle among module-level imports (``TYPE_CHECKING`` imports do not run and are left out);
+* no cycle among module-level imports (``TYPE_CHECKING`` imports do not run and are left out;
+  importing ``docrag.ingestion.furniture`` runs ``docrag/ingestion/__init__.py`` first, and counts);
 * a function-local import is only for what is slow or optional to load: a third-party package
   other than the light ones in :data:`LIGHT`, a platform-only standard module (:data:`PLATFORM`), or
   a docrag module that (itself or through its module-level docrag imports) loads such a package;
@@ -34,6 +35,7 @@ Also checked:
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from dataclasses import dataclass
 from functools import cache
@@ -52,6 +54,7 @@ STARTUP_ROOT = "docrag.apps.cli"
 # function-local imports not yet cleaned up, in modules another branch of issue 13 is rewriting
 DEFERRED = {
     "docrag.eval": "eval/ (run records, runner split): branch records",
+    "docrag.apps.commands.evaluate": "settings passed into Evaluator: branch records",
     "docrag.index.open": "SearchIndex protocol: branch index",
     "docrag.index.hybrid": "SearchIndex protocol: branch index",
     "docrag.index.store": "storage/scorer split: branch index",
@@ -149,10 +152,19 @@ def rank(module: str) -> int:
     return LAYERS[".".join(parts[:2])] if ".".join(parts[:2]) in LAYERS else LAYERS["docrag"]
 
 
-def _runtime_edges(module: str) -> set[str]:
-    """docrag modules ``module`` imports when it is imported (module level, not TYPE_CHECKING)."""
-    return {i.target for i in imports_of(module) if i.internal and not i.local and not i.typing_only
-            and i.target != module}
+def _packages_of(module: str) -> set[str]:
+    """The packages Python imports before ``module`` (``docrag.ingestion`` before ``.furniture``)."""
+    parts = module.split(".")
+    return {".".join(parts[:n]) for n in range(1, len(parts))} & set(MODULES)
+
+
+@cache
+def _runtime_edges(module: str) -> frozenset[str]:
+    """docrag modules ``module`` imports when it is imported (module level, not TYPE_CHECKING),
+    with the packages each of them loads first (not the importer's own, which are loading already)."""
+    direct = {i.target for i in imports_of(module) if i.internal and not i.local and not i.typing_only}
+    implied = set().union(*(_packages_of(t) for t in direct)) - _packages_of(module) if direct else set()
+    return frozenset((direct | implied) - {module})
 
 
 @cache
@@ -278,3 +290,12 @@ def test_rules_catch_what_they_should():
     assert rank("docrag.eval.runner") < rank("docrag.apps.viewer")
     assert "docrag.apps.commands.ask" in startup_modules() and "docrag.index.store" not in startup_modules()
     assert not _deferred("docrag.index.registry") and _deferred("docrag.eval.runner")
+
+
+def test_command_line_start_up_loads_no_heavy_package():
+    """``docrag --help`` imports the command modules only: no numpy, Pillow, PyMuPDF, torch, ..."""
+    heavy = ["numpy", "PIL", "pymupdf", "torch", "transformers", "tqdm", "httpx", "scipy", "gradio", "fastapi"]
+    code = ("import sys, docrag.apps.cli\n"
+            f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "", f"loaded at start-up: {out.stdout.strip()}"

@@ -17,12 +17,14 @@ batched retrieval, resumable): one such record per line, with the question's ``i
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options, use_store
+from docrag.errors import InputError
 
 
 def _doc_name(corpus, doc_id: str, cache: dict[str, str]) -> str:
@@ -53,8 +55,6 @@ def answer_record(answer, corpus) -> dict:
 
 def save_crops(answer, corpus, folder: Path) -> list[Path]:
     """Write the crop of every cited box (cut from the page image at its own resolution)."""
-    import io
-
     from docrag.citation.evidence import crop_image, load_page_image
     from docrag.io import atomic_write_bytes
 
@@ -77,8 +77,6 @@ def save_crops(answer, corpus, folder: Path) -> list[Path]:
 
 def save_overlays(answer, corpus, folder: Path) -> list[Path]:
     """Write each cited page whole, with its cited boxes drawn (red, numbered), as a PNG."""
-    import io
-
     from docrag.apps.viewer_render import annotate_page
     from docrag.io import atomic_write_bytes
 
@@ -122,7 +120,6 @@ def generator_options(gen_name: str, snap: bool, coords: str | None) -> dict:
     if coords is not None:
         if gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
             raise typer.BadParameter(f"--coords applies to vision generators, not {gen_name!r}")
-        from docrag.errors import InputError
         from docrag.generation.conventions import coords_options
 
         try:
@@ -189,7 +186,6 @@ def register(app: typer.Typer) -> None:
         batched retrieval); rerun the same command to resume an interrupted file.
         """
         from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
-        from docrag.apps.commands.index import use_store
 
         use_store(store)
         from docrag.config import load_settings

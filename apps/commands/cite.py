@@ -12,9 +12,10 @@ from pathlib import Path
 
 import typer
 
+from docrag.errors import InputError
+
 
 def _load_answers(path: Path) -> list:
-    from docrag.errors import InputError
     from docrag.types import Answer
 
     out = []

@@ -8,6 +8,8 @@ from typing import Any
 
 import typer
 
+from docrag.errors import UnknownNameError
+
 
 def show_progress(flag: bool | None) -> bool:
     """``--progress/--no-progress`` when given, else bars only when stderr is a terminal (so logs and
@@ -23,7 +25,6 @@ def show_progress(flag: bool | None) -> bool:
 def check_retrievers(names: Sequence[str], option: str = "--retriever") -> None:
     """Every retriever name valid (family known, argument given when needed), checked before any
     model loads or any index is encoded; a bad one is a usage error (exit 2)."""
-    from docrag.errors import UnknownNameError
     from docrag.index.registry import check_retriever_name
 
     for name in names:

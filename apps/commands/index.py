@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import typer
+
+from docrag.errors import InputError
 
 
 def _parse_filters(items: list[str]) -> dict:
@@ -51,7 +54,6 @@ def _check_store(store: str | None) -> str | None:
     """``--store`` checked early (usage error, exit 2), passed on unchanged."""
     if store is None:
         return None
-    from docrag.errors import InputError
     from docrag.index.qdrant_store import parse_store
 
     try:
@@ -63,8 +65,6 @@ def _check_store(store: str | None) -> str | None:
 
 def use_store(store: str | None) -> None:
     """Make ``--store`` the default of every index this process opens (ask, eval, compare, view)."""
-    import os
-
     if _check_store(store) is not None:
         os.environ["DOCRAG_STORE"] = str(store)
 

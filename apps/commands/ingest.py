@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.errors import CorpusError, InputError
+
 RENDERERS = ("pymupdf", "pdf2image")
 OCR_MODES = ("auto", "always", "never")
 IMAGE_FORMATS = ("png", "jpeg")
@@ -55,7 +57,6 @@ def register(app: typer.Typer) -> None:
         """
         from docrag.apps.commands.common import show_progress
         from docrag.corpus import Corpus
-        from docrag.errors import CorpusError, InputError
         from docrag.ingestion import ingest
         from docrag.ingestion.ocr import parse_langs
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.errors import DocragError
+
 
 def register(app: typer.Typer) -> None:
     """Add ``serve`` to ``app``."""
@@ -31,7 +33,6 @@ def register(app: typer.Typer) -> None:
         from docrag.apps.commands.common import check_retrievers, encoding_options
         from docrag.apps.server import ServerThread, check_binding, create_app
         from docrag.corpus import Corpus
-        from docrag.errors import DocragError
 
         try:
             check_binding(host, api_key)

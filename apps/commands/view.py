@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options, use_store
+from docrag.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +50,12 @@ def register(app: typer.Typer) -> None:
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Start the viewer: ask questions, see cited pages with their boxes, browse a run."""
-        from docrag.apps.commands.index import use_store
-
         use_store(store)
         from docrag.apps.viewer import build_app, serve
         from docrag.apps.viewer_upload import UploadPolicy
         from docrag.corpus import Corpus
 
         if coords is not None:
-            from docrag.errors import InputError
             from docrag.generation.conventions import check_convention
 
             try:

@@ -25,6 +25,8 @@ from typing import Any
 from docrag.backends import BACKENDS
 from docrag.backends.base import BackendError, ChatMessage, ChatReply, ImagePart, TextPart
 from docrag.errors import InputError, MissingDependencyError
+from docrag.model_source import check_model_source
+from docrag.progress import quiet_model_loading
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +55,6 @@ _CACHE_LOCK = threading.Lock()
 def model_type_of(path: str) -> str:
     """``model_type`` from the checkpoint's config.json (local folder or cached hub id)."""
     from transformers import AutoConfig
-
-    from docrag.model_source import check_model_source
 
     check_model_source(path, "qwen-vl")
     try:
@@ -104,7 +104,6 @@ def _load(path: str, device: str, dtype: str, attn: str) -> _Loaded:
         if impl:
             kwargs["attn_implementation"] = impl
         t0 = time.perf_counter()
-        from docrag.progress import quiet_model_loading
 
         with quiet_model_loading():
             model = cls.from_pretrained(path, **kwargs).to(dev).eval()

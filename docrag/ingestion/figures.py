@@ -11,6 +11,7 @@ import logging
 
 from docrag.geometry import Box, union
 from docrag.ingestion.layout import FIGURE_CAPTION_RE, TABLE_CAPTION_RE
+from docrag.ingestion.textlayer import to_display_box
 from docrag.types import Block, BlockKind, Word
 
 log = logging.getLogger(__name__)
@@ -97,8 +98,6 @@ def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int]]:
 
 def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list[Block]:
     """Figure blocks: embedded images and clusters of vector graphics (display-frame boxes)."""
-    from docrag.ingestion.textlayer import to_display_box
-
     def to_display(*c):
         return to_display_box(frame, *c)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag.errors import InputError
+from docrag.ingestion.sources import Source, discover
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +73,6 @@ def read_sidecar(path: Path) -> dict[str, Scalar]:
 def apply_metadata(corpus: Any, paths: Sequence[str | Path], meta: Mapping[str, Scalar] | None = None) -> int:
     """Attach ``meta`` (and each file's sidecar) to the documents ingested from ``paths``; returns how
     many documents got metadata. Files that are not in the corpus (failed, rejected) are skipped."""
-    from docrag.ingestion.sources import Source, discover
-
     sources, _ = discover(paths, exclude=Path(corpus.root))
     by_source = corpus.manifest.get("sources", {})
     writer = corpus.writer()

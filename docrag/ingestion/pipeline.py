@@ -20,10 +20,12 @@ from docrag.corpus import Corpus, CorpusWriter, StagedDocument
 from docrag.errors import CorpusError, DocragError, FileFailed, InputError, PageFailed
 from docrag.ingestion.ocr import parse_langs
 from docrag.ingestion.pdfpage import PageOptions
+from docrag.ingestion.ray_engine import RayPagePool
 from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS
 from docrag.ingestion.sources import Source, discover, resolved
 from docrag.ingestion.workers import DEFAULT_PAGE_TIMEOUT, PageTarget, PageWorkers, default_workers
 from docrag.io import path_bytes_b64, path_text, sha256_file
+from docrag.progress import short_name
 from docrag.types import Document, Page, TextSource
 
 log = logging.getLogger(__name__)
@@ -155,13 +157,9 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
         _fail(writer, report, r.path, r.reason)
     from tqdm.auto import tqdm
 
-    from docrag.progress import short_name
-
     pool = PageWorkers(default_workers() if workers is None else max(1, int(workers)), page_timeout)
     remote = None
     if engine == "ray":
-        from docrag.ingestion.ray_engine import RayPagePool  # Ray: a heavy optional dependency
-
         remote = RayPagePool(ray_address, num_cpus=workers)
         remote.plan(sources, writer, opts)
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
@@ -245,8 +243,6 @@ def _run_pages(staged: StagedDocument, make_pages: Callable[[list[int]], Iterato
                report: IngestReport, show_progress: bool, on_page: PageHook | None) -> None:
     """Process the pages not staged yet (``make_pages(todo)`` yields them in order) and stage them."""
     from tqdm.auto import tqdm
-
-    from docrag.progress import short_name
 
     todo = [n for n in range(1, staged.document.n_pages + 1) if n not in staged.done_pages()]
     done_before = staged.document.n_pages - len(todo)

@@ -20,6 +20,7 @@ import statistics
 from dataclasses import dataclass
 
 from docrag.geometry import Box, union, unrotate_box
+from docrag.ingestion.textlayer import join_words, to_display_box
 from docrag.types import Block, BlockKind, Word
 
 log = logging.getLogger(__name__)
@@ -210,8 +211,6 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     horiz: list[Box] = []
     vert: list[Box] = []
     if page is not None and drawings:
-        from docrag.ingestion.textlayer import to_display_box
-
         horiz, vert = _segments(drawings, lambda *c: to_display_box(frame, *c))
         horiz = [h for h in horiz if not any(r.coverage_of(h) > 0.5 for r in exclude)]
         vert = [v for v in vert if not any(r.coverage_of(v) > 0.5 for r in exclude)]
@@ -284,8 +283,6 @@ def _table_block(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_g
 
 def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box) -> list[list[str]]:
     """Cell texts of each text row, columns cut at the table's vertical rules."""
-    from docrag.ingestion.textlayer import join_words
-
     xs: list[float] = []
     for x in sorted((v.x0 + v.x1) / 2 for v in vert):
         if tbox.x0 + 3 < x < tbox.x1 - 3 and (not xs or x - xs[-1] > 3):
@@ -309,8 +306,6 @@ def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
     Cell texts are assembled from ``words`` (already cleaned and number-joined), not re-extracted.
     """
     import pymupdf
-
-    from docrag.ingestion.textlayer import join_words, to_display_box
 
     clip = unrotate_box(clip_box, frame.rotation)
     try:

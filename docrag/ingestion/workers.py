@@ -11,12 +11,15 @@ unsafe; then they are spawned. Workers exit when the ingesting process dies.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +109,6 @@ def _task(kind: str, args: tuple) -> Any:
 
 def _worker_main(conn, parent: int) -> None:
     """Serve tasks from ``conn`` until told to stop (None) or the parent is gone."""
-    import threading
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
 
     def watch() -> None:
@@ -210,8 +211,6 @@ class PageWorkers:
 
     def _context(self):
         if self._ctx is None:
-            import multiprocessing
-
             method = "fork" if sys.platform.startswith("linux") and "torch" not in sys.modules else "spawn"
             if method == "fork":
                 import pymupdf  # noqa: F401 -- once here, so that every forked worker starts at once
@@ -264,8 +263,6 @@ class PageWorkers:
         return result
 
     def _wait(self, results: dict[int, Any]) -> None:
-        from multiprocessing.connection import wait
-
         busy = [w for w in self._pool if w.job is not None]
         deadline = min(w.job[2] for w in busy)
         timeout = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
