@@ -23,6 +23,13 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import (
+    check_retrievers,
+    encoding_options,
+    old_k_option,
+    show_progress,
+    top_k_option,
+)
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options, use_store
 from docrag.errors import InputError
 
@@ -150,7 +157,8 @@ def register(app: typer.Typer) -> None:
             None, "--generator", "-g",
             help="Generator: extractive, openai:<model>, qwen-vl:<path> (default: config / DOCRAG_GENERATOR / "
                  "extractive)."),
-        k: int | None = typer.Option(None, "-k", "--k", min=1, help="Pages to retrieve (default 10)."),
+        k: int = top_k_option(),
+        old_k: int | None = old_k_option(),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON record instead of text."),
         save_crops_dir: Path | None = typer.Option(
             None, "--save-crops", help="Write a PNG crop of each cited box into this folder."),
@@ -185,8 +193,6 @@ def register(app: typer.Typer) -> None:
         --questions FILE --out answers.jsonl answers many questions in one process (models loaded once,
         batched retrieval); rerun the same command to resume an interrupted file.
         """
-        from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
-
         use_store(store)
         from docrag.config import load_settings
         from docrag.corpus import Corpus
@@ -201,6 +207,7 @@ def register(app: typer.Typer) -> None:
         if questions is None and out is not None:
             raise typer.BadParameter("--out goes with --questions (use --json for one question)", param_hint="--out")
         settings = load_settings()
+        k = old_k or k
         if retriever:
             check_retrievers([retriever])
         gen_name = generator or settings.generator

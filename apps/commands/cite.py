@@ -12,6 +12,7 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import show_progress
 from docrag.errors import InputError
 
 
@@ -72,7 +73,6 @@ def register(app: typer.Typer) -> None:
                                              help="Show progress bars (default: when stderr is a terminal)."),
     ) -> None:
         """Score the visual citations of saved answers with a citation judge."""
-        from docrag.apps.commands.common import show_progress
         from docrag.citation import citation_scores, dry_run_many, evaluate_many, get_judge, save_evidence
         from docrag.corpus import Corpus
         from docrag.io import write_jsonl

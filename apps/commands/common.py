@@ -10,6 +10,29 @@ import typer
 
 from docrag.errors import UnknownNameError
 
+TOP_K_HELP = "Pages retrieved per question (default: config file k / DOCRAG_K / 10)."
+
+
+def _settings_k(value: int | None) -> int:
+    """``-k/--top-k`` when given, else the user's ``k`` (config file, then ``DOCRAG_K``)."""
+    if value is not None:
+        return value
+    from docrag.config import load_settings
+
+    return load_settings().k
+
+
+def top_k_option(help: str = TOP_K_HELP, max: int | None = None) -> Any:  # noqa: A002 -- typer's names
+    """The ``-k/--top-k`` option of every command that retrieves pages (ask, search, eval, compare,
+    view); the default is the user's ``k`` setting."""
+    return typer.Option(None, "-k", "--top-k", min=1, max=max, help=help, callback=_settings_k,
+                        show_default=False)
+
+
+def old_k_option() -> Any:
+    """``--k``, the old spelling of ``--top-k`` on ``ask`` and ``view``: still read, not shown."""
+    return typer.Option(None, "--k", min=1, hidden=True)
+
 
 def show_progress(flag: bool | None) -> bool:
     """``--progress/--no-progress`` when given, else bars only when stderr is a terminal (so logs and

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import show_progress
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``dataset`` command group to ``app``."""
@@ -25,7 +27,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Ingest the dataset's page images (one one-page document per corpus id); then run
         'docrag eval CORPUS --qa FOLDER' or 'docrag compare CORPUS --qa FOLDER'."""
-        from docrag.apps.commands.common import show_progress
         from docrag.eval.beir import import_dataset, read_dataset
 
         if ocr not in ("auto", "always", "never"):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import top_k_option
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
 
 CONTEXTS = ("retrieved", "oracle", "none")
@@ -47,7 +48,7 @@ def register(app: typer.Typer) -> None:
                                               "openai:<model>."),
         context: str = typer.Option("retrieved", "--context",
                                     help="Pages the generator sees: retrieved (top k), oracle (gold pages), none."),
-        k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
+        k: int = top_k_option(),
         levels: str = typer.Option("page,block", "--levels", help="Citation levels to judge: page, block or both."),
         mode: str = typer.Option("crop", "--mode",
                                  help="Block-level judging: crop (image-cropping) or box (box-bounding)."),
@@ -167,7 +168,7 @@ def register(app: typer.Typer) -> None:
         retrievers: str = typer.Option("bm25,minilm,lang-hybrid:bm25+minilm", "--retrievers",
                                        help="Comma-separated retriever names, e.g. bm25,minilm,colqwen2:<path>."),
         qrels: Path | None = typer.Option(None, "--qrels", help="FinRAGBench-V qrels TSV."),
-        k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
+        k: int = top_k_option(),
         per_category: bool = typer.Option(False, "--per-category", help="Also one row per category and language."),
         out: Path | None = typer.Option(None, "--out", "-o", help="Write the results as JSON to this file."),
         runs_dir: Path | None = typer.Option(None, "--runs-dir",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import check_retrievers, show_progress, top_k_option
 from docrag.errors import InputError
 
 
@@ -140,7 +141,6 @@ def register(app: typer.Typer) -> None:
                                             "vectors (stored in the index)."),
     ) -> None:
         """Build or update the index of CORPUS for a retriever (only new documents are encoded)."""
-        from docrag.apps.commands.common import show_progress
         from docrag.index import open_index
 
         retriever = retriever or _default_retriever()
@@ -165,7 +165,7 @@ def register(app: typer.Typer) -> None:
         query: str = typer.Argument(..., help="The question or keywords."),
         retriever: str | None = typer.Option(None, "--retriever", "-r",
                                              help="Retriever name (default: as for 'ask')."),
-        k: int = typer.Option(10, "-k", "--top-k", min=1, help="How many pages to return."),
+        k: int = top_k_option("How many pages to return (default: config file k / DOCRAG_K / 10)."),
         index_dir: Path | None = typer.Option(None, "--index-dir",
                                               help="Index folder (default CORPUS/indexes/<name>)."),
         filters: list[str] = typer.Option([], "--filter", "-f",
@@ -184,7 +184,6 @@ def register(app: typer.Typer) -> None:
         trust_remote_code: bool = typer.Option(False, "--trust-remote-code", help=TRUST_HELP),
     ) -> None:
         """Search CORPUS and print the best pages (rank, score, file name, page) with a text snippet."""
-        from docrag.apps.commands.common import check_retrievers, show_progress
         from docrag.corpus import Corpus
         from docrag.index import open_index
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import show_progress
 from docrag.errors import CorpusError, InputError
 
 RENDERERS = ("pymupdf", "pdf2image")
@@ -55,7 +56,6 @@ def register(app: typer.Typer) -> None:
         Exit code 1 when any file failed (each failure is printed on one line), 2 for usage errors,
         130 when interrupted (run the same command again to resume).
         """
-        from docrag.apps.commands.common import show_progress
         from docrag.corpus import Corpus
         from docrag.ingestion import ingest
         from docrag.ingestion.ocr import parse_langs

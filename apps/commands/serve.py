@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import check_retrievers, encoding_options
 from docrag.errors import DocragError
 
 
@@ -30,7 +31,6 @@ def register(app: typer.Typer) -> None:
 
         POST /ask returns exactly the 'docrag ask --json' record.
         """
-        from docrag.apps.commands.common import check_retrievers, encoding_options
         from docrag.apps.server import ServerThread, check_binding, create_app
         from docrag.corpus import Corpus
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from docrag.apps.commands.common import old_k_option, top_k_option
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options, use_store
 from docrag.errors import InputError
 
@@ -33,8 +34,8 @@ def register(app: typer.Typer) -> None:
         judge: str | None = typer.Option(None, "--judge",
                                          help="Citation judge preselected (default: the CLI's, as for "
                                               "'docrag eval'; none: no judging)."),
-        k: int | None = typer.Option(None, "--k", "-k", min=1, max=50,
-                                     help=f"Pages to retrieve per question {_FROM_SETTINGS}."),
+        k: int = top_k_option(f"Pages to retrieve per question {_FROM_SETTINGS}.", max=50),
+        old_k: int | None = old_k_option(),
         index_dir: Path | None = typer.Option(
             None, "--index-dir", help="Folder holding one index folder per retriever (default: CORPUS/indexes)."),
         upload_dir: Path | None = typer.Option(
@@ -68,7 +69,8 @@ def register(app: typer.Typer) -> None:
         if host not in LOCAL_HOSTS:
             log.warning("listening on %s: anyone who can reach this address can use the viewer "
                         "(and upload PDFs unless --no-upload)", host)
-        app = build_app(Corpus.open(corpus), run, retriever=retriever, generator=generator, judge=judge, k=k,
+        app = build_app(Corpus.open(corpus), run, retriever=retriever, generator=generator, judge=judge,
+                        k=old_k or k,
                         index_dir=index_dir, upload_dir=upload_dir,
                         upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload,
                         coords=coords, rerank=rerank_options(rerank, rerank_depth) or None)
