@@ -3,7 +3,8 @@
 ``build_tiny_colmodel(family, out_dir)`` writes config.json, model.safetensors and the processor
 files for ``colqwen2``, ``colqwen2.5``, ``colsmol`` (ColIdefics3), ``colpali`` or ``biqwen2``
 (single-vector); load it with ``docrag.index.get_retriever(f"{family}:{out_dir}")`` (``bi:{out_dir}``
-for biqwen2). Recipes from shared/notes/offline-models.md.
+for biqwen2). The recipe is the code below: a BPE tokenizer trained on a few sentences, each family's
+config shrunk to 2 layers of width 64, random weights, saved with ``save_pretrained``.
 """
 
 from __future__ import annotations
