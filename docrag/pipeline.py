@@ -8,6 +8,9 @@
 The retriever and generator default to the user's settings (:mod:`docrag.config`), i.e. the best
 offline choices unless the config file or ``DOCRAG_*`` variables say otherwise. The index the
 retriever needs is built on first use (with a progress bar unless ``show_progress=False``).
+
+This module is the facade layer above core and index (``tests/test_layering.py``): it may import
+``docrag.index``; core modules may not.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import InputError
 from docrag.generation.base import Generator, generate_many, get_generator
+from docrag.index import open_index  # the facade layer: RAG opens the index (tests/test_layering.py)
 from docrag.types import Answer, Hit, Page
 
 log = logging.getLogger(__name__)
@@ -57,8 +61,6 @@ class RAG:
     def index(self) -> Any:
         """The retriever's :class:`~docrag.index.PageIndex`, opened (or built) on first use."""
         if self._index is None:
-            from docrag.index import open_index
-
             self._index = open_index(self.corpus, self.retriever_name, index_dir=self.index_dir,
                                      build=self.build, show_progress=self.show_progress,
                                      **self._retriever_options)
