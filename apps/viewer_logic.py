@@ -21,8 +21,8 @@ from docrag.citation.judge import JUDGES
 from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import CorpusError, DocragError
-from docrag.generation.base import GENERATORS
 from docrag.generation.conventions import coords_options
+from docrag.generation.registry import GENERATORS
 from docrag.index.registry import RETRIEVERS
 from docrag.index.store import slug
 from docrag.pipeline import RAG

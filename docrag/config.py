@@ -102,7 +102,7 @@ class Settings:
     def generator_options(self, name: str | None = None) -> dict[str, Any]:
         """Options for ``get_generator(name)``: the [generation] keys its registry entry declares
         and, for an entry that declares an endpoint (``openai:``), the endpoint and the model's table."""
-        from docrag.generation.base import GENERATORS  # the generator registry (loads Pillow)
+        from docrag.generation.registry import GENERATORS  # (the docrag.generation package loads Pillow)
 
         name = name or self.generator
         spec = GENERATORS.family(name)

@@ -121,11 +121,13 @@ def print_answer(rec: dict, max_hits: int = 5) -> None:
 
 def generator_options(gen_name: str, snap: bool, coords: str | None) -> dict:
     """Options ``--snap``/``--coords`` give the generator (usage errors for text generators)."""
-    if snap and gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
+    from docrag.generation.registry import takes_option
+
+    if snap and not takes_option(gen_name, "snap"):
         raise typer.BadParameter(f"--snap applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
     opts: dict = {"snap": True} if snap else {}
     if coords is not None:
-        if gen_name.partition(":")[0] not in ("openai", "qwen-vl"):
+        if not takes_option(gen_name, "coords"):
             raise typer.BadParameter(f"--coords applies to vision generators, not {gen_name!r}")
         from docrag.generation.conventions import coords_options
 

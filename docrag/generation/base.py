@@ -24,8 +24,8 @@ from docrag.generation.parse import (
     parse_reply,
 )
 from docrag.generation.prompt import PROMPT_VERSION, build_messages
+from docrag.generation.registry import GENERATORS
 from docrag.generation.snap import snap_citations
-from docrag.registry import Family, Registry
 from docrag.types import Answer, Page
 
 
@@ -37,14 +37,6 @@ class Generator(Protocol):
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer: ...
 
-
-GENERATORS: Registry[Generator] = Registry("generator", families={
-    # reads page text only: of the [generation] settings, just how many pages
-    "extractive": Family("docrag.generation.extractive", offline=True, options=("max_pages",)),
-    "openai": Family("docrag.generation.openai_gen", "openai:<model>", endpoint=True),
-    "qwen-vl": Family("docrag.generation.qwen_vl_gen", "qwen-vl:<model id or path>",
-                      options=("max_width", "max_height", "max_pixels", "max_pages", "coords", "snap", "max_tokens")),
-})
 
 log = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docrag.errors import InputError
+from docrag.generation.registry import takes_option
 from docrag.geometry import GeometryError, smart_resize, yxyx_to_xyxy
 
 CONVENTIONS = ("auto", "pixel", "model_pixels", "norm1000", "norm1000_yx")
@@ -92,16 +93,14 @@ def model_input_size(sent_size: tuple[int, int], min_pixels: int | None = None,
     return smart_resize(int(sent_size[0]), int(sent_size[1]), **kwargs)
 
 
-VISION_FAMILIES = ("openai", "qwen-vl")
-
-
 def coords_options(coords: str | None, generator: str) -> dict[str, Any]:
-    """Generator options for a ``--coords`` flag: ``{"coords": ...}`` for vision generators
-    (``openai:``, ``qwen-vl:``), ``{}`` when no flag was given or the generator reads no boxes."""
+    """Generator options for a ``--coords`` flag: ``{"coords": ...}`` for generators whose registry
+    entry takes ``coords`` (``openai:``, ``qwen-vl:``), ``{}`` when no flag was given or the generator
+    reads no boxes."""
     if coords is None:
         return {}
     value = check_convention(coords, "--coords")
-    return {"coords": value} if generator.partition(":")[0] in VISION_FAMILIES else {}
+    return {"coords": value} if takes_option(generator, "coords") else {}
 
 
 # -- rewriting yx replies -----------------------------------------------------------------------
