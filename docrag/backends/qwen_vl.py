@@ -24,7 +24,8 @@ from typing import Any
 
 from docrag.backends import BACKENDS
 from docrag.backends.base import BackendError, ChatMessage, ChatReply, ImagePart, TextPart
-from docrag.errors import InputError, MissingDependencyError
+from docrag.devices import resolve_device, resolve_dtype
+from docrag.errors import DocragError, InputError, MissingDependencyError
 from docrag.model_source import check_model_source
 from docrag.progress import quiet_model_loading
 
@@ -66,17 +67,12 @@ def model_type_of(path: str) -> str:
 
 
 def _resolve_device_dtype(device: str, dtype: str) -> tuple[str, Any]:
-    import torch
-
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    if dtype == "auto":
-        torch_dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
-    else:
-        torch_dtype = getattr(torch, dtype, None)
-        if not isinstance(torch_dtype, torch.dtype):
-            raise InputError(f"qwen-vl: unknown dtype {dtype!r}; use auto, bfloat16, float16 or float32")
-    return device, torch_dtype
+    """``auto`` -> the shared choice of :mod:`docrag.devices` (cuda, then mps, then cpu; bf16 on GPU)."""
+    try:
+        dev = resolve_device(None if device == "auto" else device)
+        return dev, resolve_dtype(dev, None if dtype == "auto" else dtype)
+    except DocragError as exc:
+        raise InputError(f"qwen-vl: {exc}") from None
 
 
 def _load(path: str, device: str, dtype: str, attn: str) -> _Loaded:
