@@ -18,9 +18,9 @@ from pathlib import Path
 
 from docrag.corpus import Corpus, CorpusWriter, StagedDocument
 from docrag.errors import CorpusError, DocragError, FileFailed, InputError, PageFailed
+from docrag.ingestion import ray_engine
 from docrag.ingestion.ocr import parse_langs
 from docrag.ingestion.pdfpage import PageOptions
-from docrag.ingestion.ray_engine import RayPagePool
 from docrag.ingestion.render import IMAGE_FORMATS, RENDERERS
 from docrag.ingestion.sources import Source, discover, resolved
 from docrag.ingestion.workers import DEFAULT_PAGE_TIMEOUT, PageTarget, PageWorkers, default_workers
@@ -160,7 +160,7 @@ def _ingest_locked(corpus: Corpus, paths: Sequence[str | Path], out: Path, opts:
     pool = PageWorkers(default_workers() if workers is None else max(1, int(workers)), page_timeout)
     remote = None
     if engine == "ray":
-        remote = RayPagePool(ray_address, num_cpus=workers)
+        remote = ray_engine.RayPagePool(ray_address, num_cpus=workers)
         remote.plan(sources, writer, opts)
     bar = tqdm(sources, desc="ingest", unit="file", disable=not show_progress)
     try:
