@@ -25,7 +25,7 @@ from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import InputError
 from docrag.generation.base import Generator, generate_many, get_generator
-from docrag.index import open_index  # the facade layer: RAG opens the index (tests/test_layering.py)
+from docrag.index import SearchIndex, open_index  # the facade layer: RAG opens the index (test_layering)
 from docrag.types import Answer, Hit, Page
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ class RAG:
         self._retriever_options = dict(retriever_options or {})
         if "rerank" not in self._retriever_options and self.settings.rerank not in ("", "none"):
             self._retriever_options.update(rerank=self.settings.rerank, rerank_depth=self.settings.rerank_depth)
-        self._index: Any = None
+        self._index: SearchIndex | None = None
         if generator is None or isinstance(generator, str):
             name = generator or self.settings.generator
             opts = {**self.settings.generator_options(name), **(generator_options or {})}
@@ -58,8 +58,8 @@ class RAG:
         self.default_k = self.settings.k
 
     @property
-    def index(self) -> Any:
-        """The retriever's :class:`~docrag.index.PageIndex`, opened (or built) on first use."""
+    def index(self) -> SearchIndex:
+        """The retriever's index (a :class:`~docrag.index.search.SearchIndex`), opened (or built) on first use."""
         if self._index is None:
             self._index = open_index(self.corpus, self.retriever_name, index_dir=self.index_dir,
                                      build=self.build, show_progress=self.show_progress,
