@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any
 
 from docrag.errors import InputError
-from docrag.generation.conventions import check_convention
 
 try:
     import tomllib
@@ -205,6 +204,8 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
 
 def _load_models(s: Settings, table: Any, path: Path) -> None:
     """``[models."<name or glob>"]`` tables: per-model box convention and processor pixel budget."""
+    from docrag.generation.conventions import check_convention  # (the generation package loads Pillow)
+
     if not isinstance(table, dict):
         raise InputError(f"{path}: [models] must hold one table per model, e.g. [models.\"gpt-4o\"]")
     for model, opts in table.items():

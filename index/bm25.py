@@ -8,6 +8,7 @@ character unigrams plus bigrams instead (no dictionary), ``bm25:jieba+bigram`` b
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -45,8 +46,6 @@ CJK_MODES = ("bigram", "jieba", "jieba+bigram")
 
 @lru_cache(maxsize=1)
 def _jieba():
-    import logging
-
     import jieba
 
     jieba.setLogLevel(logging.WARNING)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from docrag.config import load_settings
 from docrag.corpus import Corpus
 from docrag.errors import InputError
+from docrag.index.ray_encode import RayRetriever
 from docrag.index.registry import get_retriever
+from docrag.index.rerank import DEFAULT_DEPTH, RerankedIndex, get_reranker
 from docrag.index.search import ComposedRetriever, SearchIndex
 from docrag.index.store import IndexStateError, PageIndex, SearchOptions, create_index, default_index_dir, slug
 from docrag.io import read_json
@@ -78,7 +82,6 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
                             ray_address=ray_address, ray_actors=ray_actors, **opts)
     if not rerank:
         return idx
-    from docrag.index.rerank import DEFAULT_DEPTH, RerankedIndex, get_reranker
 
     device = opts.get("device")
     reranker = get_reranker(rerank, **({"device": device} if device else {}))
@@ -105,8 +108,6 @@ def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, b
 
         return retriever.compose(open_part)
     if engine == "ray" and build:
-        from docrag.index.ray_encode import RayRetriever
-
         retriever = RayRetriever(retriever, name, retriever_opts, address=ray_address, actors=ray_actors)
     if spec is not None and retriever.kind == "sparse":
         log.info("%s is sparse: it stays in the embedded index (%s holds dense and multi-vector ones)",
@@ -130,8 +131,6 @@ def _store_spec(store: str | None):
     from docrag.index.qdrant_store import parse_store
 
     if store is None:
-        from docrag.config import load_settings
-
         store = load_settings().store
     return parse_store(store)
 
@@ -175,8 +174,6 @@ def announce_build(name: str, corpus: Corpus, have: set[str], directory: Path, s
     else:
         msg = f"updating the {name} index: {pages} new page(s) in {len(new)} document(s)"
     if show_progress:
-        import sys
-
         from tqdm import tqdm
 
         tqdm.write(msg, file=sys.stderr)

@@ -47,7 +47,7 @@ from docrag.index.search import SearchIndex
 from docrag.index.segments import IndexStateError
 from docrag.index.store import default_index_dir, doc_batches
 from docrag.io import atomic_write_json, read_json
-from docrag.types import Hit, Page
+from docrag.types import Hit, Page, split_page_id
 
 log = logging.getLogger(__name__)
 
@@ -324,8 +324,6 @@ class QdrantIndex(SearchIndex):
 
 
 def _page_order(pid: str) -> tuple[str, int]:
-    from docrag.types import split_page_id
-
     doc, no = split_page_id(pid)
     return doc, int(no)
 

@@ -165,15 +165,3 @@ class DenseScorer(Scorer):
         return [[Hit(page_id=self.live[int(i)][2], score=float(sc), rank=r + 1, retriever=self.name)
                  for r, (sc, i) in enumerate(zip(srow, irow, strict=True)) if i >= 0]
                 for srow, irow in zip(scores, ids, strict=True)]
-
-
-def scorer_for(kind: str, name: str, options: SearchOptions) -> Scorer:
-    """The scorer of an index of payload ``kind`` (``sparse``, ``dense`` or ``multi``)."""
-    if kind == "multi":
-        from docrag.index.scorer_multi import MultiVectorScorer
-
-        return MultiVectorScorer(name, options)
-    classes: dict[str, type[Scorer]] = {"sparse": SparseScorer, "dense": DenseScorer}
-    if kind not in classes:
-        raise ValueError(f"unknown payload kind {kind!r}; one of sparse, dense, multi")
-    return classes[kind](name, options)

@@ -23,18 +23,21 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from docrag._version import __version__
-from docrag.index.base import Retriever
 from docrag.index.filters import filter_mask
-from docrag.index.scorers import Live, Scorer, scorer_for
+from docrag.index.scorer_multi import MultiVectorScorer
+from docrag.index.scorers import DenseScorer, Live, Scorer, SparseScorer
 from docrag.index.search import SearchIndex
 from docrag.index.segments import IndexStateError, SearchOptions, Segment
 from docrag.io import atomic_write_json, read_versioned_json
 from docrag.types import Hit, Page, split_page_id
+
+if TYPE_CHECKING:   # annotations only: base.py's Retriever.index() builds a PageIndex
+    from docrag.index.base import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +49,16 @@ SCHEMA_VERSION = 1
 SEGMENT_PAGES = 512           # pages per committed segment while building (crash = lose < 1 segment)
 
 PageSource = Callable[[str], Page]
+
+
+def scorer_for(kind: str, name: str, options: SearchOptions) -> Scorer:
+    """The scorer of an index of payload ``kind`` (``sparse``, ``dense`` or ``multi``)."""
+    if kind == "multi":
+        return MultiVectorScorer(name, options)
+    classes: dict[str, type[Scorer]] = {"sparse": SparseScorer, "dense": DenseScorer}
+    if kind not in classes:
+        raise ValueError(f"unknown payload kind {kind!r}; one of sparse, dense, multi")
+    return classes[kind](name, options)
 
 
 class PageIndex(SearchIndex):

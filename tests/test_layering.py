@@ -56,13 +56,6 @@ STARTUP_ROOT = "docrag.apps.cli"
 DEFERRED = {
     "docrag.eval": "eval/ (run records, runner split): branch records",
     "docrag.apps.commands.evaluate": "settings passed into Evaluator: branch records",
-    "docrag.index.open": "SearchIndex protocol: branch index",
-    "docrag.index.hybrid": "SearchIndex protocol: branch index",
-    "docrag.index.store": "storage/scorer split: branch index",
-    "docrag.index.base": "Retriever.index() needs store.py, which imports base: branch index (store split)",
-    "docrag.index.qdrant_store": "SearchIndex protocol: branch index",
-    "docrag.index.bm25": "nltk/jieba tokenizers: branch index",
-    "docrag.index.scorer*": "storage/scorer split (new modules): branch index",
     "docrag.index.firststage": "first-stage default: branch perf",
     "docrag.index.twostage": "first-stage default: branch perf",
     "docrag.generation.extractive*": "extractive generator internals: branch zh",
