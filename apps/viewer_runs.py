@@ -19,7 +19,8 @@ from typing import Any
 
 from docrag.corpus import Corpus
 from docrag.errors import InputError
-from docrag.eval.records import GenerationRecord, RecordError, RunMeta, iter_jsonl
+from docrag.eval.record_log import iter_jsonl
+from docrag.eval.records import GenerationRecord, RecordError, RunMeta
 from docrag.evidence import LEVELS, GoldEvidence
 from docrag.geometry import Box
 from docrag.io import read_json

@@ -24,6 +24,7 @@ from docrag.eval.answer_metrics import (
 from docrag.eval.attribution import STAGES, attribute, gold_box_iou
 from docrag.eval.compare import compare_retrievers, compare_runs
 from docrag.eval.data import GoldBox, QAItem, load_finragbench, load_qa, load_qa_jsonl, read_qrels_tsv
+from docrag.eval.record_log import RecordLog, read_records
 from docrag.eval.records import (
     RUN_SCHEMA_VERSION,
     AnswerRecord,
@@ -34,7 +35,6 @@ from docrag.eval.records import (
     RecordError,
     RetrievalRecord,
     RunMeta,
-    read_records,
 )
 from docrag.eval.retrieval_metrics import (
     DEFAULT_METRICS,
@@ -54,7 +54,7 @@ __all__ = [
     "DEFAULT_METRICS", "RUN_SCHEMA_VERSION", "STAGES", "AnswerRecord", "AnswerVerdict", "BackendAnswerJudge",
     "CitationRecord", "ErrorRecord", "EvalConfig", "Evaluator", "GenerationRecord", "GoldBox", "GoldEvidence",
     "JudgementRecord", "ProxyAnswerJudge", "QAItem", "RecordError", "RetrievalRecord", "RunDirError", "RunMeta",
-    "read_records", "answer_scores", "attribute", "canonical_order",
+    "RecordLog", "read_records", "answer_scores", "attribute", "canonical_order",
     "compare_retrievers", "compare_runs", "extract_numbers", "get_answer_judge", "gold_box_iou",
     "load_finragbench", "load_qa", "load_qa_jsonl", "mrr_at_k", "ndcg_at_k", "numeric_match",
     "pytrec_eval_scores", "read_qrels_tsv", "recall_at_k", "rouge_l_f1", "score_run", "tokenize",

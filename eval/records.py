@@ -11,27 +11,26 @@ One dataclass per file (every JSONL line is one record keyed by ``qid``)::
     errors.jsonl       ErrorRecord       {qid, stage, error, at}
 
 ``to_json`` writes the exact on-disk form; ``from_json(d, where)`` reads it and raises
-:class:`RecordError` naming the file, line and field when a line has another shape. The run's
-shape version is ``run.json``'s ``schema_version`` (:data:`RUN_SCHEMA_VERSION`); a run folder of
-another version is refused with a message saying what to do (no older shape is known, so there is
-no migration yet: :data:`MIGRATIONS` is where one goes).
+:class:`RecordError` naming the file, line and field when a line has another shape (reading and
+appending files: :mod:`docrag.eval.record_log`). The shape version is ``run.json``'s
+``schema_version`` (:data:`RUN_SCHEMA_VERSION`); a run folder of another version is refused with a
+message saying what to do (no older shape exists, so :data:`MIGRATIONS`, where one would go, is empty).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar
 
 from docrag.errors import InputError
 from docrag.eval.answer_metrics import AnswerVerdict
 from docrag.eval.attribution import STAGES
 from docrag.evidence import LEVELS, Context, GoldEvidence
 from docrag.geometry import GeometryError
-from docrag.io import append_jsonl, dumps_safe
 from docrag.types import Answer, Hit
 
 log = logging.getLogger(__name__)
@@ -50,7 +49,7 @@ _MISSING = object()
 _NUM = (int, float)
 
 
-def _get(d: Mapping[str, Any], name: str, where: str, types: tuple[type, ...], *, default: Any = _MISSING,
+def _get(d: Mapping[str, Any], name: str, where: str, types: tuple[type, ...], default: Any = _MISSING, *,
          none: bool = False) -> Any:
     """Field ``name`` of ``d``, checked against ``types`` (``none``: None allowed)."""
     if name not in d:
@@ -102,11 +101,10 @@ def _citations(raw: Any, where: str) -> dict[str, dict]:
     for level, res in d.items():
         if level not in LEVELS:
             raise RecordError(f"{where}: citation level {level!r} is not one of {', '.join(LEVELS)}")
-        res = _obj(res, f"{where}: citations[{level!r}]")
-        for key, types in (("recall", _NUM), ("precision", _NUM)):
-            _get(res, key, f"{where}: citations[{level!r}]", types, none=True)
-        _get(res, "errors", f"{where}: citations[{level!r}]", (list,), default=[])
-        out[level] = dict(res)
+        w = f"{where}: citations[{level!r}]"
+        res = _obj(res, w)
+        _get(res, "recall", w, _NUM, none=True), _get(res, "precision", w, _NUM, none=True)
+        out[level] = {**res, "errors": _get(res, "errors", w, (list,), default=[])}
     return out
 
 
@@ -378,8 +376,7 @@ class Session:
     def from_json(cls, d: Any, where: str) -> Session:
         d = _obj(d, where)
         return cls(started=_get(d, "started", where, (str,)), docrag=_get(d, "docrag", where, (str,)),
-                   resumed=_get(d, "resumed", where, (bool,)),
-                   work_done=_get(d, "work_done", where, (dict,), default={}),
+                   resumed=_get(d, "resumed", where, (bool,)), work_done=_get(d, "work_done", where, (dict,), {}),
                    finished=_get(d, "finished", where, (str,), default=None, none=True))
 
 
@@ -450,88 +447,3 @@ class RunMeta:
             raise RecordError(f"{path}: not valid JSON ({exc.msg})") from None
         return cls.from_json(data, str(path))
 
-
-# -- JSONL files of records -----------------------------------------------------------------------
-
-R = TypeVar("R", RetrievalRecord, AnswerRecord, JudgementRecord, CitationRecord, GenerationRecord, ErrorRecord)
-
-
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """``(line number, parsed JSON)`` of a JSONL file; a torn last line (a run killed mid-append) is
-    skipped, any other line that is not JSON is a :class:`RecordError`."""
-    path = Path(path)
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.readlines()
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield n, json.loads(line)
-        except json.JSONDecodeError as exc:
-            if n == len(lines) and not line.endswith("\n"):
-                return
-            raise RecordError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-
-
-def read_records(path: Path, kind: type[R]) -> Iterator[R]:
-    """The records of one RUN_DIR file, typed (see :func:`iter_jsonl` for torn lines)."""
-    for n, d in iter_jsonl(path):
-        yield kind.from_json(d, f"{path}:{n}")
-
-
-class RecordLog(Generic[R]):
-    """One stage's records keyed by qid, appended to its JSONL file as they are made (resumable)."""
-
-    def __init__(self, path: Path, kind: type[R]) -> None:
-        self.path, self.kind = Path(path), kind
-        self.by_qid: dict[str, R] = {}
-        self.duplicates = 0
-
-    @classmethod
-    def load(cls, path: Path, kind: type[R]) -> RecordLog[R]:
-        """Read the finished records (cutting a half-written last line first; the last of a repeated qid wins)."""
-        log_ = cls(path, kind)
-        drop_torn_tail(log_.path)
-        for rec in read_records(log_.path, kind):
-            if rec.qid in log_.by_qid:
-                log_.duplicates += 1
-            log_.by_qid[rec.qid] = rec
-        if log_.duplicates:
-            log.warning("%s: %d duplicate record(s); the last of each is used", path, log_.duplicates)
-        return log_
-
-    def add(self, record: R) -> R:
-        """Append ``record``; what is kept (and returned) is the record read back from its JSON line, so
-        a fresh run and a resumed one see the very same values (a writer bug fails here, at once)."""
-        line = dumps_safe(record.to_json())
-        kept = self.kind.from_json(json.loads(line), f"{self.path} (record being written)")
-        append_jsonl(self.path, json.loads(line))
-        self.by_qid[kept.qid] = kept
-        return kept
-
-    def get(self, qid: str) -> R | None:
-        return self.by_qid.get(qid)
-
-    def __contains__(self, qid: str) -> bool:
-        return qid in self.by_qid
-
-    def __getitem__(self, qid: str) -> R:
-        return self.by_qid[qid]
-
-
-def drop_torn_tail(path: Path) -> None:
-    """Cut a half-written last line (a run killed mid-append) so new records start on a fresh line."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(-1, 2)
-        if fh.read(1) == b"\n":
-            return
-        fh.seek(0)
-        data = fh.read()
-        keep = data.rfind(b"\n") + 1
-        log.warning("%s: dropping a half-written last record (%d bytes) from an interrupted run",
-                    path, len(data) - keep)
-        fh.truncate(keep)

@@ -111,7 +111,8 @@ def describe_diff(old: dict, new: dict) -> str:
 
 def _short(value: Any) -> str:
     if isinstance(value, dict) and "class" in value:   # an injected part: its class and name say enough
-        return repr(value.get("name") or value["class"].rsplit(".", 1)[-1])
+        cls = value["class"].rsplit(".", 1)[-1]
+        return f"{value['name']!r} ({cls})" if value.get("name") else cls
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_short(v)}" for k, v in value.items()) + "}"
     return repr(value)

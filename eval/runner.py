@@ -38,6 +38,7 @@ from docrag.errors import DocragError, InputError
 from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_scores, get_answer_judge
 from docrag.eval.attribution import attribute, gold_box_iou
 from docrag.eval.data import QAItem, load_qa
+from docrag.eval.record_log import RecordLog
 from docrag.eval.records import (
     AnswerMetrics,
     AnswerRecord,
@@ -47,7 +48,6 @@ from docrag.eval.records import (
     Gold,
     JudgementRecord,
     RecordError,
-    RecordLog,
     RetrievalRecord,
     RetrievalSummary,
     RunMeta,

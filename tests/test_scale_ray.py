@@ -173,7 +173,8 @@ def test_eval_engine_ray_answers_on_the_pool_and_resumes(cluster, tmp_path):
             if json.loads(line)["qid"] in {json.loads(x)["qid"] for x in path.read_text().splitlines()}]
     gen.write_text("".join(keep))
     again = RayEvaluator(corpus, items, tmp_path / "ray", cfg, show_progress=False, actors=1)
-    from docrag.eval.records import AnswerRecord, JudgementRecord, RecordLog, RetrievalRecord
+    from docrag.eval.record_log import RecordLog
+    from docrag.eval.records import AnswerRecord, JudgementRecord, RetrievalRecord
 
     made = again._answer_on_ray(RecordLog.load(tmp_path / "ray" / "retrieval.jsonl", RetrievalRecord),
                                 RecordLog.load(path, AnswerRecord),
