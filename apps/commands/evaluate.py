@@ -114,11 +114,11 @@ def register(app: typer.Typer) -> None:
         if coords is not None and gen_coords is None:
             raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
         config = EvalConfig.from_settings(settings, retriever=retriever, generator=gen_name, coords=gen_coords,
-                            judge=judge, answer_judge=answer_judge,
-                            context=context, k=k, levels=_levels(levels), mode=mode,
-                            index_dir=str(index_dir) if index_dir else None,
-                            pixel_empty=pixel_empty, pixel_average=pixel_average, pixel_best=pixel_best,
-                            **rerank_options(rerank, rerank_depth))
+                                          judge=judge, answer_judge=answer_judge,
+                                          context=context, k=k, levels=_levels(levels), mode=mode,
+                                          index_dir=str(index_dir) if index_dir else None,
+                                          pixel_empty=pixel_empty, pixel_average=pixel_average,
+                                          pixel_best=pixel_best, **rerank_options(rerank, rerank_depth))
         if qa.is_dir() and not (corpus / "manifest.json").exists():   # a local ViDoRe V3 copy: build its corpus
             from docrag.eval.vidore_v3 import build_corpus, read_dataset
 
