@@ -64,6 +64,7 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_cli_retrieval_numbers_equal_pytrec_eval(synth, tmp_path):
     corpus_dir, qa, corpus, qa_records = synth
     out = tmp_path / "run"
