@@ -29,6 +29,7 @@ from docrag.eval.retrieval_metrics import (
     read_trec_run,
     recall_curve,
 )
+from docrag.evidence import LEVELS
 from docrag.io import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -299,7 +300,7 @@ def render_markdown(report: dict) -> str:
         if gen.get("accuracy_is_proxy"):
             notes.append("Acc (proxy) is not an LLM judge: numeric match when the gold answer has numbers, "
                          "else ROUGE-L F1 >= 0.5. Pass --answer-judge openai:<model> for the paper's judge.")
-        excl = {lv: ov.get(f"n_excluded_{lv}", 0) for lv in ("page", "block")}
+        excl = {lv: ov.get(f"n_excluded_{lv}", 0) for lv in LEVELS}
         if any(excl.values()):
             notes.append(f"Left out of citation means (unanswered or judge error): page {excl['page']}, "
                          f"block {excl['block']} question(s).")
