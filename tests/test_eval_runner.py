@@ -190,6 +190,11 @@ def test_records_round_trip_exactly(synth, fast_parts, tmp_path):
     assert ErrorRecord.from_json(json.loads(json.dumps(err.to_json()))) == err
     gen = next(read_records(tmp_path / "run" / "generations.jsonl", GenerationRecord))
     assert gen.context == "retrieved" and gen.metrics.accuracy is gen.answer_verdict.correct
+    # records of runs made before pixel grounding and numeric recall existed read with those unset
+    old = _lines(tmp_path / "run" / "generations.jsonl")[0]
+    old["metrics"] = {k: v for k, v in old["metrics"].items() if k not in ("pixel", "numeric_recall")}
+    rec = GenerationRecord.from_json(old)
+    assert rec.metrics.pixel is None and rec.metrics.numeric_recall is None and rec.metrics.rouge_l is not None
 
 
 def _write_lines(path: Path, rows: list[dict]) -> None:
