@@ -269,18 +269,26 @@ def phase_maxsim(out: Path, n_pages: int, tokens: int, dim: int, queries: int) -
     rows.append({"engine": "docrag maxsim_scores (store resident, fp16)",
                  "ms_per_query": round((time.perf_counter() - t0) * 1000 / queries, 1)})
     log.info("maxsim %s", rows[-1])
-    from docrag.index.maxsim_gpu import maxsim_scores_resident
+    from docrag.index.maxsim_gpu import METHODS, maxsim_scores_resident
 
-    maxsim_scores_resident(qs[:1], store, offsets)
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for q in qs:
-        resident = maxsim_scores_resident([q], store, offsets)
-    torch.cuda.synchronize()
-    rows.append({"engine": "docrag maxsim_scores_resident (reduction on the GPU, fp16)",
-                 "ms_per_query": round((time.perf_counter() - t0) * 1000 / queries, 1),
-                 "max_abs_diff_vs_docrag": float(np.abs(resident[0] - docrag_scores[0]).max())})
-    log.info("maxsim %s", rows[-1])
+    rng = np.random.default_rng(1)
+    lens = rng.integers(tokens - 125, tokens + 126, n_pages)
+    lens = np.minimum(lens, store.shape[0] // n_pages)   # variable lengths inside the same store
+    var_offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    for label, offs in (("equal lengths", offsets), ("lengths 600-725", var_offsets)):
+        for method in METHODS:
+            maxsim_scores_resident(qs[:1], store, offs, method=method)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for q in qs:
+                resident = maxsim_scores_resident([q], store, offs, method=method)
+            torch.cuda.synchronize()
+            row = {"engine": f"docrag maxsim_scores_resident method={method} ({label})",
+                   "ms_per_query": round((time.perf_counter() - t0) * 1000 / queries, 1)}
+            if offs is offsets:
+                row["max_abs_diff_vs_docrag"] = float(np.abs(resident[0] - docrag_scores[0]).max())
+            rows.append(row)
+            log.info("maxsim %s", rows[-1])
     try:
         from colpali_engine.utils.processing_utils import BaseVisualRetrieverProcessor
 

@@ -19,9 +19,19 @@ from docrag.index.maxsim import pack_queries
 CHUNK_ELEMENTS = 1 << 28
 
 
-def maxsim_scores_resident(queries: Sequence[np.ndarray], tokens, offsets: np.ndarray) -> np.ndarray:
+METHODS = ("auto", "segment", "scatter")
+
+
+def maxsim_scores_resident(queries: Sequence[np.ndarray], tokens, offsets: np.ndarray,
+                           method: str = "auto") -> np.ndarray:
     """``(n_queries, n_pages)`` exact MaxSim; ``tokens`` is a torch tensor on the device, ``offsets``
-    the ``n_pages + 1`` token offsets of its pages. Pages without tokens score 0."""
+    the ``n_pages + 1`` token offsets of its pages. Pages without tokens score 0.
+
+    ``method``: how each page's maximum is taken: ``segment`` (``torch.segment_reduce``), ``scatter``
+    (``scatter_reduce`` amax), ``auto`` = a reshape + ``amax`` when a chunk's pages all have the same
+    length (the fastest), else ``segment``."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     import torch
 
     q_flat, owner = pack_queries(queries)
@@ -36,20 +46,31 @@ def maxsim_scores_resident(queries: Sequence[np.ndarray], tokens, offsets: np.nd
     budget = max(1, CHUNK_ELEMENTS // q_flat.shape[0])
     first = 0
     while first < n_pages:
-        last = first + 1
-        used = lens[first]
-        while last < n_pages and used + lens[last] <= budget:
-            used += lens[last]
-            last += 1
+        # whole pages whose tokens fit the budget (at least one page)
+        last = max(first + 1, int(np.searchsorted(offsets, offsets[first] + budget, side="right")) - 1)
+        last = min(last, n_pages)
         lo, hi = int(offsets[first]), int(offsets[last])
         if hi > lo:
             sim = q_t @ tokens[lo:hi].T                                   # (query_tokens, chunk_tokens)
-            page_of = torch.repeat_interleave(torch.arange(last - first, device=dev),
-                                              torch.from_numpy(lens[first:last]).to(dev))
-            per_page = torch.full((sim.shape[0], last - first), float("-inf"), device=dev, dtype=sim.dtype)
-            per_page.scatter_reduce_(1, page_of.expand(sim.shape[0], -1), sim, reduce="amax")
+            chunk_lens = lens[first:last]
+            per_page = _page_max(sim, chunk_lens, method)
             per_page = per_page.float()
-            per_page[:, torch.from_numpy(lens[first:last] == 0).to(dev)] = 0.0
+            per_page[:, torch.from_numpy(chunk_lens == 0).to(dev)] = 0.0
             out[:, first:last].index_add_(0, owner_t, per_page)
         first = last
     return out.cpu().numpy()
+
+
+def _page_max(sim, lens: np.ndarray, method: str):
+    """Each page's maximum over its (contiguous) columns of ``sim``: ``(query_tokens, pages)``."""
+    import torch
+
+    dev, n = sim.device, len(lens)
+    if method == "auto" and lens.min() == lens.max():
+        return sim.view(sim.shape[0], n, int(lens[0])).amax(dim=-1)
+    lens_t = torch.from_numpy(lens.astype(np.int64)).to(dev)
+    if method == "scatter":
+        page_of = torch.repeat_interleave(torch.arange(n, device=dev), lens_t)
+        out = torch.full((sim.shape[0], n), float("-inf"), device=dev, dtype=sim.dtype)
+        return out.scatter_reduce_(1, page_of.expand(sim.shape[0], -1), sim, reduce="amax")
+    return torch.segment_reduce(sim, "max", lengths=lens_t.expand(sim.shape[0], -1), axis=1, unsafe=True)
