@@ -31,6 +31,7 @@ from docrag.apps.commands.common import (
     top_k_option,
 )
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, TRUST_HELP, rerank_options, use_store
+from docrag.config import load_settings
 from docrag.errors import InputError
 
 
@@ -196,7 +197,6 @@ def register(app: typer.Typer) -> None:
         batched retrieval); rerun the same command to resume an interrupted file.
         """
         use_store(store)
-        from docrag.config import load_settings
         from docrag.corpus import Corpus
         from docrag.pipeline import RAG
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from docrag.config import load_settings
 from docrag.errors import UnknownNameError
 
 TOP_K_HELP = "Pages retrieved per question (default: config file k / DOCRAG_K / 10)."
@@ -17,7 +18,6 @@ def _settings_k(value: int | None) -> int:
     """``-k/--top-k`` when given, else the user's ``k`` (config file, then ``DOCRAG_K``)."""
     if value is not None:
         return value
-    from docrag.config import load_settings
 
     return load_settings().k
 

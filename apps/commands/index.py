@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from docrag.apps.commands.common import check_retrievers, show_progress, top_k_option
+from docrag.config import load_settings
 from docrag.errors import InputError
 
 
@@ -79,8 +80,6 @@ RERANK_DEPTH_HELP = "First-stage pages the reranker rescores per query (default:
 
 def rerank_options(rerank: str | None, depth: int | None) -> dict:
     """``rerank``/``rerank_depth`` options of ``open_index`` from flags, else the config file / env."""
-    from docrag.config import load_settings
-
     settings = load_settings()
     name = settings.rerank if rerank is None else rerank
     if rerank == "none":
@@ -92,8 +91,6 @@ def rerank_options(rerank: str | None, depth: int | None) -> dict:
 
 def _default_retriever() -> str:
     """The retriever ``ask`` uses: DOCRAG_RETRIEVER, the config file, or the built-in default."""
-    from docrag.config import load_settings
-
     return load_settings().retriever
 
 
