@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.base import GENERATORS
+from docrag.generation.extractive_cues import count_fit, label_fit, parts_of
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -248,9 +249,32 @@ class ExtractiveGenerator:
         return round(max(0.0, min(1.0, 0.55 * cover + 0.45 * match)), 4)
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
+        """Answer ``question`` from ``pages``; a question asking for several facts is answered part
+        by part (:func:`~docrag.generation.extractive_cues.parts_of`), each part citing its evidence."""
         t0 = time.perf_counter()
         pages = list(pages)[: self.max_pages]
         units = [u for rank, page in enumerate(pages, start=1) for u in units_of(page, rank)]
+        whole = self._answer(question, pages, units, t0)
+        parts = parts_of(question)
+        if len(parts) < 2 or not whole.citations:
+            return whole
+        answered = [a for a in (self._answer(p, pages, units, t0) for p in parts) if a.citations]
+        if not answered:
+            return whole
+        pieces = answered if len(answered) == len(parts) else [whole, *answered]
+        citations: dict[str, Citation] = {}
+        for a in pieces:
+            for c in a.citations:
+                cit = citations.setdefault(c.page_id, Citation(page_id=c.page_id, image_index=c.image_index))
+                cit.boxes.extend(b for b in c.boxes if not any(b.coords == x.coords for x in cit.boxes))
+        text = " … ".join(dict.fromkeys(a.answer for a in pieces))
+        meta = {**whole.meta, "parts": parts, "units": [u for a in pieces for u in a.meta.get("units", [])]}
+        return Answer(question=question, answer=text, citations=list(citations.values()),
+                      warnings=list(dict.fromkeys(w for a in pieces for w in a.warnings)), generator=self.name,
+                      latency_s=time.perf_counter() - t0, meta=meta, confidence=whole.confidence)
+
+    def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float) -> Answer:
+        """One answer to one (part of a) question from the units of ``pages``."""
         warnings: list[str] = []
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages]}
 
@@ -268,9 +292,10 @@ class ExtractiveGenerator:
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         years = set(_YEAR.findall(question))
+        cues = [a * b for a, b in zip(label_fit(units, question), count_fit(units, question), strict=True)]
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
-                  * _year_fit(u, years) / (1.0 + self.rank_prior * (u.rank - 1))
-                  for lx, sm, u in zip(lex, sem, units, strict=True)]
+                  * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
+                  for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = order[0]
         best = units[bi]
