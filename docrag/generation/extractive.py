@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.base import GENERATORS
-from docrag.generation.extractive_cues import count_fit, label_fit, parts_of
+from docrag.generation.extractive_cues import count_fit, label_fit, language_fit, parts_of
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -232,10 +232,10 @@ class ExtractiveGenerator:
     def _confidence(self, idf: dict[str, float], used: Sequence[Unit], lex: float, sem: float,
                     best_terms: set[str]) -> float:
         """How much of the question the cited evidence's pages cover, blended with the best match."""
-        # Chinese character pairs that straddle two words never appear on a page: coverage counts
-        # characters only
+        # Chinese words (and character pairs) of the question are often phrased otherwise on the
+        # page: coverage counts characters only
         full = idf
-        idf = {t: v for t, v in idf.items() if not (len(t) == 2 and _CJK.match(t[0]) and _CJK.match(t[1]))}
+        idf = {t: v for t, v in idf.items() if not (len(t) >= 2 and all(_CJK.match(c) for c in t))}
         total = sum(idf.values())
         if not total:
             return 0.0
@@ -292,7 +292,8 @@ class ExtractiveGenerator:
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         years = set(_YEAR.findall(question))
-        cues = [a * b for a, b in zip(label_fit(units, question), count_fit(units, question), strict=True)]
+        cues = [a * b * c for a, b, c in zip(label_fit(units, question), count_fit(units, question),
+                                             language_fit(units, question), strict=True)]
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
                   * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]

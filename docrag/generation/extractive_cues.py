@@ -7,6 +7,7 @@ count questions, and decomposing a question that asks for two facts.
   arrests") is not taken as named. Characters shared by sibling headers no longer decide the column.
 * **Counts**: "how many", "多少个", "几例" ask for a count: integers (followed by the question's
   measure word, "50个", "212例", or next to its noun) are preferred over decimals such as table means.
+* **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
 """
@@ -86,6 +87,26 @@ def label_fit(units: Sequence[Unit], question: str, *, col_loss: float = 0.55, r
             if _confusable(rows[id(u.table)], _norm(u.cell.row.label)):
                 f *= row_loss
         out.append(f)
+    return out
+
+
+def _cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(bool(_CJK.match(c)) for c in letters) / len(letters) if letters else 0.0
+
+
+def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> list[float]:
+    """A factor per unit: evidence on a page written in another language than the question (a mostly
+    Chinese page for an English question, a page without Chinese for a Chinese one) loses."""
+    zh = bool(_CJK.search(question))
+    share: dict[str, float] = {}
+    out = []
+    for u in units:
+        pid = u.page.page_id
+        if pid not in share:
+            share[pid] = _cjk_share(u.page.text or " ".join(b.text for b in u.page.blocks))
+        other = share[pid] == 0.0 if zh else share[pid] > 0.5
+        out.append(loss if other else 1.0)
     return out
 
 
