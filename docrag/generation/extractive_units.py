@@ -13,8 +13,8 @@ import logging
 import os
 import re
 import threading
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from docrag.generation.extractive_tables import Table, TableCell, merged_charts, parse_tables
@@ -46,10 +46,10 @@ def _jieba() -> Any:
 
 
 @lru_cache(maxsize=4096)
-def _cjk_words(run: str) -> tuple[str, ...]:
+def _cjk_words(run: str, mode: str) -> tuple[str, ...]:
     """Words of a run of Chinese characters: jieba's search mode (words and their sub-words, as the
     ``bm25`` retriever segments), or character pairs with ``DOCRAG_EXTRACTIVE_CJK=bigram``."""
-    if CJK_WORDS == "jieba":
+    if mode == "jieba":
         return tuple(w for w in _jieba().lcut_for_search(run) if len(w) >= 2 and w not in _CJK_STOP_WORDS)
     return tuple(a + b for a, b in zip(run, run[1:], strict=False))
 
@@ -62,7 +62,7 @@ def tokenize(text: str) -> list[str]:
         if _CJK.search(tok):
             chars = [ch for ch in tok if _CJK.match(ch)]
             out.extend(ch for ch in chars if ch not in _CJK_STOP)
-            out.extend(_cjk_words("".join(chars)))
+            out.extend(_cjk_words("".join(chars), CJK_WORDS))
         elif tok not in _STOP:
             out.append(_stem(tok.replace(",", "")))
     return out
