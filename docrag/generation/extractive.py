@@ -64,6 +64,7 @@ _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|cur
                       re.IGNORECASE)
 _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
+_CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 
 
@@ -127,12 +128,16 @@ class ExtractiveGenerator:
 
     # -- scoring ---------------------------------------------------------------------------------
     @staticmethod
-    def _idf(question: str, units: Sequence[Unit]) -> tuple[dict[str, float], list[set[str]]]:
+    def _idf(question: str, units: Sequence[Unit], context: str = "") -> tuple[dict[str, float], list[set[str]]]:
+        """IDF weights of the question's terms over the units; terms only in ``context`` (the whole
+        question, when one part of it is answered) count ``_CONTEXT_WEIGHT`` as much."""
         q = set(tokenize(question))
+        ctx = set(tokenize(context)) - q
         docs = [set(tokenize(u.scored_text)) for u in units]
-        df = Counter(t for d in docs for t in d if t in q)
+        df = Counter(t for d in docs for t in d if t in q or t in ctx)
         n = len(docs)
-        return {t: math.log(1 + (n + 1) / (df.get(t, 0) + 0.5)) for t in q}, docs
+        return {t: (1.0 if t in q else _CONTEXT_WEIGHT) * math.log(1 + (n + 1) / (df.get(t, 0) + 0.5))
+                for t in q | ctx}, docs
 
     @staticmethod
     def _lexical(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
@@ -258,7 +263,7 @@ class ExtractiveGenerator:
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations:
             return whole
-        answered = [a for a in (self._answer(p, pages, units, t0) for p in parts) if a.citations]
+        answered = [a for a in (self._answer(p, pages, units, t0, context=question) for p in parts) if a.citations]
         if not answered:
             return whole
         pieces = answered if len(answered) == len(parts) else [whole, *answered]
@@ -273,8 +278,9 @@ class ExtractiveGenerator:
                       warnings=list(dict.fromkeys(w for a in pieces for w in a.warnings)), generator=self.name,
                       latency_s=time.perf_counter() - t0, meta=meta, confidence=whole.confidence)
 
-    def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float) -> Answer:
-        """One answer to one (part of a) question from the units of ``pages``."""
+    def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "") -> Answer:
+        """One answer to one (part of a) question from the units of ``pages``; ``context``: the whole
+        question a part comes from (its other terms weigh less)."""
         warnings: list[str] = []
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages]}
 
@@ -285,7 +291,7 @@ class ExtractiveGenerator:
 
         if not units:
             return declined("no text blocks on the retrieved pages; nothing to quote")
-        idf, docs = self._idf(question, units)
+        idf, docs = self._idf(question, units, context)
         lex = self._lexical(idf, docs)
         sem = self._semantic(question, units, lex) if not _CJK.search(question) else [0.0] * len(units)
         w = self.lexical_weight if self.embed and not _CJK.search(question) else 1.0  # MiniLM is English
