@@ -6,7 +6,15 @@ import pytest
 
 import docrag.generation.extractive as extractive
 from docrag.generation import get_generator
-from docrag.generation.extractive_cues import count_cue, count_fit, language_fit, most_specific, parts_of
+from docrag.generation.extractive_cues import (
+    count_cue,
+    count_fit,
+    language_fit,
+    missing_nouns,
+    most_specific,
+    parts_of,
+    reference_fit,
+)
 from docrag.generation.extractive_units import units_of
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
@@ -21,15 +29,16 @@ def _ones(units, question):
 @pytest.fixture()
 def regions_page(tmp_path):
     """A Chinese statistics page: column headers that share characters, one inside another."""
-    table = Region((72, 220, 540, 320), GREY, "x", BlockKind.TABLE)
+    rows = [["指标", "中东部地区", "东部地区", "西部地区"],
+            ["平均人口（万人）", "80.25", "120.50", "60.75"],
+            ["平均面积（平方公里）", "20.80", "10.40", "30.20"]]
+    table = Region((72, 220, 540, 320), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE)
     page = make_page(tmp_path, [
         Region((72, 60, 540, 90), GREY, "地区统计摘要", BlockKind.TITLE),
         Region((72, 100, 540, 200), GREY, "本次调查共访问了1,200户家庭，东部地区和西部地区各600户。"),
         table,
     ], doc_id="zh", page_no=1)
-    page.blocks[2].meta["rows"] = [["指标", "中东部地区", "东部地区", "西部地区"],
-                                   ["平均人口（万人）", "80.25", "120.50", "60.75"],
-                                   ["平均面积（平方公里）", "20.80", "10.40", "30.20"]]
+    page.blocks[2].meta["rows"] = rows
     return page
 
 
@@ -113,3 +122,41 @@ def test_evidence_in_another_language_than_the_question_loses(tmp_path):
     units = units_of(en, 1) + units_of(zh, 2)
     assert language_fit(units, "What did ADBE close at?") == [1.0, 0.75]
     assert language_fit(units, "ADBE收盘价是多少？") == [0.75, 1.0]
+
+
+def test_a_numbered_figure_or_table_in_the_question_favours_its_units(tmp_path):
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 160), GREY, "表1 城市人口\n城市 | 人口\n甲市 | 10", BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "表2 城市人口\n城市 | 人口\n甲市 | 20", BlockKind.TABLE),
+    ], doc_id="r")
+    for block, title in zip(page.blocks, ("表1 城市人口", "表2 城市人口"), strict=True):
+        block.meta.update(caption=title, rows=[["城市", "人口"], ["甲市", "10" if title.startswith("表1") else "20"]])
+    units = units_of(page, 1)
+    assert reference_fit(units, "表2中甲市的人口是多少？") == [0.7, 1.4]
+    assert reference_fit(units, "甲市的人口是多少？") == [1.0, 1.0]
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("表2中甲市的人口是多少？", [page]).answer.startswith("20")
+    assert gen.generate("表1中甲市的人口是多少？", [page]).answer.startswith("10")
+
+
+def test_chinese_nouns_missing_from_every_page_lower_the_confidence(regions_page):
+    assert missing_nouns("火星的人口是多少？", [regions_page]) == (["火星"], 0.5)
+    assert missing_nouns("火星的年龄是多少？", [regions_page]) == (["火星", "年龄"], 1.0)
+    assert missing_nouns("东部地区访问了多少户家庭？", [regions_page]) == ([], 0.0)
+    assert missing_nouns("What is the population of Mars?", [regions_page]) == ([], 0.0)   # English: names rule
+    ans = get_generator("extractive", embed=False).generate("火星东部地区的人口是多少？", [regions_page])
+    assert ans.answer == extractive.NO_ANSWER and ans.meta["missing_nouns"] == ["火星"]
+
+
+def test_parts_prefer_one_document_that_answers_them_all(tmp_path):
+    """Part one alone fits another report best; the report that answers both parts is cited for both."""
+    a1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The survey has 150 samples in total.")],
+                   doc_id="a", page_no=1)
+    b1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The survey has 569 samples in total, "
+                                                                 "collected in Wisconsin.")], doc_id="b", page_no=1)
+    b2 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The survey was published in 1995.")],
+                   doc_id="b", page_no=2)
+    question = "How many samples does the survey have in total, and when was the survey published?"
+    ans = get_generator("extractive", embed=False).generate(question, [a1, b1, b2])
+    assert {c.page_id for c in ans.citations} == {"b:1", "b:2"}
+    assert "569" in ans.answer and "1995" in ans.answer

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.base import GENERATORS
-from docrag.generation.extractive_cues import count_fit, label_fit, language_fit, parts_of
+from docrag.generation.extractive_cues import count_fit, label_fit, language_fit, missing_nouns, parts_of, reference_fit
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -263,7 +263,8 @@ class ExtractiveGenerator:
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations:
             return whole
-        answered = [a for a in (self._answer(p, pages, units, t0, context=question) for p in parts) if a.citations]
+        answers = self._one_document(question, parts, pages, units, t0)
+        answered = [a for a in answers if a.citations]
         if not answered:
             return whole
         pieces = answered if len(answered) == len(parts) else [whole, *answered]
@@ -277,6 +278,24 @@ class ExtractiveGenerator:
         return Answer(question=question, answer=text, citations=list(citations.values()),
                       warnings=list(dict.fromkeys(w for a in pieces for w in a.warnings)), generator=self.name,
                       latency_s=time.perf_counter() - t0, meta=meta, confidence=whole.confidence)
+
+    def _one_document(self, question: str, parts: list[str], pages: list[Page], units: list[Unit],
+                      t0: float) -> list[Answer]:
+        """Each part's answer; when the parts land in different documents and one document answers
+        every part, that document's answers (the facts of one question usually come from one report)."""
+        answers = [self._answer(p, pages, units, t0, context=question) for p in parts]
+        doc_of = {p.page_id: p.doc_id for p in pages}
+        docs = {doc_of.get(a.citations[0].page_id) for a in answers if a.citations}
+        if len(docs) < 2:
+            return answers
+        best, best_conf = answers, -1.0
+        for doc in sorted(d for d in docs if d is not None):
+            mine = [u for u in units if u.page.doc_id == doc]
+            alt = [self._answer(p, pages, mine, t0, context=question) for p in parts]
+            conf = sum(a.confidence or 0.0 for a in alt)
+            if all(a.citations for a in alt) and conf > best_conf:
+                best, best_conf = alt, conf
+        return best
 
     def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "") -> Answer:
         """One answer to one (part of a) question from the units of ``pages``; ``context``: the whole
@@ -298,8 +317,9 @@ class ExtractiveGenerator:
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         years = set(_YEAR.findall(question))
-        cues = [a * b * c for a, b, c in zip(label_fit(units, question), count_fit(units, question),
-                                             language_fit(units, question), strict=True)]
+        cues = [a * b * c * d for a, b, c, d in zip(label_fit(units, question), count_fit(units, question),
+                                                    language_fit(units, question), reference_fit(units, question),
+                                                    strict=True)]
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
                   * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
@@ -375,6 +395,10 @@ class ExtractiveGenerator:
         if missing:  # a name the question asks about appears on no page read
             confidence = round(confidence * 0.6 ** len(missing), 4)
             meta["missing_names"] = missing
+        nouns, share = missing_nouns(question, pages)
+        if nouns:  # Chinese: a share of the question's nouns appears on no page read
+            confidence = round(confidence * (1 - share) ** 2, 4)
+            meta["missing_nouns"] = nouns
         meta["confidence"] = confidence
         if confidence < self.decline_below:
             return declined(f"confidence {confidence:.2f} is below {self.decline_below:.2f}: the retrieved pages "

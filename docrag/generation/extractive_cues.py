@@ -7,6 +7,8 @@ count questions, and decomposing a question that asks for two facts.
   arrests") is not taken as named. Characters shared by sibling headers no longer decide the column.
 * **Counts**: "how many", "多少个", "几例" ask for a count: integers (followed by the question's
   measure word, "50个", "212例", or next to its noun) are preferred over decimals such as table means.
+* **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
+* **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
 * **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from docrag.generation.extractive_units import Unit
+    from docrag.types import Page
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
@@ -107,6 +110,65 @@ def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> li
             share[pid] = _cjk_share(u.page.text or " ".join(b.text for b in u.page.blocks))
         other = share[pid] == 0.0 if zh else share[pid] > 0.5
         out.append(loss if other else 1.0)
+    return out
+
+
+def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
+    """Chinese nouns of the question (jieba, part of speech n*, two or more characters) that no page
+    read contains, and their share of the question's nouns -- the Chinese counterpart of capitalised
+    names missing from the pages ("火星", "年龄": the pages do not talk about it)."""
+    if not _CJK.search(question):
+        return [], 0.0
+    import jieba.posseg as posseg
+
+    from docrag.generation.extractive_units import _jieba
+
+    _jieba()  # quiet
+    plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
+    nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)
+                               if w.flag.startswith("n") and len(w.word.lstrip("中在于从")) >= 2
+                               and _CJK.search(w.word)))
+    if not nouns:
+        return [], 0.0
+    text = re.sub(r"\s+", "", " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages))
+    # a compound noun is present when its sub-words are ("平均年龄" needs both 平均 and 年龄)
+    parts = {w: [s for s in _jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
+    missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]
+    return missing, len(missing) / len(nouns)
+
+
+_REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)
+
+
+def _refs(text: str) -> set[tuple[str, str]]:
+    """("figure" | "table", number) of every "Figure 1", "Table 2", "图1", "表2" in ``text``."""
+    out = set()
+    for m in _REF.finditer(text or ""):
+        word = (m.group(1) or m.group(2)).lower()
+        out.add(("table" if word in ("table", "表") else "figure", m.group(3)))
+    return out
+
+
+def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss: float = 0.7) -> list[float]:
+    """A factor per unit: when the question names a figure or table by number ("图1", "Table 2"), the
+    units of the figure/table captioned so gain and those of another number of the same kind lose."""
+    asked = _refs(question)
+    if not asked:
+        return [1.0] * len(units)
+    out = []
+    for u in units:
+        if u.kind == "figure":
+            own = _refs(str(u.extra.get("caption") or u.text))
+        elif u.table is not None:
+            own = _refs(u.table.title)
+        else:
+            own = set()
+        if own & asked:
+            out.append(gain)
+        elif {k for k, _ in own} & {k for k, _ in asked}:
+            out.append(loss)
+        else:
+            out.append(1.0)
     return out
 
 
