@@ -3,9 +3,10 @@
 It reads the layout blocks of all retrieved pages (``max_pages``, default 10, so whatever ``-k``
 gives), splits them into units (:mod:`~docrag.generation.extractive_units`: sentences, table value
 cells, whole figures; page furniture left out) and scores every unit against the question by lexical
-overlap (IDF-weighted; Chinese by characters and character pairs) plus embedding similarity (the
+overlap (IDF-weighted; Chinese by characters and jieba words) plus embedding similarity (the
 bundled all-MiniLM-L6-v2, loaded lazily once per process), times a prior for its page's retriever
-rank. Then:
+rank and the question cues of :mod:`~docrag.generation.extractive_cues` (whole-label columns, counts,
+language, figure/table numbers). Then:
 
 * a table cell answers with its value, unit, scale and labels ("455,000 — China, Silicon carbide,
   2010") and cites the cell with its row label, not the whole table;
@@ -15,7 +16,7 @@ rank. Then:
 * a figure is cited whole with its caption; its answer quotes the caption and the chart's text
   (axis text, data labels of vector charts);
 * a unit on another page that covers question terms the first one does not is quoted and cited as
-  well (two-page questions);
+  well; a question asking for two facts is answered part by part, every part cited;
 * a ``confidence`` in [0, 1] (how much of the question the cited evidence and its page cover, and
   how well the best unit matches) is returned on the answer; below ``decline_below`` it answers
   "not enough information" with no citation.
