@@ -1,4 +1,12 @@
-"""Shared fixtures: the development corpus in ../shared/corpus, ingested once per session."""
+"""Shared fixtures, each built once per session.
+
+* ``synthetic_source`` / ``synthetic_qa`` / ``synthetic_corpus_dir`` / ``synthetic_corpus``: the
+  fictional corpus of :mod:`tests.support.synthetic_corpus` (five PDFs written with PyMuPDF, 12
+  questions with gold pages and boxes), ingested; needs nothing outside the repository.
+* ``shared_corpus`` / ``qa_records`` / ``dev_corpus_dir`` / ``dev_corpus``: the real development
+  corpus in ../shared/corpus (skipped when absent). Only tests of *measured* numbers on real PDFs
+  use it; they live in ``tests/test_real_corpus_*.py`` (marker ``real_corpus``).
+"""
 
 from __future__ import annotations
 
@@ -46,3 +54,39 @@ def dev_corpus(dev_corpus_dir: Path):
     from docrag.corpus import Corpus
 
     return Corpus.open(dev_corpus_dir)
+
+
+# -- the synthetic corpus (always available) ------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def synthetic_source(tmp_path_factory: pytest.TempPathFactory):
+    """The written corpus (:class:`tests.support.synthetic_corpus.SyntheticCorpus`): ``pdfs/``,
+    ``qa.jsonl``, the records and the named regions of every page."""
+    from tests.support.synthetic_corpus import build_synthetic_corpus
+
+    return build_synthetic_corpus(tmp_path_factory.mktemp("synthetic-source"))
+
+
+@pytest.fixture(scope="session")
+def synthetic_qa(synthetic_source) -> list[dict]:
+    """The synthetic corpus' qa.jsonl records (same fields as ../shared/corpus/qa.jsonl, plus ``lang``)."""
+    with open(synthetic_source.qa_path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def synthetic_corpus_dir(synthetic_source, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic PDFs ingested once per session (read-only for tests: copy before mutating)."""
+    from docrag.ingestion import ingest
+
+    out = tmp_path_factory.mktemp("synthetic-corpus") / "corpus"
+    report = ingest([synthetic_source.pdfs], out=out, show_progress=False)
+    assert not report.failures, report.failures
+    return out
+
+
+@pytest.fixture(scope="session")
+def synthetic_corpus(synthetic_corpus_dir: Path):
+    from docrag.corpus import Corpus
+
+    return Corpus.open(synthetic_corpus_dir)
