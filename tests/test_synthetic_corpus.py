@@ -53,6 +53,18 @@ def test_every_page_is_ingested_with_its_text_layer(synthetic_source, synthetic_
     assert len(synthetic_corpus.page_ids()) == synthetic_source.n_pages
 
 
+def test_word_and_block_boxes_lie_inside_pages_and_on_ink(synthetic_corpus):
+    for page in synthetic_corpus.pages():
+        img = np.asarray(page.load_image().convert("L"))
+        assert page.words and page.blocks, page.page_id
+        for item in [*page.words, *page.blocks]:
+            assert item.box.is_valid() and item.box.is_inside_extent(tol=1e-3), (page.page_id, item)
+        for w in page.words:
+            x0, y0, x1, y1 = (int(v) for v in w.box.to_pixels(page.image_width, page.image_height).coords)
+            crop = img[y0:y1 + 1, x0:x1 + 1]
+            assert crop.size and crop.min() < 160, (page.page_id, w.text)
+
+
 def _gold(corpus, records, category):
     for r in records:
         if r["category"] == category:
