@@ -1,7 +1,7 @@
 """The extractive generator answers: no furniture, the right cell, right arithmetic, declines, multi-page.
 
 Runs on a generated three-page report (tests/support/pdfs.py) ingested once, and on the real
-development corpus (../shared/corpus; the ``real_corpus`` tests, skipped when it is absent).
+development corpus (../shared/corpus; the ``real_corpus`` tests, deselected when it is absent).
 """
 
 from __future__ import annotations

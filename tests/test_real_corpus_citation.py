@@ -1,4 +1,4 @@
-"""Measured on the real development corpus (../shared/corpus; skipped when absent): how well the
+"""Measured on the real development corpus (../shared/corpus; deselected when absent): how well the
 offline ``grounding`` judge, a text **proxy** for an MLLM judge, agrees with gold-box IoU, and how
 often it rejects quotes of the wrong block. The behaviour itself is tested on the synthetic corpus
 (``test_citation_grounding.py``, ``test_citation_agreement.py``).

@@ -1,4 +1,4 @@
-"""Ingest of the real PDFs in ../shared/corpus (skipped when absent), checked against qa.jsonl gold boxes:
+"""Ingest of the real PDFs in ../shared/corpus (deselected when absent), checked against qa.jsonl gold boxes:
 measured floors and regressions of real documents (the same checks on the synthetic corpus:
 ``test_synthetic_corpus.py``)."""
 

@@ -1,4 +1,4 @@
-"""Measured on the real development corpus (../shared/corpus; skipped when absent): BM25, MiniLM and
+"""Measured on the real development corpus (../shared/corpus; deselected when absent): BM25, MiniLM and
 their hybrids retrieve the gold pages of its 22 questions.
 
 Floors are set just under what was measured (BENCHMARKS.md, "Search"): bm25 R@1 0.864 / R@3 1.0,
