@@ -30,7 +30,7 @@ def corpus(dev_corpus_dir, tmp_path_factory):
 
 @pytest.mark.parametrize(("name", "floor_r1", "floor_r3"), [
     ("bm25", 0.80, 0.95),
-    ("minilm", 0.90, 0.95),
+    pytest.param("minilm", 0.90, 0.95, marks=pytest.mark.slow),   # encodes the corpus with MiniLM
     ("hybrid:bm25+minilm", 0.85, 0.95),
     ("lang-hybrid:bm25+minilm", 0.90, 0.95),
 ])
