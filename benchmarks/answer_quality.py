@@ -141,6 +141,8 @@ def main() -> None:
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="print every answer of the tune split (held-out answers stay unseen while tuning)")
     ap.add_argument("--show-heldout", action="store_true", help="with -v, print held-out answers too")
+    ap.add_argument("--split", choices=("tune", "heldout"),
+                    help="ask and score only this split (develop on tune without seeing held-out numbers)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -148,9 +150,9 @@ def main() -> None:
     from docrag.pipeline import RAG
 
     recs = load_records()
-    paths = sorted({r["path"] for r in recs if r.get("path") and Path(r["path"]).exists()})
+    paths = sorted({r["path"] for r in recs if r.get("path") and Path(r["path"]).exists()})  # all: one corpus
     missing = {r["id"] for r in recs if r.get("path") and not Path(r["path"]).exists()}
-    recs = [r for r in recs if r["id"] not in missing]
+    recs = [r for r in recs if r["id"] not in missing and (not args.split or r["split"] == args.split)]
     ingest(paths, args.work / "corpus", show_progress=False)
     rag = RAG(args.work / "corpus", retriever=args.retriever, index_dir=args.work / "indexes",
               show_progress=False)

@@ -119,6 +119,7 @@ def test_compute_and_operation_detection():
     assert operation_of("What is the ratio of A to B?") == "ratio"
     assert operation_of("What share of all arrests were of males?") == "share"
     assert operation_of("What was the growth rate of revenue?") == "growth"
+    assert operation_of("What was the price growth from 2019 to 2021?") == "growth"   # the noun: a percentage
     assert operation_of("两者相差多少？") == "difference"
     assert operation_of("What was revenue in 2020?") == ""
     assert compute("difference", "652,412", "2,348,928").value == 1_696_516

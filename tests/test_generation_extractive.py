@@ -81,7 +81,14 @@ def test_only_the_top_pages_are_read(pages):
 def test_tokenize_handles_numbers_and_cjk():
     assert tokenize("Total revenue was 1,234.5 in 2011") == ["total", "revenue", "1234.5", "2011"]
     assert tokenize("employed employs") == ["employ", "employ"]       # light stemming
-    # characters (function characters dropped) and character pairs
+    # characters (function characters dropped) and jieba's words, as the bm25 retriever segments
+    assert tokenize("总收入是多少") == ["总", "收", "入", "收入", "总收入"]
+
+
+def test_tokenize_cjk_bigram_mode(monkeypatch):
+    import docrag.generation.extractive_units as units
+
+    monkeypatch.setattr(units, "CJK_WORDS", "bigram")   # DOCRAG_EXTRACTIVE_CJK=bigram: no dictionary
     assert tokenize("总收入是多少") == ["总", "收", "入", "总收", "收入", "入是", "是多", "多少"]
 
 

@@ -3,9 +3,10 @@
 It reads the layout blocks of all retrieved pages (``max_pages``, default 10, so whatever ``-k``
 gives), splits them into units (:mod:`~docrag.generation.extractive_units`: sentences, table value
 cells, whole figures; page furniture left out) and scores every unit against the question by lexical
-overlap (IDF-weighted; Chinese by characters and character pairs) plus embedding similarity (the
+overlap (IDF-weighted; Chinese by characters and jieba words) plus embedding similarity (the
 bundled all-MiniLM-L6-v2, loaded lazily once per process), times a prior for its page's retriever
-rank. Then:
+rank and the question cues of :mod:`~docrag.generation.extractive_cues` (whole-label columns, counts,
+language, figure/table numbers). Then:
 
 * a table cell answers with its value, unit, scale and labels ("455,000 — China, Silicon carbide,
   2010") and cites the cell with its row label, not the whole table;
@@ -15,7 +16,7 @@ rank. Then:
 * a figure is cited whole with its caption; its answer quotes the caption and the chart's text
   (axis text, data labels of vector charts);
 * a unit on another page that covers question terms the first one does not is quoted and cited as
-  well (two-page questions);
+  well; a question asking for two facts is answered part by part, every part cited;
 * a ``confidence`` in [0, 1] (how much of the question the cited evidence and its page cover, and
   how well the best unit matches) is returned on the answer; below ``decline_below`` it answers
   "not enough information" with no citation.
@@ -36,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.base import GENERATORS
+from docrag.generation.extractive_cues import count_fit, label_fit, language_fit, missing_nouns, parts_of, reference_fit
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -63,6 +65,7 @@ _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|cur
                       re.IGNORECASE)
 _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
+_CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 
 
@@ -126,12 +129,16 @@ class ExtractiveGenerator:
 
     # -- scoring ---------------------------------------------------------------------------------
     @staticmethod
-    def _idf(question: str, units: Sequence[Unit]) -> tuple[dict[str, float], list[set[str]]]:
+    def _idf(question: str, units: Sequence[Unit], context: str = "") -> tuple[dict[str, float], list[set[str]]]:
+        """IDF weights of the question's terms over the units; terms only in ``context`` (the whole
+        question, when one part of it is answered) count ``_CONTEXT_WEIGHT`` as much."""
         q = set(tokenize(question))
+        ctx = set(tokenize(context)) - q
         docs = [set(tokenize(u.scored_text)) for u in units]
-        df = Counter(t for d in docs for t in d if t in q)
+        df = Counter(t for d in docs for t in d if t in q or t in ctx)
         n = len(docs)
-        return {t: math.log(1 + (n + 1) / (df.get(t, 0) + 0.5)) for t in q}, docs
+        return {t: (1.0 if t in q else _CONTEXT_WEIGHT) * math.log(1 + (n + 1) / (df.get(t, 0) + 0.5))
+                for t in q | ctx}, docs
 
     @staticmethod
     def _lexical(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
@@ -231,10 +238,10 @@ class ExtractiveGenerator:
     def _confidence(self, idf: dict[str, float], used: Sequence[Unit], lex: float, sem: float,
                     best_terms: set[str]) -> float:
         """How much of the question the cited evidence's pages cover, blended with the best match."""
-        # Chinese character pairs that straddle two words never appear on a page: coverage counts
-        # characters only
+        # Chinese words (and character pairs) of the question are often phrased otherwise on the
+        # page: coverage counts characters only
         full = idf
-        idf = {t: v for t, v in idf.items() if not (len(t) == 2 and _CJK.match(t[0]) and _CJK.match(t[1]))}
+        idf = {t: v for t, v in idf.items() if not (len(t) >= 2 and all(_CJK.match(c) for c in t))}
         total = sum(idf.values())
         if not total:
             return 0.0
@@ -248,9 +255,52 @@ class ExtractiveGenerator:
         return round(max(0.0, min(1.0, 0.55 * cover + 0.45 * match)), 4)
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
+        """Answer ``question`` from ``pages``; a question asking for several facts is answered part
+        by part (:func:`~docrag.generation.extractive_cues.parts_of`), each part citing its evidence."""
         t0 = time.perf_counter()
         pages = list(pages)[: self.max_pages]
         units = [u for rank, page in enumerate(pages, start=1) for u in units_of(page, rank)]
+        whole = self._answer(question, pages, units, t0)
+        parts = parts_of(question)
+        if len(parts) < 2 or not whole.citations:
+            return whole
+        answers = self._one_document(question, parts, pages, units, t0)
+        answered = [a for a in answers if a.citations]
+        if not answered:
+            return whole
+        pieces = answered if len(answered) == len(parts) else [whole, *answered]
+        citations: dict[str, Citation] = {}
+        for a in pieces:
+            for c in a.citations:
+                cit = citations.setdefault(c.page_id, Citation(page_id=c.page_id, image_index=c.image_index))
+                cit.boxes.extend(b for b in c.boxes if not any(b.coords == x.coords for x in cit.boxes))
+        text = " … ".join(dict.fromkeys(a.answer for a in pieces))
+        meta = {**whole.meta, "parts": parts, "units": [u for a in pieces for u in a.meta.get("units", [])]}
+        return Answer(question=question, answer=text, citations=list(citations.values()),
+                      warnings=list(dict.fromkeys(w for a in pieces for w in a.warnings)), generator=self.name,
+                      latency_s=time.perf_counter() - t0, meta=meta, confidence=whole.confidence)
+
+    def _one_document(self, question: str, parts: list[str], pages: list[Page], units: list[Unit],
+                      t0: float) -> list[Answer]:
+        """Each part's answer; when the parts land in different documents and one document answers
+        every part, that document's answers (the facts of one question usually come from one report)."""
+        answers = [self._answer(p, pages, units, t0, context=question) for p in parts]
+        doc_of = {p.page_id: p.doc_id for p in pages}
+        docs = {doc_of.get(a.citations[0].page_id) for a in answers if a.citations}
+        if len(docs) < 2:
+            return answers
+        best, best_conf = answers, -1.0
+        for doc in sorted(d for d in docs if d is not None):
+            mine = [u for u in units if u.page.doc_id == doc]
+            alt = [self._answer(p, pages, mine, t0, context=question) for p in parts]
+            conf = sum(a.confidence or 0.0 for a in alt)
+            if all(a.citations for a in alt) and conf > best_conf:
+                best, best_conf = alt, conf
+        return best
+
+    def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "") -> Answer:
+        """One answer to one (part of a) question from the units of ``pages``; ``context``: the whole
+        question a part comes from (its other terms weigh less)."""
         warnings: list[str] = []
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages]}
 
@@ -261,16 +311,19 @@ class ExtractiveGenerator:
 
         if not units:
             return declined("no text blocks on the retrieved pages; nothing to quote")
-        idf, docs = self._idf(question, units)
+        idf, docs = self._idf(question, units, context)
         lex = self._lexical(idf, docs)
         sem = self._semantic(question, units, lex) if not _CJK.search(question) else [0.0] * len(units)
         w = self.lexical_weight if self.embed and not _CJK.search(question) else 1.0  # MiniLM is English
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         years = set(_YEAR.findall(question))
+        cues = [a * b * c * d for a, b, c, d in zip(label_fit(units, question), count_fit(units, question),
+                                                    language_fit(units, question), reference_fit(units, question),
+                                                    strict=True)]
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
-                  * _year_fit(u, years) / (1.0 + self.rank_prior * (u.rank - 1))
-                  for lx, sm, u in zip(lex, sem, units, strict=True)]
+                  * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
+                  for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = order[0]
         best = units[bi]
@@ -343,6 +396,10 @@ class ExtractiveGenerator:
         if missing:  # a name the question asks about appears on no page read
             confidence = round(confidence * 0.6 ** len(missing), 4)
             meta["missing_names"] = missing
+        nouns, share = missing_nouns(question, pages)
+        if nouns:  # Chinese: a share of the question's nouns appears on no page read
+            confidence = round(confidence * (1 - share) ** 2, 4)
+            meta["missing_nouns"] = nouns
         meta["confidence"] = confidence
         if confidence < self.decline_below:
             return declined(f"confidence {confidence:.2f} is below {self.decline_below:.2f}: the retrieved pages "

@@ -14,6 +14,7 @@ from docrag.generation.extractive_tables import parse_number
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
+                          r"growth (from|between|over)|"
                           r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率|涨幅|跌幅"
                           r"|(上涨|下跌|增长|下降)(了)?百分之", re.IGNORECASE)),
     ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"

@@ -9,9 +9,12 @@ become units.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from docrag.generation.extractive_tables import Table, TableCell, merged_charts, parse_tables
@@ -28,17 +31,38 @@ _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
 _CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
+_CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "根据", "是否", "分别", "以及"})
+
+
+CJK_WORDS = os.environ.get("DOCRAG_EXTRACTIVE_CJK", "jieba")  # "jieba" (as the bm25 retriever) or "bigram"
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> Any:
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+@lru_cache(maxsize=4096)
+def _cjk_words(run: str, mode: str) -> tuple[str, ...]:
+    """Words of a run of Chinese characters: jieba's search mode (words and their sub-words, as the
+    ``bm25`` retriever segments), or character pairs with ``DOCRAG_EXTRACTIVE_CJK=bigram``."""
+    if mode == "jieba":
+        return tuple(w for w in _jieba().lcut_for_search(run) if len(w) >= 2 and w not in _CJK_STOP_WORDS)
+    return tuple(a + b for a, b in zip(run, run[1:], strict=False))
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens without stopwords; CJK text contributes one token per character
-    plus one per pair of characters (bigrams carry most of the meaning of Chinese words)."""
+    (partial matches of names) plus its words (jieba, as the retriever; see :data:`CJK_WORDS`)."""
     out: list[str] = []
     for tok in _TOKEN.findall(text.lower()):
         if _CJK.search(tok):
             chars = [ch for ch in tok if _CJK.match(ch)]
             out.extend(ch for ch in chars if ch not in _CJK_STOP)
-            out.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
+            out.extend(_cjk_words("".join(chars), CJK_WORDS))
         elif tok not in _STOP:
             out.append(_stem(tok.replace(",", "")))
     return out

@@ -1,0 +1,259 @@
+"""Question cues of the ``extractive`` generator: whole-label matching of table headers and row labels,
+count questions, and decomposing a question that asks for two facts.
+
+* **Labels**: when the question names a column header (or row label) *whole*, cells under a sibling
+  header that only shares part of it lose ("维吉尼亚鸢尾" beside a named "变色鸢尾"); a label that is only
+  part of a longer label the question also names ("鸢尾" inside "山鸢尾", "Total" inside "Total
+  arrests") is not taken as named. Characters shared by sibling headers no longer decide the column.
+* **Counts**: "how many", "多少个", "几例" ask for a count: integers (followed by the question's
+  measure word, "50个", "212例", or next to its noun) are preferred over decimals such as table means.
+* **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
+* **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
+* **Language**: evidence on a page in another language than the question's loses.
+* **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
+  is answered on all pages read and every part's evidence is cited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docrag.generation.extractive_units import Unit
+    from docrag.types import Page
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_PAREN = re.compile(r"[（(][^)）]*[)）]")
+_GENERIC = frozenset({"", "total", "all", "value", "values", "item", "items", "合计", "总计", "项目", "特征", "指标"})
+
+
+def _norm(label: str) -> str:
+    """A label without its parenthesised unit ("花萼长度（厘米）" -> "花萼长度"), lower-cased, spaces squeezed."""
+    return re.sub(r"\s+", " ", _PAREN.sub(" ", label)).strip().strip(":：").lower()
+
+
+def named_in(label: str, question: str) -> bool:
+    """True when ``label`` appears whole in ``question`` (word boundaries for Latin text)."""
+    lab = _norm(label)
+    if len(lab) < 2 and not _CJK.search(lab) or lab in _GENERIC:
+        return False
+    q = question.lower()
+    if _CJK.search(lab):
+        return lab.replace(" ", "") in q.replace(" ", "")
+    return re.search(r"(?<![\w])" + re.escape(lab) + r"(?![\w])", q) is not None
+
+
+def most_specific(labels: Sequence[str], question: str) -> set[str]:
+    """The normalised labels named whole in ``question``, less those inside a longer named one."""
+    named = {_norm(x) for x in labels if named_in(x, question)}
+    return {x for x in named if not any(x != o and x in o for o in named)}
+
+
+def _confusable(named: set[str], label: str) -> bool:
+    """``label`` is not one of the ``named`` labels but shares a term with one, or lies inside one
+    ("维吉尼亚鸢尾" beside "变色鸢尾"; "Total" beside "Total arrests")."""
+    from docrag.generation.extractive_units import tokenize
+
+    if label in named or not label:
+        return False
+    terms = set(tokenize(label))
+    return any(label in n or terms & set(tokenize(n)) for n in named)
+
+
+def label_fit(units: Sequence[Unit], question: str, *, col_loss: float = 0.55, row_loss: float = 0.7) -> list[float]:
+    """A factor per unit: when the question names a column header (row label) whole, the cells under
+    a sibling header that only shares part of it (rows with such a label) lose; other units keep 1,
+    so cells do not gain on sentences and figures."""
+    cols: dict[int, list[tuple[set[str], set[str]]]] = {}
+    rows: dict[int, set[str]] = {}
+    for u in units:
+        if u.table is None or id(u.table) in cols:
+            continue
+        lines = []
+        for line in u.table.header_lines:
+            texts = [c.text for c in line]
+            picked = most_specific(texts, question)
+            if picked:
+                lines.append(({_norm(t) for t in texts}, picked))
+        cols[id(u.table)] = lines
+        rows[id(u.table)] = most_specific([r.label for r in u.table.rows], question)
+    out = []
+    for u in units:
+        f = 1.0
+        if u.cell is not None and u.table is not None:
+            mine = {_norm(h) for h in u.cell.headers}
+            for texts, picked in cols[id(u.table)]:
+                if any(_confusable(picked, h) for h in mine & texts) and not mine & picked:
+                    f *= col_loss
+            if _confusable(rows[id(u.table)], _norm(u.cell.row.label)):
+                f *= row_loss
+        out.append(f)
+    return out
+
+
+def _cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(bool(_CJK.match(c)) for c in letters) / len(letters) if letters else 0.0
+
+
+def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> list[float]:
+    """A factor per unit: evidence on a page written in another language than the question (a mostly
+    Chinese page for an English question, a page without Chinese for a Chinese one) loses."""
+    zh = bool(_CJK.search(question))
+    share: dict[str, float] = {}
+    out = []
+    for u in units:
+        pid = u.page.page_id
+        if pid not in share:
+            share[pid] = _cjk_share(u.page.text or " ".join(b.text for b in u.page.blocks))
+        other = share[pid] == 0.0 if zh else share[pid] > 0.5
+        out.append(loss if other else 1.0)
+    return out
+
+
+def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
+    """Chinese nouns of the question (jieba, part of speech n*, two or more characters) that no page
+    read contains, and their share of the question's nouns -- the Chinese counterpart of capitalised
+    names missing from the pages ("火星", "年龄": the pages do not talk about it)."""
+    if not _CJK.search(question):
+        return [], 0.0
+    import jieba.posseg as posseg
+
+    from docrag.generation.extractive_units import _jieba
+
+    _jieba()  # quiet
+    plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
+    nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)
+                               if w.flag.startswith("n") and len(w.word.lstrip("中在于从")) >= 2
+                               and _CJK.search(w.word)))
+    if not nouns:
+        return [], 0.0
+    text = re.sub(r"\s+", "", " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages))
+    # a compound noun is present when its sub-words are ("平均年龄" needs both 平均 and 年龄)
+    parts = {w: [s for s in _jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
+    missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]
+    return missing, len(missing) / len(nouns)
+
+
+_REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)
+
+
+def _refs(text: str) -> set[tuple[str, str]]:
+    """("figure" | "table", number) of every "Figure 1", "Table 2", "图1", "表2" in ``text``."""
+    out = set()
+    for m in _REF.finditer(text or ""):
+        word = (m.group(1) or m.group(2)).lower()
+        out.add(("table" if word in ("table", "表") else "figure", m.group(3)))
+    return out
+
+
+def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss: float = 0.7) -> list[float]:
+    """A factor per unit: when the question names a figure or table by number ("图1", "Table 2"), the
+    units of the figure/table captioned so gain and those of another number of the same kind lose."""
+    asked = _refs(question)
+    if not asked:
+        return [1.0] * len(units)
+    out = []
+    for u in units:
+        if u.kind == "figure":
+            own = _refs(str(u.extra.get("caption") or u.text))
+        elif u.table is not None:
+            own = _refs(u.table.title)
+        else:
+            own = set()
+        if own & asked:
+            out.append(gain)
+        elif {k for k, _ in own} & {k for k, _ in asked}:
+            out.append(loss)
+        else:
+            out.append(1.0)
+    return out
+
+
+_MEASURE = "个例名人家只种项份位次株件条所座台辆户年天倍"
+_COUNT_ZH = re.compile(r"(?:多少|几)([" + _MEASURE + r"])")
+_COUNT_EN = re.compile(r"\bhow many\s+([a-z][a-z-]+)?", re.IGNORECASE)
+_INT = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])|(?<![\d.,])\d+(?![\d.,]\d)")
+_DEC = re.compile(r"\d\.\d")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+
+
+def count_cue(question: str) -> tuple[str, str] | None:
+    """("zh", measure word) or ("en", noun) when the question asks for a count; else None."""
+    m = _COUNT_ZH.search(question)
+    if m and m.group(1) not in "年倍":
+        return "zh", m.group(1)
+    m = _COUNT_EN.search(question)
+    if m:
+        return "en", (m.group(1) or "").lower()
+    return None
+
+
+def count_fit(units: Sequence[Unit], question: str) -> list[float]:
+    """A factor per unit for count questions: a whole number followed by the measure word asked for
+    (or next to the noun asked about) gains, decimal values (means, prices) lose."""
+    cue = count_cue(question)
+    if cue is None:
+        return [1.0] * len(units)
+    lang, word = cue
+    stem = word[:-1] if word.endswith("s") else word
+    out = []
+    for u in units:
+        text = u.text
+        ints = [m for m in _INT.finditer(text) if not _YEAR.match(m.group(0))]
+        if lang == "zh":
+            tagged = any(text[m.end():m.end() + 1] == word for m in ints)
+        else:
+            tagged = bool(stem) and any(re.match(r"\s+(?:\S+\s+){0,2}?" + re.escape(stem), text[m.end():],
+                                                 re.IGNORECASE) for m in ints)
+        if tagged:
+            out.append(1.5)
+        elif u.cell is not None:  # a decimal in a table without a scale is a mean or a price, not a count
+            out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale) else 1.0)
+        else:
+            out.append(1.0 if ints else 0.85)
+    return out
+
+
+_ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
+                   r"do|is|are|was|were)\b", re.IGNORECASE)
+_SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
+                       r"the|its|their|his|her)\b)", re.IGNORECASE)
+_SPLIT_ZH = re.compile(r"[？?；;]\s*(?=\S)|[，,]\s*(?=\S)")
+_BOTH = re.compile(r"^(.*的)?(.+?)(?:和|与|及|以及)(.+?)分别(.*)$")
+
+
+_PRONOUN = re.compile(r"\b(?:it|they|them|this|that|these|those)\b", re.IGNORECASE)
+
+
+def parts_of(question: str) -> list[str]:
+    """The sub-questions of a question that asks for two or more facts (one part when it asks for one).
+    A comparison ("A与B相差多少", "between 2019 and 2021") and a part that refers back ("and how did it
+    compare") stay one question."""
+    q = question.strip()
+    m = _BOTH.match(q.rstrip("？?"))
+    if m:  # "A的X和Y分别是多少": two measures of one subject; "A和B的X分别是多少": one measure of two
+        subject, a, b, tail = m.group(1) or "", m.group(2), m.group(3), m.group(4)
+        if not subject and "的" in b:
+            return [f"{a}{b[b.index('的'):]}{tail}", f"{b}{tail}"]
+        return [f"{subject}{a}{tail}", f"{subject}{b}{tail}"]
+    if _CJK.search(q):
+        parts: list[str] = []
+        buffer = ""
+        for piece in (p.strip() for p in _SPLIT_ZH.split(q)):
+            if not piece:
+                continue
+            buffer = f"{buffer}，{piece}" if buffer else piece
+            if _ASKS.search(piece):
+                parts.append(buffer)
+                buffer = ""
+        if buffer and parts:
+            parts[-1] = f"{parts[-1]}，{buffer}"
+        return parts if len(parts) >= 2 else [q]
+    pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
+    if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_PRONOUN.search(p) for p in pieces[1:]) \
+            or any(len(p.split()) < 2 for p in pieces):
+        return [q]
+    return pieces

@@ -1,0 +1,162 @@
+"""Question cues of the ``extractive`` generator: whole-label columns, counts, two-fact questions, language."""
+
+from __future__ import annotations
+
+import pytest
+
+import docrag.generation.extractive as extractive
+from docrag.generation import get_generator
+from docrag.generation.extractive_cues import (
+    count_cue,
+    count_fit,
+    language_fit,
+    missing_nouns,
+    most_specific,
+    parts_of,
+    reference_fit,
+)
+from docrag.generation.extractive_units import units_of
+from docrag.types import BlockKind
+from tests.support.synthetic_pages import Region, make_page
+
+GREY = (200, 200, 200)
+
+
+def _ones(units, question):
+    return [1.0] * len(units)
+
+
+@pytest.fixture()
+def regions_page(tmp_path):
+    """A Chinese statistics page: column headers that share characters, one inside another."""
+    rows = [["指标", "中东部地区", "东部地区", "西部地区"],
+            ["平均人口（万人）", "80.25", "120.50", "60.75"],
+            ["平均面积（平方公里）", "20.80", "10.40", "30.20"]]
+    table = Region((72, 220, 540, 320), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE)
+    page = make_page(tmp_path, [
+        Region((72, 60, 540, 90), GREY, "地区统计摘要", BlockKind.TITLE),
+        Region((72, 100, 540, 200), GREY, "本次调查共访问了1,200户家庭，东部地区和西部地区各600户。"),
+        table,
+    ], doc_id="zh", page_no=1)
+    page.blocks[2].meta["rows"] = rows
+    return page
+
+
+def test_most_specific_label_drops_a_label_inside_a_longer_named_one():
+    assert most_specific(["东部地区", "中东部地区", "西部地区"], "中东部地区的平均人口是多少？") == {"中东部地区"}
+    assert most_specific(["Total", "Total arrests", "Male"], "How many total arrests?") == {"total arrests"}
+    assert most_specific(["Cultivar 1", "Cultivar 12"], "What about cultivar 12?") == {"cultivar 12"}
+
+
+def test_column_named_whole_beats_a_sibling_that_shares_its_characters(regions_page, monkeypatch):
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("东部地区的平均人口是多少？", [regions_page])
+    assert ans.answer == "120.50 — 平均人口（万人）, 东部地区"
+    assert gen.generate("中东部地区的平均人口是多少？", [regions_page]).answer.startswith("80.25")
+    assert gen.generate("西部地区的平均面积是多少？", [regions_page]).answer.startswith("30.20")
+    # without whole-label matching, 中东部地区 holds every character of 东部地区 and is read first
+    monkeypatch.setattr(extractive, "label_fit", _ones)
+    assert gen.generate("东部地区的平均人口是多少？", [regions_page]).answer.startswith("80.25")
+
+
+def test_a_count_stated_in_prose_beats_table_means(regions_page):
+    ans = get_generator("extractive", embed=False).generate("东部地区访问了多少户家庭？", [regions_page])
+    assert "各600户" in ans.answer
+    assert ans.citations[0].boxes[0].coords == pytest.approx((72, 100, 540, 200))
+    units = units_of(regions_page, 1)
+    fit = dict(zip((u.text for u in units), count_fit(units, "东部地区访问了多少户家庭？"), strict=True))
+    assert fit["本次调查共访问了1,200户家庭，东部地区和西部地区各600户。"] == 1.5   # "600户": the measure word asked
+    assert fit["120.50"] == fit["20.80"] == 0.7                                 # means are not counts
+    assert fit["地区统计摘要"] == 0.85                                           # no number at all
+    assert count_fit(units, "东部地区的平均人口是多少？") == [1.0] * len(units)   # not a count question
+
+
+def test_count_cue():
+    assert count_cue("每个物种有多少个样本？") == ("zh", "个")
+    assert count_cue("How many wines of cultivar 2 are there?") == ("en", "wines")
+    assert count_cue("恶性肿瘤的面积约为良性肿瘤的几倍？") is None   # a ratio, not a count
+    assert count_cue("What is the mean alcohol content?") is None
+
+
+@pytest.mark.parametrize(("question", "parts"), [
+    ("What were Apple's growth from 2019 to 2021 and the S&P 500's closing level in 2021?",
+     ["What were Apple's growth from 2019 to 2021", "the S&P 500's closing level in 2021"]),
+    ("How many wines were analysed, and what is the median ash content of all wines?",
+     ["How many wines were analysed", "what is the median ash content of all wines"]),
+    ("每个物种有多少个样本？数据是哪一年发表的？", ["每个物种有多少个样本", "数据是哪一年发表的？"]),
+    ("苹果公司股价涨幅是多少，标普500指数收于多少点？", ["苹果公司股价涨幅是多少", "标普500指数收于多少点？"]),
+    ("良性肿瘤的平均紧凑度和最差周长均值分别是多少？", ["良性肿瘤的平均紧凑度是多少", "良性肿瘤的最差周长均值是多少"]),
+    ("微软和亚马逊的年末股价分别是多少？", ["微软的年末股价是多少", "亚马逊的年末股价是多少"]),
+])
+def test_two_fact_questions_are_split(question, parts):
+    assert parts_of(question) == parts
+
+
+@pytest.mark.parametrize("question", [
+    "What is the difference in mean alcohol between cultivar 1 and cultivar 2?",   # a comparison
+    "What was IBM's price in 2020 and how did it compare with 2019?",              # refers back
+    "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
+    "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
+])
+def test_one_fact_questions_stay_whole(question):
+    assert parts_of(question) == [question]
+
+
+def test_two_fact_question_cites_evidence_on_both_pages(tmp_path):
+    p1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Revenue in 2011 was 5.2 million dollars.")],
+                   doc_id="a", page_no=1)
+    p2 = make_page(tmp_path, [Region((72, 300, 540, 360), GREY, "The Berlin office employed 42 engineers.")],
+                   doc_id="a", page_no=2)
+    other = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Weather was mild across the year.")],
+                      doc_id="b", page_no=1)
+    ans = get_generator("extractive", embed=False).generate(
+        "What was the revenue in 2011, and how many engineers did the Berlin office employ?", [p1, other, p2])
+    assert "5.2 million" in ans.answer and "42 engineers" in ans.answer
+    assert {c.page_id for c in ans.citations} == {"a:1", "a:2"}
+    assert ans.meta["parts"] == ["What was the revenue in 2011", "how many engineers did the Berlin office employ"]
+
+
+def test_evidence_in_another_language_than_the_question_loses(tmp_path):
+    en = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "ADBE closed at 567.06.")], doc_id="en")
+    zh = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "ADBE 年末收盘价为567.06美元。")], doc_id="zh")
+    units = units_of(en, 1) + units_of(zh, 2)
+    assert language_fit(units, "What did ADBE close at?") == [1.0, 0.75]
+    assert language_fit(units, "ADBE收盘价是多少？") == [0.75, 1.0]
+
+
+def test_a_numbered_figure_or_table_in_the_question_favours_its_units(tmp_path):
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 160), GREY, "表1 城市人口\n城市 | 人口\n甲市 | 10", BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "表2 城市人口\n城市 | 人口\n甲市 | 20", BlockKind.TABLE),
+    ], doc_id="r")
+    for block, title in zip(page.blocks, ("表1 城市人口", "表2 城市人口"), strict=True):
+        block.meta.update(caption=title, rows=[["城市", "人口"], ["甲市", "10" if title.startswith("表1") else "20"]])
+    units = units_of(page, 1)
+    assert reference_fit(units, "表2中甲市的人口是多少？") == [0.7, 1.4]
+    assert reference_fit(units, "甲市的人口是多少？") == [1.0, 1.0]
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("表2中甲市的人口是多少？", [page]).answer.startswith("20")
+    assert gen.generate("表1中甲市的人口是多少？", [page]).answer.startswith("10")
+
+
+def test_chinese_nouns_missing_from_every_page_lower_the_confidence(regions_page):
+    assert missing_nouns("火星的人口是多少？", [regions_page]) == (["火星"], 0.5)
+    assert missing_nouns("火星的年龄是多少？", [regions_page]) == (["火星", "年龄"], 1.0)
+    assert missing_nouns("东部地区访问了多少户家庭？", [regions_page]) == ([], 0.0)
+    assert missing_nouns("What is the population of Mars?", [regions_page]) == ([], 0.0)   # English: names rule
+    ans = get_generator("extractive", embed=False).generate("火星东部地区的人口是多少？", [regions_page])
+    assert ans.answer == extractive.NO_ANSWER and ans.meta["missing_nouns"] == ["火星"]
+
+
+def test_parts_prefer_one_document_that_answers_them_all(tmp_path):
+    """Part one alone fits another report best; the report that answers both parts is cited for both."""
+    a1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The survey has 150 samples in total.")],
+                   doc_id="a", page_no=1)
+    b1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The survey has 569 samples in total, "
+                                                                 "collected in Wisconsin.")], doc_id="b", page_no=1)
+    b2 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The survey was published in 1995.")],
+                   doc_id="b", page_no=2)
+    question = "How many samples does the survey have in total, and when was the survey published?"
+    ans = get_generator("extractive", embed=False).generate(question, [a1, b1, b2])
+    assert {c.page_id for c in ans.citations} == {"b:1", "b:2"}
+    assert "569" in ans.answer and "1995" in ans.answer
