@@ -1,13 +1,13 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   system packages + venv + install, then ingest the example PDFs and ask a question
-#   make test   the test suite (installs first when needed)
+#   make test   the test suite (installs first when needed); make test-fast leaves out tests marked slow
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_DIR ?= .demo
 QUESTION ?= What was China's silicon carbide production capacity in 2010?
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test test-fast lint bench clean
 
 $(BIN)/docrag: setup.cfg constraints.txt pyproject.toml
 	./scripts/install-system-deps.sh
@@ -25,6 +25,9 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: install
 	$(BIN)/ruff check .

@@ -22,8 +22,8 @@ block the generator quoted:
 
 It cannot read charts or images without text, and it cannot check calculations. Its agreement with
 gold-box IoU and its rejection of wrong-block quotes on the development corpus are measured in the
-tests (``test_citation_agreement.py``, ``test_citation_grounding.py``). An answer with nothing to
-check or a page with no text is a judge **error**, not a "no".
+tests (``tests/test_real_corpus_citation.py``). An answer with nothing to check or a page with no
+text is a judge **error**, not a "no".
 """
 
 from __future__ import annotations

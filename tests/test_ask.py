@@ -1,4 +1,4 @@
-"""``docrag ask`` on the real development PDFs, with a scripted OpenAI-compatible server.
+"""``docrag ask`` on the synthetic development PDFs, with a scripted OpenAI-compatible server.
 
 The acceptance check: the server identifies which page each received image shows, replies with the
 pixel box (or 0-1000 box) of a known word *in the image it received*, and ``docrag ask --json`` must
@@ -18,27 +18,28 @@ from typer.testing import CliRunner
 from docrag.apps.cli import app
 from docrag.errors import UnknownNameError
 from tests.support.openai_server import ScriptedOpenAIServer, request_images
+from tests.support.synthetic_corpus import ABRASIVES as TARGET_DOC
+from tests.support.synthetic_corpus import ASK_QUESTION as QUESTION
+from tests.support.synthetic_corpus import ASK_WORD
 
-TARGET_DOC = "usgs_mcs2011_abrasives_manufactured.pdf"
-QUESTION = "What was the production of crude fused aluminum oxide in the United States?"
 TOL_PT = 2.0
 
 
 @pytest.fixture(scope="module")
-def corpus_dir(dev_corpus_dir, tmp_path_factory):
-    """A private copy of the ingested dev corpus (ask writes its index inside the corpus)."""
+def corpus_dir(synthetic_corpus_dir, tmp_path_factory):
+    """A private copy of the ingested synthetic corpus (ask writes its index inside the corpus)."""
     dst = tmp_path_factory.mktemp("ask") / "corpus"
-    shutil.copytree(dev_corpus_dir, dst)
+    shutil.copytree(synthetic_corpus_dir, dst)
     return dst
 
 
 @pytest.fixture(scope="module")
-def pdf_pages(shared_corpus):
+def pdf_pages(synthetic_source):
     """(file name, page no) -> (grey 48x48 thumbnail, displayed page size in pt, words in displayed pt)."""
     import pymupdf as fitz
 
     out = {}
-    for pdf in sorted((shared_corpus / "pdfs").glob("*.pdf")):
+    for pdf in sorted(synthetic_source.pdfs.glob("*.pdf")):
         with fitz.open(pdf) as doc:
             for page in doc:
                 pix = page.get_pixmap(dpi=24)
@@ -61,7 +62,7 @@ def _identify(img: Image.Image, pdf_pages) -> tuple[str, int]:
 def _target_word(pdf_pages) -> tuple[int, tuple[float, float, float, float], str]:
     _, _, words = pdf_pages[(TARGET_DOC, 1)]
     for box, text in words:
-        if text.lower().startswith("aluminum") and box[1] > 100:
+        if text.lower().startswith(ASK_WORD) and box[1] > 100:
             return 1, box, text
     raise AssertionError("target word not found in the test PDF")
 

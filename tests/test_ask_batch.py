@@ -15,9 +15,9 @@ from docrag.errors import InputError
 
 
 @pytest.fixture(scope="module")
-def corpus_dir(dev_corpus_dir, tmp_path_factory):
+def corpus_dir(synthetic_corpus_dir, tmp_path_factory):
     dst = tmp_path_factory.mktemp("batch") / "corpus"
-    shutil.copytree(dev_corpus_dir, dst)
+    shutil.copytree(synthetic_corpus_dir, dst)
     return dst
 
 
@@ -44,9 +44,9 @@ def test_read_questions_jsonl_text_and_errors(tmp_path):
         read_questions(bad)
 
 
-def test_file_lines_equal_ask_json_and_resume_after_a_torn_write(corpus_dir, qa_records, tmp_path):
+def test_file_lines_equal_ask_json_and_resume_after_a_torn_write(corpus_dir, synthetic_qa, tmp_path):
     qs = tmp_path / "questions.jsonl"
-    qs.write_text("".join(json.dumps({"id": r["id"], "question": r["question"]}) + "\n" for r in qa_records[:4]),
+    qs.write_text("".join(json.dumps({"id": r["id"], "question": r["question"]}) + "\n" for r in synthetic_qa[:4]),
                   encoding="utf-8")
     out = tmp_path / "answers.jsonl"
     args = ["ask", str(corpus_dir), "--questions", str(qs), "--out", str(out), "-r", "bm25", "-g", "extractive",
@@ -55,9 +55,9 @@ def test_file_lines_equal_ask_json_and_resume_after_a_torn_write(corpus_dir, qa_
     assert res.exit_code == 0, res.output
     assert "4 answered, 0 already done, 0 failed" in res.stdout
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    assert [x["id"] for x in lines] == [r["id"] for r in qa_records[:4]]
+    assert [x["id"] for x in lines] == [r["id"] for r in synthetic_qa[:4]]
 
-    single = CliRunner().invoke(app, ["ask", str(corpus_dir), qa_records[1]["question"], "-r", "bm25", "-g",
+    single = CliRunner().invoke(app, ["ask", str(corpus_dir), synthetic_qa[1]["question"], "-r", "bm25", "-g",
                                       "extractive", "-k", "5", "--json"], env=_env(tmp_path), catch_exceptions=False)
     assert single.exit_code == 0, single.output
     rec = json.loads(single.stdout.strip().splitlines()[-1])
@@ -67,17 +67,17 @@ def test_file_lines_equal_ask_json_and_resume_after_a_torn_write(corpus_dir, qa_
     # simulate a crash: keep two whole records and half of the third
     raw = out.read_text(encoding="utf-8").splitlines(keepends=True)
     out.write_text(raw[0] + raw[1] + raw[2][: len(raw[2]) // 2], encoding="utf-8")
-    assert done_ids(out) == {qa_records[0]["id"], qa_records[1]["id"]}  # and the torn tail is cut off
+    assert done_ids(out) == {synthetic_qa[0]["id"], synthetic_qa[1]["id"]}  # and the torn tail is cut off
     assert out.read_text(encoding="utf-8").endswith("\n")
     res = CliRunner().invoke(app, args, env=_env(tmp_path), catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert "2 answered, 2 already done, 0 failed" in res.stdout
     again = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    assert [x["id"] for x in again] == [r["id"] for r in qa_records[:4]]
+    assert [x["id"] for x in again] == [r["id"] for r in synthetic_qa[:4]]
     assert again[:4] == lines  # same records, no duplicates
 
 
-def test_retrieval_is_batched_and_models_load_once(corpus_dir, qa_records, tmp_path):
+def test_retrieval_is_batched_and_models_load_once(corpus_dir, synthetic_qa, tmp_path):
     from docrag.apps.batch import Question
     from docrag.pipeline import RAG
 
@@ -91,7 +91,7 @@ def test_retrieval_is_batched_and_models_load_once(corpus_dir, qa_records, tmp_p
         return real(queries, k=k, filter=filter)
 
     index.search_batch = counting
-    questions = [Question(r["id"], r["question"]) for r in qa_records[:10]]
+    questions = [Question(r["id"], r["question"]) for r in synthetic_qa[:10]]
     counts = answer_file(rag, questions, tmp_path / "a.jsonl", k=3, batch_size=4)
     assert counts == {"answered": 10, "skipped": 0, "failed": 0}
     assert calls == [4, 4, 2]  # one batched search per batch, never one per question

@@ -1,4 +1,4 @@
-"""``docrag cite``: scores saved answers from a JSONL file (oracle judge on the dev corpus)."""
+"""``docrag cite``: scores saved answers from a JSONL file (oracle judge on the synthetic corpus)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def _app() -> typer.Typer:
     return app
 
 
-def test_cite_command_scores_saved_answers(dev_corpus, dev_corpus_dir, qa_records, shared_corpus,
-                                                          tmp_path):
-    gold = gold_from_qa(qa_records, dev_corpus)
+def test_cite_command_scores_saved_answers(synthetic_corpus, synthetic_corpus_dir, synthetic_source, tmp_path):
+    qa_records = synthetic_source.records
+    gold = gold_from_qa(qa_records, synthetic_corpus)
     lines = []
     for rec in qa_records[:4]:
         ans = Answer(rec["question"], rec["answer"], citations=[Citation(g.page_id, [g.box]) for g in gold[rec["id"]]])
@@ -33,8 +33,8 @@ def test_cite_command_scores_saved_answers(dev_corpus, dev_corpus_dir, qa_record
     answers = tmp_path / "answers.jsonl"
     answers.write_text("\n".join(lines) + "\n")
     runner = CliRunner()
-    base = ["cite", str(answers), "--corpus", str(dev_corpus_dir), "--judge", "oracle",
-            "--gold", str(shared_corpus / "qa.jsonl"), "--no-progress"]
+    base = ["cite", str(answers), "--corpus", str(synthetic_corpus_dir), "--judge", "oracle",
+            "--gold", str(synthetic_source.qa_path), "--no-progress"]
     dry = runner.invoke(_app(), [*base, "--dry-run"])
     assert dry.exit_code == 0, dry.output
     assert json.loads(dry.output)["answers"] == 4

@@ -1,4 +1,5 @@
-"""Crops, red-box overlays and saved evidence land on the right pixels (synthetic and real pages)."""
+"""Crops, red-box overlays and saved evidence land on the right pixels (synthetic pages, and the
+ingested pages of the synthetic corpus checked against an independent PyMuPDF render)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_box_mode_shows_one_overlay_per_page_and_crop_mode_one_crop_per_box(tmp_
     assert len(hashes) == 3   # different pixels, different hashes
 
 
-# -- real pages ----------------------------------------------------------------------------------
+# -- ingested pages-------------------------------------------------------------------------------
 
 def _render_like(page, pdf):
     """The page rendered independently with PyMuPDF at the page record's own pixel size."""
@@ -76,15 +77,15 @@ def _render_like(page, pdf):
         return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[..., :3]
 
 
-@pytest.mark.parametrize("qid", ["dev-024", "dev-025", "dev-050", "dev-064", "dev-081"])
-def test_crops_and_overlays_on_real_pages_hit_the_gold_box(qid, dev_corpus, qa_records, shared_corpus):
+@pytest.mark.parametrize("qid", ["syn-01", "syn-02", "syn-05", "syn-08", "syn-11"])
+def test_crops_and_overlays_on_ingested_pages_hit_the_gold_box(qid, synthetic_corpus, synthetic_source):
     from docrag.citation import gold_from_qa
 
-    rec = next(r for r in qa_records if r["id"] == qid)
-    gold = gold_from_qa([rec], dev_corpus)[qid]
+    rec = synthetic_source.record(qid)
+    gold = gold_from_qa([rec], synthetic_corpus)[qid]
     for g in gold:
-        page = dev_corpus.page(g.page_id)
-        ref = _render_like(page, shared_corpus / "pdfs" / rec["doc"])
+        page = synthetic_corpus.page(g.page_id)
+        ref = _render_like(page, synthetic_source.pdfs / rec["doc"])
         sx, sy = page.image_width / page.width_pt, page.image_height / page.height_pt
         exp = (math.floor(g.box.x0 * sx), math.floor(g.box.y0 * sy), math.ceil(g.box.x1 * sx), math.ceil(g.box.y1 * sy))
         assert pixel_rect(page, g.box) == exp
@@ -104,17 +105,17 @@ def test_crops_and_overlays_on_real_pages_hit_the_gold_box(qid, dev_corpus, qa_r
         assert np.array_equal(ov[top:bottom, left:right], original[top:bottom, left:right])
 
 
-def test_save_evidence_writes_pages_crops_overlays(dev_corpus, qa_records, tmp_path):
+def test_save_evidence_writes_pages_crops_overlays(synthetic_corpus, synthetic_source, tmp_path):
     from PIL import Image
 
     from docrag.citation import gold_from_qa
 
-    rec = next(r for r in qa_records if r["id"] == "dev-025")
-    gold = gold_from_qa([rec], dev_corpus)["dev-025"]
-    ans = Answer(rec["question"], rec["answer"], meta={"qid": "dev-025"},
+    rec = synthetic_source.record("syn-02")   # two pages, one gold box on each
+    gold = gold_from_qa([rec], synthetic_corpus)["syn-02"]
+    ans = Answer(rec["question"], rec["answer"], meta={"qid": "syn-02"},
                  citations=[Citation(g.page_id, [g.box]) for g in gold])
-    folder = save_evidence(ans, dev_corpus, tmp_path / "ev")
-    assert folder.name == "dev-025"
+    folder = save_evidence(ans, synthetic_corpus, tmp_path / "ev")
+    assert folder.name == "syn-02"
     meta = json.loads((folder / "evidence.json").read_text())
     assert len(meta["pages"]) == 2 and len(meta["crops"]) == 2 and len(meta["overlays"]) == 2
     for c in meta["crops"]:
@@ -122,6 +123,6 @@ def test_save_evidence_writes_pages_crops_overlays(dev_corpus, qa_records, tmp_p
         with Image.open(folder / c["file"]) as im:
             assert im.size == (right - left, bottom - top)
     for p in meta["pages"]:
-        page = dev_corpus.page(p["page_id"])
+        page = synthetic_corpus.page(p["page_id"])
         with Image.open(folder / p["file"]) as im:
             assert im.size == (page.image_width, page.image_height)

@@ -1,11 +1,7 @@
 """The offline ``grounding`` judge is not circular: a quote of the wrong block, cited at that block,
 is rejected (the block holds the quote but not what the question asks about), while the correct
-region is accepted; numbers must match with their scale.
-
-Measured on the dev corpus (22 questions; every layout block of a gold page that lies off the gold
-boxes, quoted as the answer and cited at itself): 129 of 162 wrong-block quotes rejected (5 of 162
-without the question check, i.e. the old circular behaviour), 18 of 22 gold answers and 23 of 24
-gold-region quotes accepted (min_question_support 0.4). Floors sit a little below.
+region is accepted; numbers must match with their scale. Checked on the synthetic corpus; the rates
+measured on the real PDFs are in ``test_real_corpus_citation.py``.
 """
 
 from __future__ import annotations
@@ -30,45 +26,22 @@ def _verdict(judge, corpus, question, answer, page_id, box):
     return None if res.excluded else res.recall == 1.0
 
 
-def test_rejects_a_quote_of_the_wrong_block_and_accepts_the_right_region(dev_corpus, qa_records):
-    judge = get_judge("grounding")
-    rec = next(r for r in qa_records if r["id"] == "dev-024")   # German households' crisis losses
-    (g,) = gold_from_qa([rec], dev_corpus)[rec["id"]]
-    page = dev_corpus.page(g.page_id)
+def test_rejects_a_quote_of_the_wrong_block_and_accepts_the_right_region(synthetic_corpus, synthetic_qa):
+    judge, corpus = get_judge("grounding"), synthetic_corpus
+    rec = next(r for r in synthetic_qa if r["id"] == "syn-01")   # Meridian households' flood losses
+    (g,) = gold_from_qa([rec], corpus)[rec["id"]]
+    page = corpus.page(g.page_id)
     wrong = next(b for b in _wrong_blocks(page, [g.box]) if any(c.isdigit() for c in b.text))
     # the generator quoted the wrong block and cited it: its numbers and words are all there ...
     assert GroundingJudge(min_question_support=0.0).decide(wrong.text, wrong.text).supported
     # ... but it is not where the question points
-    assert _verdict(judge, dev_corpus, rec["question"], wrong.text, g.page_id, wrong.box) is False
+    assert _verdict(judge, corpus, rec["question"], wrong.text, g.page_id, wrong.box) is False
     # the right region, with the gold answer or with a quote of that region, is accepted
-    assert _verdict(judge, dev_corpus, rec["question"], rec["answer"], g.page_id, g.box) is True
+    assert _verdict(judge, corpus, rec["question"], rec["answer"], g.page_id, g.box) is True
     quote = text_in_boxes(page, [g.box])
-    assert _verdict(judge, dev_corpus, rec["question"], quote, g.page_id, g.box) is True
+    assert _verdict(judge, corpus, rec["question"], quote, g.page_id, g.box) is True
     # the gold answer cited at the wrong block is rejected too (its numbers are not there)
-    assert _verdict(judge, dev_corpus, rec["question"], rec["answer"], g.page_id, wrong.box) is False
-
-
-def test_wrong_block_quotes_are_mostly_rejected_on_the_dev_corpus(dev_corpus, qa_records):
-    judge, circular = get_judge("grounding"), GroundingJudge(min_question_support=0.0)
-    gold = gold_from_qa(qa_records, dev_corpus)
-    rejected = rejected_circular = n = gold_ok = 0
-    for rec in qa_records:
-        ev = gold[rec["id"]]
-        full = Answer(rec["question"], rec["answer"], citations=[Citation(e.page_id, [e.box]) for e in ev])
-        gold_ok += evaluate(full, dev_corpus, judge, level="block").recall == 1.0
-        for e in ev:
-            for b in _wrong_blocks(dev_corpus.page(e.page_id), [e.box]):
-                v = _verdict(judge, dev_corpus, rec["question"], b.text[:400], e.page_id, b.box)
-                if v is None:
-                    continue
-                n += 1
-                rejected += v is False
-                rejected_circular += _verdict(circular, dev_corpus, rec["question"], b.text[:400], e.page_id,
-                                              b.box) is False
-    assert n >= 150
-    assert rejected / n >= 0.70, (rejected, n)
-    assert rejected_circular / n <= 0.10   # without the question check the judge accepts its own quotes
-    assert gold_ok >= 16
+    assert _verdict(judge, corpus, rec["question"], rec["answer"], g.page_id, wrong.box) is False
 
 
 def test_numbers_match_with_their_scale():

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from docrag.apps.cli import app
 from docrag.errors import DocragError
+from tests.support.synthetic_corpus import ASK_QUESTION, ASK_WORD, SEARCH_QUERY
 
 
 def _env(tmp_path, **extra):
@@ -19,22 +20,22 @@ def _env(tmp_path, **extra):
 
 
 @pytest.fixture(scope="module")
-def corpus_dir(dev_corpus_dir, tmp_path_factory):
+def corpus_dir(synthetic_corpus_dir, tmp_path_factory):
     dst = tmp_path_factory.mktemp("edges") / "corpus"
-    shutil.copytree(dev_corpus_dir, dst)
+    shutil.copytree(synthetic_corpus_dir, dst)
     return dst
 
 
-def test_compare_checks_every_retriever_name_before_running(corpus_dir, shared_corpus, tmp_path):
+def test_compare_checks_every_retriever_name_before_running(corpus_dir, synthetic_source, tmp_path):
     fresh = tmp_path / "c"
     shutil.copytree(corpus_dir, fresh, ignore=shutil.ignore_patterns("indexes"))
-    res = CliRunner().invoke(app, ["compare", str(fresh), "--qa", str(shared_corpus / "qa.jsonl"),
+    res = CliRunner().invoke(app, ["compare", str(fresh), "--qa", str(synthetic_source.qa_path),
                                    "--retrievers", "bm25,foo"], env=_env(tmp_path))
     assert res.exit_code == 2
     assert "unknown retriever 'foo'" in " ".join(res.output.split())
     assert not (fresh / "indexes").exists(), "bm25 must not run before every name is checked"
     for bad in ("hybrid:bm25+nope", "colqwen2", "bm25:x"):
-        res = CliRunner().invoke(app, ["compare", str(fresh), "--qa", str(shared_corpus / "qa.jsonl"),
+        res = CliRunner().invoke(app, ["compare", str(fresh), "--qa", str(synthetic_source.qa_path),
                                        "--retrievers", f"bm25,{bad}"], env=_env(tmp_path))
         assert res.exit_code == 2, (bad, res.output)
 
@@ -70,7 +71,7 @@ def test_flags_show_no_bool_type_in_help(cmd):
     assert "<bool>" not in res.output and "BOOLEAN" not in res.output
 
 
-def test_progress_bars_quiet_when_stderr_is_not_a_terminal(corpus_dir, tmp_path, caplog):
+def test_progress_bars_quiet_when_stderr_is_not_a_terminal(corpus_dir, synthetic_source, tmp_path, caplog):
     from docrag.apps.commands.common import show_progress
 
     assert show_progress(True) is True and show_progress(False) is False
@@ -81,7 +82,7 @@ def test_progress_bars_quiet_when_stderr_is_not_a_terminal(corpus_dir, tmp_path,
     assert "\r" not in res.stderr and "it/s" not in res.stderr and "%|" not in res.stderr
     # the first build is still announced (as a log line when there are no bars), once
     said = res.stderr + caplog.text
-    assert "building the bm25 index for 13 page(s), once" in said
+    assert f"building the bm25 index for {synthetic_source.n_pages} page(s), once" in said
     caplog.clear()
     again = CliRunner().invoke(app, ["index", str(fresh), "-r", "bm25"], env=_env(tmp_path))
     assert "building" not in again.stderr + caplog.text
@@ -113,7 +114,7 @@ def test_transformers_loading_bar_is_silenced_in_the_python_api(capfd):
 
 def test_plain_ask_shows_hits_and_scores_and_saves_overlays(corpus_dir, tmp_path):
     out = tmp_path / "ov"
-    res = CliRunner().invoke(app, ["ask", str(corpus_dir), "What was the production of crude fused aluminum oxide?",
+    res = CliRunner().invoke(app, ["ask", str(corpus_dir), ASK_QUESTION,
                                    "-r", "bm25", "-g", "extractive", "--save-overlays", str(out)],
                              env=_env(tmp_path), catch_exceptions=False)
     assert res.exit_code == 0, res.output
@@ -129,11 +130,11 @@ def test_plain_ask_shows_hits_and_scores_and_saves_overlays(corpus_dir, tmp_path
 
 
 def test_search_prints_a_snippet(corpus_dir, tmp_path):
-    res = CliRunner().invoke(app, ["search", str(corpus_dir), "crude fused aluminum oxide", "-r", "bm25", "-k", "2"],
+    res = CliRunner().invoke(app, ["search", str(corpus_dir), SEARCH_QUERY, "-r", "bm25", "-k", "2"],
                              env=_env(tmp_path))
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert "aluminum" in lines[1].lower() and lines[1].startswith("       ")
+    assert ASK_WORD in lines[1].lower() and lines[1].startswith("       ")
     rows = json.loads(CliRunner().invoke(app, ["search", str(corpus_dir), "aluminum oxide", "-r", "bm25",
                                                "--json"], env=_env(tmp_path)).stdout)
     assert rows[0]["snippet"] and rows[0]["image"].endswith((".png", ".jpg", ".jpeg"))

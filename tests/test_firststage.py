@@ -89,6 +89,7 @@ class _Planted:
         return {"retriever": self.name, "kind": self.kind, "input": self.input, "settings": {}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first_stage", [("centroids",), ("muvera",)])
 def test_two_stage_hits_say_approximate_and_exact_switch_matches_exhaustive(data, first_stage):
     pages, tokens, offsets, queries, _ = data

@@ -81,6 +81,7 @@ def _cli(args, env):
                           capture_output=True, text=True, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_ask_through_a_failing_endpoint_prints_one_line(small_corpus, tmp_path):
     with ScriptedOpenAIServer(Fault("html")) as srv:
         res = _cli(["ask", str(small_corpus / "corpus"), "What was the alpha revenue?",
@@ -91,6 +92,7 @@ def test_ask_through_a_failing_endpoint_prints_one_line(small_corpus, tmp_path):
     assert "Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 def test_eval_counts_failures_goes_on_and_a_resume_retries_only_them(small_corpus, tmp_path):
     faults = iter(["incomplete_read", "non_utf8", "http_400", "html", "empty_choices", "bad_status_line"])
 
@@ -121,6 +123,7 @@ def test_eval_counts_failures_goes_on_and_a_resume_retries_only_them(small_corpu
     assert report["errors"]["n"] == 0 and report["generation"]["groups"]["overall"]["n"] == 4
 
 
+@pytest.mark.slow
 def test_eval_judge_failures_are_counted_and_only_they_are_retried(small_corpus, tmp_path):
     def reply(req, fail_on=None):   # answer judge (max_tokens 8): true/false; citation judge: yes/no
         if fail_on and fail_on in json.dumps(req):
@@ -154,6 +157,7 @@ def test_eval_judge_failures_are_counted_and_only_they_are_retried(small_corpus,
 CUT_SURROGATE = '{"answer": "growth \\ud83d'   # a reply cut inside an escaped surrogate pair
 
 
+@pytest.mark.slow
 def test_ask_json_and_eval_records_of_a_cut_surrogate_reply_are_utf8(small_corpus, tmp_path):
     with ScriptedOpenAIServer(CUT_SURROGATE) as srv:
         env = _env(tmp_path, srv)

@@ -33,6 +33,7 @@ def fuzzed(tmp_path_factory):
     return kinds, report, time.perf_counter() - t0, root
 
 
+@pytest.mark.slow
 def test_every_mutant_is_ingested_or_named_with_one_line(fuzzed):
     kinds, report, seconds, root = fuzzed
     failed = {Path(p).name: r for p, r in report.failures}
@@ -48,6 +49,7 @@ def test_every_mutant_is_ingested_or_named_with_one_line(fuzzed):
     assert {f["path"] for f in corpus.failures()} == {str((root / "in" / n).resolve()) for n in failed}
 
 
+@pytest.mark.slow
 def test_time_limit_and_bombs_fail_their_file_naming_the_page(fuzzed):
     kinds, report, seconds, _ = fuzzed
     failed = {Path(p).name: r for p, r in report.failures}

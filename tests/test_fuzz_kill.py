@@ -64,6 +64,7 @@ def _marked_processes(marker: str) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_killed_ingest_with_a_worker_mid_page_leaves_no_worker_and_resumes(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
@@ -107,6 +108,7 @@ def small_corpus(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_killed_eval_resumes_asking_only_the_unanswered_questions(small_corpus, tmp_path):
     def answer(req):
         text = json.dumps(req)

@@ -1,7 +1,7 @@
 """The extractive generator answers: no furniture, the right cell, right arithmetic, declines, multi-page.
 
 Runs on a generated three-page report (tests/support/pdfs.py) ingested once, and on the real
-development corpus (../shared/corpus) when it is there.
+development corpus (../shared/corpus; the ``real_corpus`` tests, deselected when it is absent).
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from docrag.ingestion import ingest
 from docrag.ingestion.furniture import FURNITURE_KEY, mark_furniture
 from docrag.types import Answer, Block, BlockKind, Page
 from tests.support.pdfs import REPORT_HEADER, make_report_pdf
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 @pytest.fixture(scope="module")
@@ -179,20 +177,15 @@ def test_ask_json_has_confidence(report):
 
 # -- the real development corpus ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    if not (SHARED / "qa.jsonl").exists():
-        pytest.skip("../shared/corpus is not here")
-    out = tmp_path_factory.mktemp("real") / "corpus"
-    ingest([SHARED / "pdfs"], out, show_progress=False)
-    corpus = Corpus.open(out)
-    qa = {json.loads(x)["id"]: json.loads(x) for x in (SHARED / "qa.jsonl").read_text().splitlines() if x.strip()}
-    return corpus, qa
+def real(dev_corpus, qa_records):
+    return dev_corpus, {r["id"]: r for r in qa_records}
 
 
 def _doc_pages(corpus: Corpus, name: str) -> list[Page]:
     return corpus.pages([corpus.find_documents(name)[0].doc_id])
 
 
+@pytest.mark.real_corpus
 def test_real_running_footers_and_page_numbers_are_marked(real):
     corpus, _ = real
     for page in _doc_pages(corpus, "ecb_wp1299_financial_literacy_p13-18.pdf"):
@@ -200,6 +193,7 @@ def test_real_running_footers_and_page_numbers_are_marked(real):
         assert str(12 + page.page_no) in marked and any("Working Paper Series" in t for t in marked)
 
 
+@pytest.mark.real_corpus
 def test_real_table_cell_and_arithmetic(real, gen):
     corpus, qa = real
     usgs = _doc_pages(corpus, "usgs_mcs2011_abrasives_manufactured.pdf")
@@ -213,6 +207,7 @@ def test_real_table_cell_and_arithmetic(real, gen):
     assert ans.answer.startswith("1,696,516 = 2,348,928 − 652,412")
 
 
+@pytest.mark.real_corpus
 def test_real_corpus_declines_mars(real, gen):
     corpus, _ = real
     ans = gen.generate("What is the population of Mars in 2023?", corpus.pages()[:5])

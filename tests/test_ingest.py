@@ -208,6 +208,7 @@ def test_second_run_changes_nothing(sample):
     assert before == after
 
 
+@pytest.mark.slow
 def test_changed_file_replaces_its_pages(tmp_path):
     from tests.support.pdfs import make_text_pdf
 
@@ -239,6 +240,7 @@ def test_ocr_never_and_jpeg_and_options(tmp_path):
             ingest(pdf, out=tmp_path / "c2", show_progress=False, **bad)
 
 
+@pytest.mark.slow
 def test_pdf2image_renderer_matches_pymupdf_geometry(tmp_path, sample):
     s, _, out, _ = sample
     report = ingest(s.path, out=tmp_path / "c", renderer="pdf2image", ocr="never", show_progress=False)

@@ -24,6 +24,7 @@ def folder(tmp_path):
     return d
 
 
+@pytest.mark.slow
 def test_ingest_then_info(tmp_path, folder):
     out = tmp_path / "c"
     res = runner.invoke(app, ["ingest", str(folder), "--out", str(out), "--no-progress"])
@@ -41,6 +42,7 @@ def test_ingest_then_info(tmp_path, folder):
     assert res.exit_code == 0 and "0 added, 0 replaced, 2 unchanged" in res.output
 
 
+@pytest.mark.slow
 def test_failed_files_give_one_line_each_and_exit_1(tmp_path, folder):
     bad = make_bad_files(folder / "bad")
     out = tmp_path / "c"
@@ -81,6 +83,7 @@ def test_console_script_reports_missing_corpus_in_one_line(tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "not a docrag corpus" in proc.stderr
 
 
+@pytest.mark.slow
 def test_info_shows_interrupted_documents(tmp_path, folder):
     from docrag.ingestion import ingest
 

@@ -34,6 +34,7 @@ def inputs(tmp_path_factory):
     return folder, clean
 
 
+@pytest.mark.slow
 def test_run_stopped_by_a_page_hook_resumes_to_the_same_corpus(tmp_path, inputs):
     folder, clean = inputs
     out = tmp_path / "c"
@@ -59,6 +60,7 @@ def test_run_stopped_by_a_page_hook_resumes_to_the_same_corpus(tmp_path, inputs)
     assert not (out / ".staging").exists()  # an empty staging folder is removed at the end
 
 
+@pytest.mark.slow
 def test_killed_process_resumes_to_the_same_corpus(tmp_path, inputs):
     folder, clean = inputs
     out = tmp_path / "c"
@@ -132,6 +134,7 @@ def test_output_inside_input_folder_is_not_ingested(tmp_path):
     assert report.failures == [] and report.added == [] and len(report.skipped) == 1
 
 
+@pytest.mark.slow
 def test_worker_pool_gives_the_same_corpus_and_resumes(tmp_path):
     import pymupdf
 

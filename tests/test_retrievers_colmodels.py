@@ -9,6 +9,7 @@ import pytest
 import docrag.index as di
 from docrag.errors import DocragError
 from tests.support.index_corpus import FINANCE_DOCS, add_text_document, make_corpus
+from tests.support.synthetic_corpus import SURVEY
 from tests.support.tiny_colmodels import build_tiny_colmodel
 
 pytest.importorskip("colpali_engine")
@@ -110,12 +111,12 @@ def test_single_vector_bi_model_uses_faiss_and_matches_numpy(tmp_path):
         di.get_retriever(f"bi:{path}", pool_factor=2)
 
 
-def test_colqwen2_on_the_ingested_dev_corpus(tiny_models, dev_corpus, tmp_path):
+def test_colqwen2_on_the_ingested_synthetic_corpus(tiny_models, synthetic_corpus, tmp_path):
     name = f"colqwen2:{tiny_models['colqwen2']}"
-    idx = di.open_index(dev_corpus, name, index_dir=tmp_path / "ix", show_progress=False)
-    assert sorted(idx.page_ids) == sorted(dev_corpus.page_ids())
-    (ecb,) = dev_corpus.find_documents("ecb_wp1299_financial_literacy_p13-18.pdf")
-    hits = idx.search("share of households reporting a loss", k=20, filter={"doc_id": [ecb.doc_id]})
-    assert len(hits) == ecb.n_pages and {h.doc_id for h in hits} == {ecb.doc_id}
-    again = di.open_index(dev_corpus, name, index_dir=tmp_path / "ix", build=False)
+    idx = di.open_index(synthetic_corpus, name, index_dir=tmp_path / "ix", show_progress=False)
+    assert sorted(idx.page_ids) == sorted(synthetic_corpus.page_ids())
+    (survey,) = synthetic_corpus.find_documents(SURVEY)
+    hits = idx.search("share of households reporting a loss", k=20, filter={"doc_id": [survey.doc_id]})
+    assert len(hits) == survey.n_pages == 4 and {h.doc_id for h in hits} == {survey.doc_id}
+    again = di.open_index(synthetic_corpus, name, index_dir=tmp_path / "ix", build=False)
     assert [h.page_id for h in again.search("loss", k=5)] == [h.page_id for h in idx.search("loss", k=5)]

@@ -1,7 +1,9 @@
-"""BM25, MiniLM and their hybrid on the real development corpus: gold pages are retrieved.
+"""BM25, MiniLM and their hybrids on the synthetic development corpus: the gold pages are retrieved.
 
-Floors are set just under what was measured (BENCHMARKS.md, "Search"): bm25 R@1 0.864 / R@3 1.0,
-minilm R@1 0.955 / R@3 1.0, hybrid:bm25+minilm R@1 0.909 / R@3 1.0 on the 22 questions.
+Each of its 12 questions names what its gold page says, so every retriever must put every gold page in
+its top 3; BM25 and the language-routed hybrid put one at rank 1 for every question (MiniLM, an English
+model, misses the Chinese table question at rank 1). Floors measured on the real PDFs:
+``test_real_corpus_retrieval.py``.
 """
 
 from __future__ import annotations
@@ -12,18 +14,19 @@ import docrag.index as di
 
 
 @pytest.fixture(scope="module")
-def corpus(dev_corpus_dir, tmp_path_factory):
-    """A private copy of the ingested dev corpus (indexes are written into it)."""
+def corpus(synthetic_corpus_dir, tmp_path_factory):
+    """A private copy of the ingested synthetic corpus (indexes are written into it)."""
     import shutil
 
     from docrag.corpus import Corpus
 
     root = tmp_path_factory.mktemp("text-retrievers") / "corpus"
-    shutil.copytree(dev_corpus_dir, root)
+    shutil.copytree(synthetic_corpus_dir, root)
     return Corpus.open(root)
 
 
-def _recall(corpus, qa_records, index, k: int) -> float:
+def recall(corpus, qa_records, index, k: int) -> float:
+    """Mean fraction of each question's gold pages among its top ``k`` hits."""
     results = index.search_batch([r["question"] for r in qa_records], k=k)
     total = 0.0
     for rec, hits in zip(qa_records, results, strict=True):
@@ -33,24 +36,25 @@ def _recall(corpus, qa_records, index, k: int) -> float:
     return total / len(qa_records)
 
 
-@pytest.mark.parametrize(("name", "floor_r1", "floor_r3"), [
-    ("bm25", 0.80, 0.95),
-    ("minilm", 0.90, 0.95),
-    ("hybrid:bm25+minilm", 0.85, 0.95),
-    ("lang-hybrid:bm25+minilm", 0.90, 0.95),
+@pytest.mark.parametrize(("name", "misses_at_1"), [
+    ("bm25", 0),
+    ("minilm", 1),
+    ("hybrid:bm25+minilm", 1),
+    ("lang-hybrid:bm25+minilm", 0),
 ])
-def test_gold_pages_are_retrieved(name, floor_r1, floor_r3, corpus, qa_records):
+def test_gold_pages_are_retrieved(name, misses_at_1, corpus, synthetic_qa):
     idx = di.open_index(corpus, name, show_progress=False)   # the hybrid reuses the bm25 and minilm indexes
     assert len(idx) == len(corpus.page_ids())
-    r1 = _recall(corpus, qa_records, idx, 1)
-    r3 = _recall(corpus, qa_records, idx, 3)
-    assert r1 >= floor_r1, f"{name} Recall@1 {r1:.3f} < {floor_r1}"
-    assert r3 >= floor_r3, f"{name} Recall@3 {r3:.3f} < {floor_r3}"
+    # at rank 1 at most one of the two-page question's pages can be found: the best is (n - 1/2) / n
+    n = len(synthetic_qa)
+    best_r1 = (n - 0.5) / n
+    assert recall(corpus, synthetic_qa, idx, 1) >= best_r1 - misses_at_1 / n - 1e-9, name
+    assert recall(corpus, synthetic_qa, idx, 3) == 1.0, name
 
 
-def test_dummy_is_far_below_real_retrievers(corpus, qa_records):
+def test_dummy_is_far_below_real_retrievers(corpus, synthetic_qa):
     idx = di.open_index(corpus, "dummy", show_progress=False)
-    assert _recall(corpus, qa_records, idx, 1) < 0.5      # the floors above are not a formality
+    assert recall(corpus, synthetic_qa, idx, 1) < 0.5      # the test above is not a formality
 
 
 def test_bm25_tokenizer_english_numbers_and_chinese():

@@ -35,6 +35,7 @@ def _same_corpus(a: Corpus, b: Corpus) -> None:
         assert (a.root / x["image"]).read_bytes() == (b.root / y["image"]).read_bytes()
 
 
+@pytest.mark.slow
 def test_ray_ingest_equals_local_and_retries_a_dead_worker(cluster, tmp_path):
     from docrag.ingestion import pipeline
     from docrag.ingestion.ray_engine import RayPagePool
@@ -121,6 +122,7 @@ def test_ray_encoding_equals_local_for_model_families(cluster, tmp_path):
     assert len(_POOLS) == 1 and len(next(iter(_POOLS.values()))) == 1
 
 
+@pytest.mark.slow
 def test_index_engine_ray_builds_the_same_index(cluster, tmp_path):
     corpus = make_corpus(tmp_path / "corpus", FINANCE_DOCS)
     local = di.open_index(corpus, "minilm", index_dir=tmp_path / "local", show_progress=False)
@@ -137,6 +139,7 @@ def test_index_engine_ray_builds_the_same_index(cluster, tmp_path):
     remote.retriever.shutdown()
 
 
+@pytest.mark.slow
 def test_eval_engine_ray_answers_on_the_pool_and_resumes(cluster, tmp_path):
     import json
 

@@ -20,9 +20,9 @@ KEY = "s3cret-key"
 
 
 @pytest.fixture(scope="module")
-def corpus_dir(dev_corpus_dir, tmp_path_factory):
+def corpus_dir(synthetic_corpus_dir, tmp_path_factory):
     dst = tmp_path_factory.mktemp("serve") / "corpus"
-    shutil.copytree(dev_corpus_dir, dst)
+    shutil.copytree(synthetic_corpus_dir, dst)
     return dst
 
 
@@ -55,8 +55,8 @@ def test_health_openapi_and_api_key(server):
         assert {"/health", "/search", "/ask", "/pages/{page_id}/image"} <= set(schema["paths"])
 
 
-def test_ask_equals_cli_ask_json(server, corpus_dir, qa_records, tmp_path):
-    question = qa_records[0]["question"]
+def test_ask_equals_cli_ask_json(server, corpus_dir, synthetic_qa, tmp_path):
+    question = synthetic_qa[0]["question"]
     with _client(server) as c:
         got = c.post("/ask", json={"question": question, "k": 5})
     assert got.status_code == 200, got.text

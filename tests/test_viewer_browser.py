@@ -90,16 +90,16 @@ def _textarea_value(page, elem_id: str) -> str:
     return page.eval_on_selector(f"#{elem_id} textarea", "el => el.value")
 
 
-def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) -> None:
-    """Real pipeline (bm25 + extractive) on the ingested dev corpus: answer, citations, boxed pages."""
+def test_ask_on_dev_corpus_draws_cited_boxes(serve, synthetic_corpus, tmp_path: Path) -> None:
+    """Real pipeline (bm25 + extractive) on the ingested synthetic corpus: answer, citations, boxed pages."""
     from docrag.apps.viewer import build_app
 
-    # the index goes to tmp_path: the session's dev corpus is shared and must stay unchanged
-    app = build_app(dev_corpus, retriever="bm25", generator="extractive", index_dir=tmp_path / "indexes",
+    # the index goes to tmp_path: the session's synthetic corpus is shared and must stay unchanged
+    app = build_app(synthetic_corpus, retriever="bm25", generator="extractive", index_dir=tmp_path / "indexes",
                     allow_upload=False)
     s = serve(app)
     page = s.page
-    page.fill("#question textarea", "What share of German households reported a financial loss due to the crisis?")
+    page.fill("#question textarea", "What share of Meridian households reported a financial loss caused by the flood?")
     page.click("#ask")
     # the first question builds the bm25 index and loads the extractive generator's embedder
     page.wait_for_function("document.querySelector('#answer textarea').value.length > 0",
@@ -113,13 +113,13 @@ def test_ask_on_dev_corpus_draws_cited_boxes(serve, dev_corpus, tmp_path: Path) 
     assert _images_loaded(page, "#crops", 1) >= 1
     assert "bm25" in page.inner_text("#ask-status")
     hits = page.inner_text("#hits")
-    assert "ecb_wp1299" in hits or ".pdf" in hits
+    assert "meridian_household_survey.pdf" in hits
     page.screenshot(path=str(tmp_path / "ask.png"), full_page=True)
     assert (tmp_path / "ask.png").stat().st_size > 10_000
     # a second question reuses the cached pipeline
     viewer = app.docrag_viewer
     assert len(viewer.pipelines) == 1
-    page.fill("#question textarea", "How many arrests for fraud were reported?")
+    page.fill("#question textarea", "How many data sets were listed on the civic data portal?")
     page.click("#ask")
     page.wait_for_function(f"document.querySelector('#answer textarea').value !== {answer!r}")
     assert len(viewer.pipelines) == 1

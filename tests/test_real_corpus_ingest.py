@@ -1,4 +1,6 @@
-"""Ingest of the real PDFs in ../shared/corpus (skipped when absent), checked against qa.jsonl gold boxes."""
+"""Ingest of the real PDFs in ../shared/corpus (deselected when absent), checked against qa.jsonl gold boxes:
+measured floors and regressions of real documents (the same checks on the synthetic corpus:
+``test_synthetic_corpus.py``)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import numpy as np
 import pytest
 
 from docrag.types import BlockKind, TextSource
+
+pytestmark = pytest.mark.real_corpus
 
 # Floors measured on the development corpus (see BENCHMARKS.md "## Ingest"): every gold table box is
 # covered >= 45% by one detected table block (min 0.45, ECB tables whose gold box includes the
