@@ -23,9 +23,10 @@ METHODS = ("auto", "segment", "scatter")
 
 
 def maxsim_scores_resident(queries: Sequence[np.ndarray], tokens, offsets: np.ndarray,
-                           method: str = "auto") -> np.ndarray:
+                           page_rows: np.ndarray | None = None, method: str = "auto") -> np.ndarray:
     """``(n_queries, n_pages)`` exact MaxSim; ``tokens`` is a torch tensor on the device, ``offsets``
-    the ``n_pages + 1`` token offsets of its pages. Pages without tokens score 0.
+    the ``n_pages + 1`` token offsets of its pages. Pages without tokens score 0. ``page_rows``
+    restricts scoring to those pages (one column each, in that order), gathered on the device.
 
     ``method``: how each page's maximum is taken: ``segment`` (``torch.segment_reduce``), ``scatter``
     (``scatter_reduce`` amax), ``auto`` = a reshape + ``amax`` when a chunk's pages all have the same
@@ -34,6 +35,8 @@ def maxsim_scores_resident(queries: Sequence[np.ndarray], tokens, offsets: np.nd
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     import torch
 
+    if page_rows is not None:
+        tokens, offsets = _gather(tokens, offsets, np.asarray(page_rows, dtype=np.int64))
     q_flat, owner = pack_queries(queries)
     n_q, n_pages = len(queries), len(offsets) - 1
     if n_q == 0 or n_pages == 0 or q_flat.shape[0] == 0:
@@ -74,3 +77,14 @@ def _page_max(sim, lens: np.ndarray, method: str):
         out = torch.full((sim.shape[0], n), float("-inf"), device=dev, dtype=sim.dtype)
         return out.scatter_reduce_(1, page_of.expand(sim.shape[0], -1), sim, reduce="amax")
     return torch.segment_reduce(sim, "max", lengths=lens_t.expand(sim.shape[0], -1), axis=1, unsafe=True)
+
+
+def _gather(tokens, offsets: np.ndarray, rows: np.ndarray):
+    """The tokens of ``rows`` (in that order) as one device tensor, with their offsets."""
+    import torch
+
+    starts, lens = offsets[rows], offsets[rows + 1] - offsets[rows]
+    sub = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lens, out=sub[1:])
+    idx = np.arange(sub[-1], dtype=np.int64) - np.repeat(sub[:-1] - starts, lens)
+    return tokens.index_select(0, torch.from_numpy(idx).to(tokens.device)), sub

@@ -50,3 +50,14 @@ def test_resident_equal_lengths_fast_path_and_bad_method():
     np.testing.assert_allclose(got, maxsim_naive(queries, pages), atol=1e-4)
     with pytest.raises(ValueError, match="unknown method"):
         maxsim_scores_resident(queries, torch.from_numpy(tokens), offsets, method="fast")
+
+
+@pytest.mark.parametrize("method", ["auto", "segment"])
+def test_resident_page_rows_in_given_order(method):
+    rng = np.random.default_rng(6)
+    pages = [rng.standard_normal((n, 8)).astype(np.float32) for n in (4, 0, 6, 2, 5)]
+    queries = [rng.standard_normal((3, 8)).astype(np.float32)]
+    tokens, offsets = pack_pages(pages, dtype=np.float32)
+    rows = np.array([4, 1, 0, 2])
+    got = maxsim_scores_resident(queries, torch.from_numpy(tokens), offsets, rows, method=method)
+    np.testing.assert_allclose(got, maxsim_naive(queries, [pages[r] for r in rows]), atol=1e-4)
