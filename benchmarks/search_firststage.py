@@ -4,8 +4,8 @@ exhaustive and colpali-engine's ``score_multi_vector``, bytes per page, build CP
 Data (``--data``):
 * ``real``: MiniLM token embeddings of man pages (``benchmarks/realistic_corpus.py`` output), with its
   real questions; ``--pages N`` above the real count scales it with
-  :class:`docrag.index.synthetic.ResampledCorpus` (real pages first, then resampled ones).
-* ``synthetic``: the planted ColQwen2-shaped generator (``docrag.index.synthetic``) with
+  :class:`benchmarks.synthetic.ResampledCorpus` (real pages first, then resampled ones).
+* ``synthetic``: the planted ColQwen2-shaped generator (``benchmarks.synthetic``) with
   ``--page-noise`` / ``--concepts``.
 
 Every option reranks its candidates with exact MaxSim (fp16 tokens, memory-mapped), one query per
@@ -29,9 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # benchmarks.synthetic
+from benchmarks.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
 from docrag.index.firststage import InvertedCodes, Muvera, build_codes, rerank_rounds
 from docrag.index.maxsim import _tensor, maxsim_scores
-from docrag.index.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
 from docrag.index.twostage import binarize, binary_maxsim, page_centroids
 
 log = logging.getLogger("benchmarks.search_firststage")

@@ -153,6 +153,36 @@ class InvertedCodes:
         return out if rows is None else out[:, rows]
 
 
+def build_code_stage(tokens: np.ndarray, offsets: np.ndarray, codebook: np.ndarray | None = None,
+                     n_coarse: int = DEFAULT_COARSE,
+                     n_fine: int = DEFAULT_FINE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``codes`` first stage of a segment: ``(codebook, page_codes, code_offsets)``. With
+    ``codebook`` (the index's, from its first segment) the tokens are only encoded; without, a
+    codebook is trained on this segment (first build, rebuild, compaction)."""
+    if codebook is None:
+        codebook = train_codebook(tokens, n_coarse, n_fine)
+    n_fine = min(n_fine, len(codebook))
+    codes = assign_codes(tokens, codebook, n_fine) if len(tokens) else np.zeros(0, np.uint16)
+    page_codes, c_off = page_code_sets(codes, offsets)
+    return np.asarray(codebook, dtype=np.float16), page_codes, c_off
+
+
+def shared_codebook(segments: Sequence) -> np.ndarray | None:
+    """The codebook new segments are encoded with: the one stored with the index's segments."""
+    return next((s.codebook for s in segments if getattr(s, "codebook", None) is not None), None)
+
+
+def segment_code_scores(queries: Sequence[np.ndarray], seg, rows: np.ndarray,
+                        nprobe: int = DEFAULT_NPROBE) -> np.ndarray:
+    """``codes`` first-stage scores of ``rows`` of a segment (inverted lists kept on the segment)."""
+    cache = seg.__dict__.setdefault("_resident", {})
+    if "codes" not in cache:
+        book = np.asarray(seg.codebook, dtype=np.float32)
+        cache["codes"] = (InvertedCodes(np.asarray(seg.page_codes), np.asarray(seg.code_offsets), len(book)), book)
+    inv, book = cache["codes"]
+    return inv.scores(queries, book, nprobe, rows=rows)
+
+
 # ---------------------------------------------------------------------------------------------
 # MUVERA fixed-dimensional encodings
 # ---------------------------------------------------------------------------------------------

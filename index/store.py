@@ -9,6 +9,8 @@ Layout of an index folder::
     segments/<name>/tokens.npy      multi: (tokens, dim) float16, rows of page i are offsets[i]:offsets[i+1]
     segments/<name>/offsets.npy
     segments/<name>/centroids.npy, centroid_offsets.npy, bits.npy, fde.npy   optional first stages
+    segments/<name>/codebook.npy, page_codes.npy, code_offsets.npy          "codes" first stage (the
+                                    index's codebook, trained on its first segment, kept with every segment)
 
 Every change writes new segment folders (under a temporary name, then renamed) and only then
 rewrites ``manifest.json`` atomically, so a crash mid-update leaves the previous index loadable;
@@ -44,6 +46,10 @@ SCHEMA_VERSION = 1
 SEGMENT_PAGES = 512           # pages per committed segment while building (crash = lose < 1 segment)
 
 
+_ARRAYS = ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits", "fde", "codebook", "page_codes",
+           "code_offsets")
+
+
 class IndexStateError(DocragError):
     """An index folder is missing, damaged, stale or made by another retriever."""
 
@@ -52,7 +58,7 @@ class IndexStateError(DocragError):
 class SearchOptions:
     """How multi-vector indexes are searched and what first stages they build."""
 
-    first_stage: tuple[str, ...] = ("centroids",)   # any of "centroids", "binary", "muvera"
+    first_stage: tuple[str, ...] = ("centroids",)   # any of "codes", "centroids", "binary", "muvera"
     n_centroids: int = 32
     n_candidates: int = 256     # pages reranked exactly per round (and at least)
     max_candidates: int = 2048  # adaptive rounds stop here at the latest
@@ -80,13 +86,17 @@ class Segment:
     centroid_offsets: np.ndarray | None = None
     bits: np.ndarray | None = None
     fde: np.ndarray | None = None
+    codebook: np.ndarray | None = None
+    page_codes: np.ndarray | None = None
+    code_offsets: np.ndarray | None = None
     dead: set[int] = field(default_factory=set)   # rows of deleted pages
 
     def __len__(self) -> int:
         return len(self.page_ids)
 
     @classmethod
-    def from_payloads(cls, kind: str, page_ids: list[str], payloads: list[Any], opts: SearchOptions) -> Segment:
+    def from_payloads(cls, kind: str, page_ids: list[str], payloads: list[Any], opts: SearchOptions,
+                      codebook: np.ndarray | None = None) -> Segment:
         from docrag.index.maxsim import pack_pages
 
         seg = cls(name=f"{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}", page_ids=list(page_ids))
@@ -97,15 +107,19 @@ class Segment:
                            else np.zeros((0, 0), np.float32))
         elif kind == "multi":
             seg.tokens, seg.offsets = pack_pages([_strip_zero_rows(p) for p in payloads])
-            seg.build_first_stages(opts)
+            seg.build_first_stages(opts, codebook)
         else:
             raise ValueError(f"unknown payload kind {kind!r}")
         return seg
 
-    def build_first_stages(self, opts: SearchOptions) -> None:
+    def build_first_stages(self, opts: SearchOptions, codebook: np.ndarray | None = None) -> None:
         from docrag.index.twostage import binarize, page_centroids
 
         assert self.tokens is not None and self.offsets is not None
+        if "codes" in opts.first_stage:
+            from docrag.index.firststage import build_code_stage
+
+            self.codebook, self.page_codes, self.code_offsets = build_code_stage(self.tokens, self.offsets, codebook)
         if "centroids" in opts.first_stage:
             self.centroids, self.centroid_offsets = page_centroids(self.tokens, self.offsets, opts.n_centroids,
                                                                    device=opts.device)
@@ -124,7 +138,7 @@ class Segment:
         atomic_write_json(tmp / "pages.json", self.page_ids, indent=None)
         if self.terms is not None:
             write_jsonl(tmp / "terms.jsonl", self.terms)
-        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits", "fde"):
+        for attr in _ARRAYS:
             arr = getattr(self, attr)
             if arr is not None:
                 np.save(tmp / f"{attr}.npy", np.ascontiguousarray(arr))
@@ -138,7 +152,7 @@ class Segment:
         seg = cls(name=seg_dir.name, page_ids=read_json(seg_dir / "pages.json"), dead=set(dead))
         if kind == "sparse":
             seg.terms = list(read_jsonl(seg_dir / "terms.jsonl"))
-        for attr in ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits", "fde"):
+        for attr in _ARRAYS:
             path = seg_dir / f"{attr}.npy"
             if path.exists():
                 setattr(seg, attr, np.load(path, mmap_mode="r"))
@@ -266,7 +280,10 @@ class PageIndex:
         payloads = self.retriever.encode_pages(pages, show_progress=show_progress)
         if len(payloads) != len(pages):
             raise RuntimeError(f"{self.name}: encode_pages returned {len(payloads)} payloads for {len(pages)} pages")
-        seg = Segment.from_payloads(self.kind, [p.page_id for p in pages], payloads, self.options)
+        from docrag.index.firststage import shared_codebook
+
+        seg = Segment.from_payloads(self.kind, [p.page_id for p in pages], payloads, self.options,
+                                    codebook=shared_codebook(self.segments))
         self._record_dims(seg)
         docs = sorted(set(self.manifest["doc_ids"]) | {p.doc_id for p in pages})
         self._commit(self.segments + [seg], new=[seg], doc_ids=docs)
@@ -452,7 +469,7 @@ class PageIndex:
         out = np.full((len(encoded), n), np.nan, dtype=np.float32)
         per_seg = self._rows_per_segment(allowed)
         n_allowed = sum(len(v[0]) for v in per_seg.values())
-        has_stage = all(s.centroids is not None or s.bits is not None or s.fde is not None for s in self.segments)
+        has_stage = all(_stages_of(s) for s in self.segments)
         mode = self.options.mode
         o = self.options
         cap = max(o.max_candidates if o.candidates == "adaptive" else o.n_candidates, k)
@@ -529,6 +546,10 @@ class PageIndex:
         from docrag.index.twostage import binary_maxsim
 
         stages = []
+        if seg.page_codes is not None:
+            from docrag.index.firststage import segment_code_scores
+
+            stages.append(segment_code_scores(encoded, seg, rows))
         if seg.centroids is not None:
             stages.append(maxsim_scores(encoded, self._tokens(seg, "centroids"), seg.centroid_offsets, rows,
                                         device=self.options.device))
@@ -596,7 +617,8 @@ def _field_test(name: str, value: Any) -> Callable[[Page], bool]:
 
 
 def _stages_of(seg: Segment) -> list[str]:
-    return [n for n, a in (("centroids", seg.centroids), ("binary", seg.bits), ("muvera", seg.fde)) if a is not None]
+    return [n for n, a in (("codes", seg.page_codes), ("centroids", seg.centroids), ("binary", seg.bits),
+                           ("muvera", seg.fde)) if a is not None]
 
 
 def _meta_test(key: str, name: str, value: Any) -> Callable[[Page], bool]:

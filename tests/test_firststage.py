@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
 from docrag.index.firststage import InvertedCodes, Muvera, build_codes, rerank_rounds
 from docrag.index.maxsim import maxsim_scores, pack_pages
 from docrag.index.store import PageIndex, SearchOptions
-from docrag.index.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
 from docrag.types import Page
 
 SPEC = SyntheticSpec(tokens_per_page=80, token_jitter=10, n_concepts=256, concepts_per_page=4, seed=3)
