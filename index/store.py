@@ -46,6 +46,7 @@ SCHEMA_VERSION = 1
 SEGMENT_PAGES = 512           # pages per committed segment while building (crash = lose < 1 segment)
 
 
+FIRST_STAGES = ("codes", "centroids", "binary", "muvera")
 _ARRAYS = ("vectors", "tokens", "offsets", "centroids", "centroid_offsets", "bits", "fde", "codebook", "page_codes",
            "code_offsets")
 
@@ -58,7 +59,7 @@ class IndexStateError(DocragError):
 class SearchOptions:
     """How multi-vector indexes are searched and what first stages they build."""
 
-    first_stage: tuple[str, ...] = ("centroids",)   # any of "codes", "centroids", "binary", "muvera"
+    first_stage: tuple[str, ...] = ("codes",)   # any of "codes", "centroids", "binary", "muvera"
     n_centroids: int = 32
     n_candidates: int = 256     # pages reranked exactly per round (and at least)
     max_candidates: int = 2048  # adaptive rounds stop here at the latest
@@ -116,6 +117,9 @@ class Segment:
         from docrag.index.twostage import binarize, page_centroids
 
         assert self.tokens is not None and self.offsets is not None
+        unknown = sorted(set(opts.first_stage) - set(FIRST_STAGES))
+        if unknown:
+            raise ValueError(f"unknown first stage {', '.join(unknown)}; choose from {', '.join(FIRST_STAGES)}")
         if "codes" in opts.first_stage:
             from docrag.index.firststage import build_code_stage
 
