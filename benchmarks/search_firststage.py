@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # benchmarks.synthetic
 from benchmarks.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
-from docrag.index.firststage import InvertedCodes, Muvera, build_codes, rerank_rounds
+from docrag.index.firststage import InvertedCodes, Muvera, build_codes, fuse_ranks, rerank_rounds
 from docrag.index.maxsim import _tensor, maxsim_scores
 from docrag.index.twostage import binarize, binary_maxsim, page_centroids
 
@@ -214,14 +214,19 @@ def run(args) -> dict:
     bytes_exact = tokens.shape[1] * 2 * offsets[-1] / n
     rows["docrag exhaustive (exact)"] = {"lat": lat_ex, "tops": exact_top, "bytes": bytes_exact, "build": 0.0}
     rows["colpali-engine score_multi_vector"] = {"lat": lat_cp, "tops": [], "bytes": bytes_exact, "build": 0.0}
-    stages = build_stages(tokens, offsets, args.stages.split(","))
+    names = args.stages.split(",")
+    built = build_stages(tokens, offsets, list(dict.fromkeys(part for n_ in names for part in n_.split("+"))))
     policies = [("fixed", int(c)) for c in args.fixed.split(",") if c] + [(f"rounds p{args.patience}", args.max_cand)]
-    for name, st in stages.items():
+    for name in names:
+        parts = name.split("+")   # "a+b": the stages fused by reciprocal rank, as the index does
+        st = {"bytes_per_page": sum(built[x]["bytes_per_page"] for x in parts),
+              "build_ms_per_page": sum(built[x]["build_ms_per_page"] for x in parts)}
         for pol, size in policies:
             lat, tops, cands = [], [], []
             for q in queries:
                 t0 = time.perf_counter()
-                first = first_scores(name, st, q, offsets, tokens, max(size, args.max_cand))
+                first = fuse_ranks([first_scores(x, built[x], q, offsets, tokens, max(size, args.max_cand))
+                                    for x in parts])
 
                 def exact(rows_, q=q):
                     return maxsim_scores([q], tokens, offsets, np.asarray(rows_))[0]

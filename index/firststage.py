@@ -255,6 +255,18 @@ class Muvera:
         return out
 
 
+def fuse_ranks(stages: Sequence[np.ndarray], k: float = 60.0) -> np.ndarray:
+    """Reciprocal-rank fusion of several first stages' ``(n_queries, n_pages)`` scores, so that each
+    contributes its best candidates."""
+    if len(stages) == 1:
+        return stages[0]
+    fused = np.zeros(np.shape(stages[0]), dtype=np.float32)
+    for s in stages:
+        ranks = np.argsort(np.argsort(-np.asarray(s), axis=-1, kind="stable"), axis=-1)
+        fused += 1.0 / (k + ranks)
+    return fused
+
+
 # ---------------------------------------------------------------------------------------------
 # candidate counts
 # ---------------------------------------------------------------------------------------------

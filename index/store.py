@@ -566,14 +566,9 @@ class PageIndex:
             sub_off = seg.offsets
             full = binary_maxsim(encoded, seg.bits, sub_off, dim=int(seg.tokens.shape[1]))
             stages.append(full[:, rows])
-        if len(stages) == 1:
-            return stages[0]
-        # fuse by rank so both stages contribute their best candidates
-        fused = np.zeros_like(stages[0])
-        for s in stages:
-            ranks = np.argsort(np.argsort(-s, axis=1, kind="stable"), axis=1)
-            fused += 1.0 / (60.0 + ranks)
-        return fused
+        from docrag.index.firststage import fuse_ranks
+
+        return fuse_ranks(stages)   # several stages: each contributes its best candidates
 
     def _fde_matrix(self, seg: Segment) -> np.ndarray:
         """The segment's MUVERA encodings as fp32 (kept per segment)."""
