@@ -16,12 +16,15 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.generation.base import Generator, generate_many, get_generator
 from docrag.types import Answer, Hit, Page
+
+if TYPE_CHECKING:   # typing only: the index layer sits above core
+    from docrag.index.search import SearchIndex
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ class RAG:
         self._retriever_options = dict(retriever_options or {})
         if "rerank" not in self._retriever_options and self.settings.rerank not in ("", "none"):
             self._retriever_options.update(rerank=self.settings.rerank, rerank_depth=self.settings.rerank_depth)
-        self._index: Any = None
+        self._index: SearchIndex | None = None
         if generator is None or isinstance(generator, str):
             name = generator or self.settings.generator
             opts = {**self.settings.generator_options(name), **(generator_options or {})}
@@ -53,8 +56,8 @@ class RAG:
         self.default_k = self.settings.k
 
     @property
-    def index(self) -> Any:
-        """The retriever's :class:`~docrag.index.PageIndex`, opened (or built) on first use."""
+    def index(self) -> SearchIndex:
+        """The retriever's index (a :class:`~docrag.index.search.SearchIndex`), opened (or built) on first use."""
         if self._index is None:
             from docrag.index import open_index
 

@@ -4,9 +4,10 @@
 * ``dense``: one unit vector per page (sentence embedders, Bi* page-screenshot models).
 * ``multi``: a ``(tokens, dim)`` matrix per page, scored with MaxSim (ColQwen2, ColPali, ...).
 
-Storing, updating and searching the payloads is the job of :class:`docrag.index.store.PageIndex`;
-a retriever only turns pages and queries into payloads. ``Retriever.index(pages)`` gives an
-in-memory index for quick use without a folder.
+Storing, updating and searching the payloads is the job of :class:`docrag.index.store.PageIndex`
+(and its scorer of the payload kind); a retriever only turns pages and queries into payloads.
+``Retriever.index(pages)`` gives an in-memory index for quick use without a folder. Retrievers
+that encode nothing themselves (``hybrid:a+b``) are :class:`docrag.index.search.ComposedRetriever`.
 """
 
 from __future__ import annotations

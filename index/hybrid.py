@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from docrag.errors import UnknownNameError
+from docrag.errors import DocragError, UnknownNameError
 from docrag.index.base import Retriever
 from docrag.index.registry import RETRIEVERS, get_retriever
+from docrag.index.search import PartOpener, SearchIndex
 from docrag.types import Hit, Page
 
 RRF_K = 60
@@ -81,10 +81,10 @@ def fuse(rankings: Sequence[Sequence[Hit]], k: int, name: str, weights: Sequence
     return [Hit(page_id=pid, score=s, rank=i + 1, retriever=name) for i, (pid, s) in enumerate(order)]
 
 
-class HybridIndex:
-    """Same search API as :class:`~docrag.index.store.PageIndex`, over two part indexes."""
+class HybridIndex(SearchIndex):
+    """Reciprocal-rank fusion of two part indexes (any :class:`~docrag.index.search.SearchIndex`)."""
 
-    def __init__(self, name: str, parts: Sequence[Any], depth: int | None = None,
+    def __init__(self, name: str, parts: Sequence[SearchIndex], depth: int | None = None,
                  lang_weights: dict[str, tuple[float, float]] | None = None) -> None:
         self.name = name
         self.parts = list(parts)
@@ -95,9 +95,6 @@ class HybridIndex:
         if self.lang_weights is None:
             return None
         return self.lang_weights.get(query_lang(query), (1.0, 1.0))
-
-    def search(self, query: str, k: int = 10, filter: dict | None = None) -> list[Hit]:
-        return self.search_batch([query], k=k, filter=filter)[0]
 
     def search_batch(self, queries: Sequence[str], k: int = 10, filter: dict | None = None) -> list[list[Hit]]:
         depth = self.depth or max(100, 5 * k)
@@ -112,58 +109,64 @@ class HybridIndex:
         return len(self.parts[0])
 
 
-class HybridRetriever(Retriever):
-    """Not a payload retriever: it only knows its two parts (use :meth:`index` or ``open_index``)."""
+class HybridRetriever:
+    """A :class:`~docrag.index.search.ComposedRetriever`: it encodes nothing itself, its index fuses
+    the indexes of its two parts (:meth:`compose`; ``open_index`` opens or builds each part's index)."""
 
-    kind = "sparse"
+    kind = "hybrid"
 
-    def __init__(self, name: str, parts: Sequence[Retriever],
+    def __init__(self, name: str, part_names: Sequence[str], part_options: dict[str, Any] | None = None,
                  lang_weights: dict[str, tuple[float, float]] | None = None) -> None:
         self.name = name
-        self.parts = list(parts)
+        self.part_names = tuple(part_names)
+        self.part_options = dict(part_options or {})   # retriever options of both parts (device, batch_size, ...)
         self.lang_weights = lang_weights
-        self.input = "image" if any(p.input == "image" for p in parts) else "text"
+        self._parts: list[Retriever] | None = None
 
-    def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[Any]:
-        raise TypeError("a hybrid retriever has no single page encoding; use its parts or index(pages)")
+    @property
+    def parts(self) -> list[Retriever]:
+        """The part retrievers, made on first use (opening an index makes its parts' retrievers itself)."""
+        if self._parts is None:
+            self._parts = [get_retriever(p, **self.part_options) for p in self.part_names]
+        return self._parts
 
-    def encode_queries(self, queries: Sequence[str], show_progress: bool = False) -> list[Any]:
-        raise TypeError("a hybrid retriever has no single query encoding; use its parts or index(pages)")
+    @property
+    def input(self) -> str:
+        return "image" if any(p.input == "image" for p in self.parts) else "text"
+
+    def compose(self, open_part: PartOpener) -> HybridIndex:
+        return HybridIndex(self.name, [open_part(p, **self.part_options) for p in self.part_names],
+                           lang_weights=self.lang_weights)
+
+    def index(self, pages: Sequence[Page], show_progress: bool = False) -> HybridIndex:
+        """An in-memory hybrid index over ``pages`` (the parts' in-memory indexes)."""
+        return HybridIndex(self.name, [p.index(pages, show_progress=show_progress) for p in self.parts],
+                           lang_weights=self.lang_weights)
+
+    def search(self, query: str, pages: Sequence[Page], k: int = 10) -> list[Hit]:
+        return self.index(pages).search(query, k=k)
+
+    def search_batch(self, queries: Sequence[str], pages: Sequence[Page], k: int = 10) -> list[list[Hit]]:
+        return self.index(pages).search_batch(queries, k=k)
 
     def describe(self) -> dict:
-        out = {"retriever": self.name, "kind": "hybrid", "parts": [p.describe() for p in self.parts]}
+        out = {"retriever": self.name, "kind": self.kind, "parts": [p.describe() for p in self.parts]}
         if self.lang_weights is not None:
             out["lang_weights"] = {k: list(v) for k, v in self.lang_weights.items()}
         return out
 
-    def index(self, pages: Sequence[Page], show_progress: bool = False) -> HybridIndex:  # type: ignore[override]
-        return HybridIndex(self.name, [p.index(pages, show_progress=show_progress) for p in self.parts],
-                           lang_weights=self.lang_weights)
-
 
 @RETRIEVERS.register("hybrid", needs_arg=True, help="reciprocal-rank fusion of two retrievers: hybrid:<a>+<b>")
 def make_hybrid(arg: str, **opts) -> HybridRetriever:
+    if "weights" in opts:
+        raise DocragError(f"retriever 'hybrid:{arg}' does not take option weights (plain hybrid weighs both parts "
+                          "1); per-language weights are for lang-hybrid")
     a, b = split_parts(arg)
-    return HybridRetriever(f"hybrid:{a}+{b}", [get_retriever(a, **opts), get_retriever(b, **opts)])
+    return HybridRetriever(f"hybrid:{a}+{b}", (a, b), opts)
 
 
 @RETRIEVERS.register("lang-hybrid", needs_arg=True,
                      help="RRF of two retrievers weighted by query language: lang-hybrid:<a>+<b>")
 def make_lang_hybrid(arg: str, weights: str | dict | None = None, **opts) -> HybridRetriever:
     a, b = split_parts(arg)
-    return HybridRetriever(f"lang-hybrid:{a}+{b}", [get_retriever(a, **opts), get_retriever(b, **opts)],
-                           lang_weights=parse_weights(weights))
-
-
-def open_hybrid(corpus, name: str, index_dir: str | Path | None = None, build: bool = True,
-                show_progress: bool = True, **opts: Any) -> HybridIndex:
-    from docrag.index.open import open_index
-    from docrag.index.store import slug
-
-    family, arg = RETRIEVERS.split(name)
-    weights = opts.pop("weights", None)
-    a, b = split_parts(arg or "")
-    parts = [open_index(corpus, part, index_dir=(Path(index_dir) / slug(part)) if index_dir is not None else None,
-                        build=build, show_progress=show_progress, **opts) for part in (a, b)]
-    return HybridIndex(f"{family}:{a}+{b}", parts,
-                       lang_weights=parse_weights(weights) if family == "lang-hybrid" else None)
+    return HybridRetriever(f"lang-hybrid:{a}+{b}", (a, b), opts, lang_weights=parse_weights(weights))

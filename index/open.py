@@ -11,7 +11,8 @@ from typing import Any
 from docrag.corpus import Corpus
 from docrag.errors import InputError
 from docrag.index.registry import get_retriever
-from docrag.index.store import IndexStateError, PageIndex, SearchOptions, create_index, default_index_dir
+from docrag.index.search import ComposedRetriever, SearchIndex
+from docrag.index.store import IndexStateError, PageIndex, SearchOptions, create_index, default_index_dir, slug
 from docrag.io import read_json
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def search_options(index_opts: dict[str, Any], device: str | None) -> SearchOpti
 
 def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | None = None, build: bool = True,
                show_progress: bool = True, store: str | None = None, engine: str | None = None,
-               ray_address: str | None = None, ray_actors: int | None = None, **opts: Any):
+               ray_address: str | None = None, ray_actors: int | None = None, **opts: Any) -> SearchIndex:
     """Open the index of ``corpus`` for retriever ``name`` (default folder ``<corpus>/indexes/<slug>``).
 
     With ``build=True`` a missing index is built and a stale one updated (only new documents are
@@ -68,7 +69,8 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     ``qdrant:PATH[#collection]`` / ``qdrant:http(s)://HOST[/collection]`` (dense and multi-vector
     retrievers; sparse ones stay embedded). ``engine="ray"`` encodes new pages on a Ray actor pool
     (``ray_address``: an existing cluster, default a local one; ``ray_actors``: pool size, default
-    one per GPU, else 2 CPU actors).
+    one per GPU, else 2 CPU actors). A composed retriever (``hybrid:a+b``) gets each part's index opened
+    the same way (folder ``<index_dir>/<slug of part>`` when ``index_dir`` is given).
     """
     if not isinstance(corpus, Corpus):
         corpus = Corpus.open(corpus)
@@ -86,13 +88,7 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
 
 def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, build: bool, show_progress: bool,
                       store: str | None = None, engine: str | None = None, ray_address: str | None = None,
-                      ray_actors: int | None = None, **opts: Any):
-    family = name.partition(":")[0].strip()
-    if family in ("hybrid", "lang-hybrid"):
-        from docrag.index.hybrid import open_hybrid
-
-        return open_hybrid(corpus, name, index_dir=index_dir, build=build, show_progress=show_progress,
-                           store=store, engine=engine, ray_address=ray_address, ray_actors=ray_actors, **opts)
+                      ray_actors: int | None = None, **opts: Any) -> SearchIndex:
     retriever_opts, index_opts = split_options(opts)
     spec = _store_spec(store)
     directory = Path(index_dir) if index_dir is not None else default_index_dir(corpus.root, name)
@@ -101,6 +97,14 @@ def _open_first_stage(corpus: Corpus, name: str, index_dir: str | Path | None, b
     retriever = get_retriever(name, **retriever_opts)
     if engine not in (None, "local", "ray"):
         raise InputError(f"unknown engine {engine!r}; choose local or ray")
+    if isinstance(retriever, ComposedRetriever):   # hybrid:a+b: an index made of its parts' indexes
+
+        def open_part(part: str, **part_opts: Any) -> SearchIndex:
+            return _open_first_stage(corpus, part, None if index_dir is None else Path(index_dir) / slug(part),
+                                     build, show_progress, store=store, engine=engine, ray_address=ray_address,
+                                     ray_actors=ray_actors, **index_opts, **part_opts)
+
+        return retriever.compose(open_part)
     if engine == "ray" and build:
         from docrag.index.ray_encode import RayRetriever
 
@@ -183,7 +187,7 @@ def announce_build(name: str, corpus: Corpus, have: set[str], directory: Path, s
 
 
 def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, options: SearchOptions,
-                    index_opts: dict[str, Any], build: bool, show_progress: bool):
+                    index_opts: dict[str, Any], build: bool, show_progress: bool) -> PageIndex:
     page_source = corpus.page
     exists = (directory / "manifest.json").exists()
     if index_opts.get("rebuild") and build:

@@ -1,11 +1,11 @@
 """Qdrant as the page store: ``--store qdrant:PATH[#collection]`` or ``qdrant:http(s)://HOST[:PORT][/collection]``.
 
-Same search surface as :class:`docrag.index.store.PageIndex` (``search``, ``search_batch``,
-``page_ids``, ``len``). Multi-vector retrievers become multivector points compared with
-``MAX_SIM`` (dot product, exactly the in-house MaxSim), single-vector ones cosine points. Token
-matrices are stored fp16-rounded, as the in-house index stores them, so both engines score the
-same vectors. Each point carries the page fields that filters use (``page_id``, ``doc_id``,
-``page_no``, ``file_name``, ``lang``, ``text_source`` and the page's user ``meta`` when present).
+A :class:`~docrag.index.search.SearchIndex`, like the embedded
+:class:`docrag.index.store.PageIndex`. Multi-vector retrievers become multivector points compared
+with ``MAX_SIM`` (dot product, exactly the in-house MaxSim), single-vector ones cosine points. Token
+matrices are stored fp16-rounded, as the in-house index stores them, so both engines score the same
+vectors. Each point carries the page fields that filters use (``page_id``, ``doc_id``, ``page_no``,
+``file_name``, ``lang``, ``text_source`` and the page's user ``meta`` when present).
 
 Options: ``binarize`` adds binary quantization (searched with rescoring and oversampling);
 multi-vector collections also hold a ``pooled`` multivector (per-page k-means centroids, the
@@ -43,7 +43,9 @@ from docrag.index.qdrant_spec import (  # noqa: F401  (re-exported)
     point_id,
     qdrant_filter,
 )
-from docrag.index.store import doc_batches
+from docrag.index.search import SearchIndex
+from docrag.index.segments import IndexStateError
+from docrag.index.store import default_index_dir, doc_batches
 from docrag.io import atomic_write_json, read_json
 from docrag.types import Hit, Page
 
@@ -65,7 +67,7 @@ class QdrantOptions:
     oversampling: float = 2.0
 
 
-class QdrantIndex:
+class QdrantIndex(SearchIndex):
     """A retriever's pages in one Qdrant collection (see module docstring)."""
 
     def __init__(self, retriever: Retriever, spec: StoreSpec, collection: str, manifest_path: Path,
@@ -117,8 +119,6 @@ class QdrantIndex:
         if self.manifest_path.exists():
             m = read_json(self.manifest_path)
             if m.get("schema") != SCHEMA or int(m.get("schema_version", 0)) > SCHEMA_VERSION:
-                from docrag.index.store import IndexStateError
-
                 raise IndexStateError(f"{self.manifest_path}: not a docrag qdrant manifest of a known version")
             return m
         info = self.retriever.describe()
@@ -133,8 +133,6 @@ class QdrantIndex:
         atomic_write_json(self.manifest_path, self.manifest)
 
     def check_compatible(self) -> None:
-        from docrag.index.store import IndexStateError
-
         info = self.retriever.describe()
         if self.manifest.get("retriever") != self.retriever.name:
             raise IndexStateError(f"{self.manifest_path}: this store holds retriever "
@@ -282,9 +280,6 @@ class QdrantIndex:
         self.manifest["n_pages"] = sum(counts.values())
 
     # -- search --------------------------------------------------------------------------------
-    def search(self, query: str, k: int = 10, filter: dict | None = None) -> list[Hit]:
-        return self.search_batch([query], k=k, filter=filter)[0]
-
     def search_batch(self, queries: Sequence[str], k: int = 10, filter: dict | None = None) -> list[list[Hit]]:
         queries = list(queries)
         if not queries:
@@ -328,8 +323,6 @@ class QdrantIndex:
                               with_payload=["page_id"])
 
 
-
-
 def _page_order(pid: str) -> tuple[str, int]:
     from docrag.types import split_page_id
 
@@ -340,8 +333,6 @@ def _page_order(pid: str) -> tuple[str, int]:
 def open_qdrant(corpus, name: str, retriever: Retriever, spec: StoreSpec, index_dir: str | Path | None,
                 index_opts: dict[str, Any], build: bool, show_progress: bool) -> QdrantIndex:
     """The Qdrant store of ``corpus`` for ``retriever``, brought in step when ``build`` (see module docstring)."""
-    from docrag.index.store import IndexStateError, default_index_dir
-
     if retriever.kind == "sparse":
         raise InputError(f"--store qdrant holds dense and multi-vector retrievers; {name} is sparse "
                          "(keep it embedded, or use a hybrid: its sparse part stays embedded)")

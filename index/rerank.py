@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from docrag.index.search import SearchIndex
 from docrag.registry import Registry
 from docrag.types import Hit, Page
 
@@ -75,10 +76,10 @@ def rerank_hits(reranker: Reranker, query: str, hits: Sequence[Hit], page_of: Ca
             for r, i in enumerate(order, start=1)]
 
 
-class RerankedIndex:
+class RerankedIndex(SearchIndex):
     """An index whose searches go through a reranker (see module docstring)."""
 
-    def __init__(self, inner: Any, reranker: Reranker, page_of: Callable[[str], Page],
+    def __init__(self, inner: SearchIndex, reranker: Reranker, page_of: Callable[[str], Page],
                  depth: int = DEFAULT_DEPTH, show_progress: bool = False) -> None:
         if depth < 1:
             raise ValueError(f"rerank depth must be at least 1, got {depth}")
@@ -94,8 +95,9 @@ class RerankedIndex:
     def __len__(self) -> int:
         return len(self.inner)
 
-    def search(self, query: str, k: int = 10, filter: dict | None = None) -> list[Hit]:
-        return self.search_batch([query], k=k, filter=filter)[0]
+    @property
+    def page_ids(self) -> list[str]:
+        return self.inner.page_ids
 
     def search_batch(self, queries: Sequence[str], k: int = 10, filter: dict | None = None) -> list[list[Hit]]:
         from tqdm.auto import tqdm

@@ -6,7 +6,7 @@
 * **binary**: each token reduced to its sign bits (128 dims -> 16 bytes); the first stage is MaxSim
   with Hamming similarity (``dim - 2 * popcount(q xor p)``) on the query's sign bits.
 
-Both return approximate scores for every page; :mod:`docrag.index.store` keeps the best
+Both return approximate scores for every page; :mod:`docrag.index.scorer_multi` keeps the best
 ``n_candidates`` and reranks them with :func:`docrag.index.maxsim.maxsim_scores`.
 """
 
@@ -17,7 +17,6 @@ from collections.abc import Sequence
 import numpy as np
 
 DEFAULT_CENTROIDS = 32
-DEFAULT_CANDIDATES = 256
 
 
 def page_centroids(

@@ -1,0 +1,49 @@
+"""BM25 terms: jieba words for Chinese (default), character bigrams on request, Porter stems (nltk) for
+English; every package the tokenizer imports is declared and pinned (a fresh install has it)."""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+from pathlib import Path
+
+from docrag.index.bm25 import tokenize
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_chinese_words_with_jieba_bigrams_on_request_and_english_stems():
+    assert tokenize("营业收入增长 Revenues grew 11,062 in 2011") == ["营业", "收入", "增长", "revenu", "grew", "11062",
+                                                                     "2011"]
+    assert tokenize("营业收入", cjk="bigram") == ["营", "业", "收", "入", "营业", "业收", "收入"]
+    assert tokenize("营业收入", cjk="jieba+bigram")[-2:] == ["营业", "收入"]
+    assert tokenize("the employees were employed") == ["employe", "employ"]     # stop words dropped, stemmed
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    """Top-level names of the non-docrag, non-stdlib modules ``path`` imports (function-local ones too)."""
+    import sys
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n not in ("docrag", "__future__")}
+
+
+def test_every_package_the_tokenizer_imports_is_declared_and_pinned():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    required = {re.split(r"[<>=!~; ]", line.strip())[0].lower()
+                for line in cfg["options"]["install_requires"].splitlines() if line.strip()}
+    pinned = {line.split("=")[0].strip().lower() for line in (ROOT / "constraints.txt").read_text().splitlines()
+              if "==" in line and not line.startswith("#")}
+    imported = _third_party_imports(ROOT / "index" / "bm25.py")
+    assert imported == {"jieba", "nltk"}
+    assert "bm25s" in _third_party_imports(ROOT / "index" / "scorers.py")    # the sparse scorer
+    for package in imported | {"bm25s"}:
+        assert package in required, f"{package} is imported but not in setup.cfg install_requires"
+        assert package in pinned, f"{package} is imported but not pinned in constraints.txt"
