@@ -66,6 +66,15 @@ def train_codebook(tokens: np.ndarray, n_coarse: int = DEFAULT_COARSE, n_fine: i
     coarse cluster ``c // n_fine``. Trained on ``sample`` evenly spaced tokens (deterministic)."""
     if n_coarse * n_fine > 1 << 16:
         raise ValueError("codes are 16-bit: n_coarse * n_fine must be <= 65536")
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: many small matmuls, which OpenBLAS threads slow down ~8x on a loaded CPU
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _train_codebook(tokens, n_coarse, n_fine, sample, iters, seed)
+
+
+def _train_codebook(tokens: np.ndarray, n_coarse: int, n_fine: int, sample: int, iters: int,
+                    seed: int) -> np.ndarray:
     n = len(tokens)
     rows = np.unique(np.linspace(0, max(n - 1, 0), min(sample, n)).round().astype(np.int64))
     x = np.asarray(tokens[rows], dtype=np.float32)
