@@ -112,6 +112,7 @@ def test_two_stage_hits_say_approximate_and_exact_switch_matches_exhaustive(data
     assert np.mean(overlap) >= 0.8
 
 
+@pytest.mark.slow
 def test_codes_stage_is_stored_trained_once_reused_by_new_segments_and_retrained_on_compaction(data, tmp_path):
     pages, tokens, offsets, queries, _ = data
     r = _Planted(pages, queries)
@@ -130,12 +131,12 @@ def test_codes_stage_is_stored_trained_once_reused_by_new_segments_and_retrained
     again = PageIndex.load(r, tmp_path / "ix", None, SearchOptions(mode="two-stage", n_candidates=32,
                                                                    max_candidates=128))
     assert again.options.first_stage == ("codes",)
-    exact = PageIndex.in_memory(r, recs, options=SearchOptions(mode="exact"))
     overlap = []
-    for qi in range(len(queries)):
+    for qi in range(6):
         hits = again.search(str(qi), k=10)
         assert hits and all(h.approximate for h in hits) and again.last_search["first_stage"] == ["codes"]
-        overlap.append(len({h.page_id for h in hits} & {h.page_id for h in exact.search(str(qi), k=10)}) / 10)
+        want = np.argsort(-maxsim_scores([queries[qi]], tokens, offsets)[0], kind="stable")[:10]
+        overlap.append(len({h.page_no - 1 for h in hits} & set(want.tolist())) / 10)
     assert np.mean(overlap) >= 0.8
     assert again.delete("d1") == 100         # removal drops pages, the codebook stays
     assert all(h.doc_id != "d1" for h in again.search("0", k=300))
