@@ -2,8 +2,10 @@
 
 A run directory (written by ``docrag eval``) holds ``run.json`` (configuration), ``generations.jsonl``
 (one record per question: the question, its gold answer/pages/boxes, the model's Answer, metrics
-and judge verdicts) and ``report.json`` (aggregate scores). Records are read tolerantly: a torn
-last line from an interrupted run is ignored and missing metrics show as blanks.
+and judge verdicts) and ``report.json`` (aggregate scores). Both record files are read through the
+typed records of :mod:`docrag.eval.records`: a torn last line from an interrupted run is ignored, and
+a line of another shape is listed as a problem naming the file, line and field (the other questions
+are still shown).
 """
 
 from __future__ import annotations
@@ -16,18 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from docrag.corpus import Corpus
-from docrag.errors import CorpusError, InputError
-from docrag.geometry import Box, GeometryError
-from docrag.io import read_json, read_jsonl
-from docrag.types import Answer, split_page_id
+from docrag.errors import InputError
+from docrag.eval.record_log import iter_jsonl
+from docrag.eval.records import GenerationRecord, RecordError, RunMeta
+from docrag.evidence import LEVELS, GoldEvidence
+from docrag.geometry import Box
+from docrag.io import read_json
 
 log = logging.getLogger(__name__)
 
 ANY = "any"
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 
-CORRECT_KEYS = ("accuracy", "answer_correct", "correct")
-LEVELS = ("page", "block")
 CITATION_COLUMNS = {f"{lv} {m}": f"{lv}_{m}" for lv in LEVELS for m in ("recall", "precision")}
 # "cited gold page" sits beside "correct": a judge's page recall/precision of 1 on a wrong document
 # reads differently once it is plain that no gold page was cited
@@ -36,74 +38,69 @@ TABLE_HEADERS = ["id", "category", "lang", "correct", "cited gold page", "retrie
 
 
 @dataclass
-class GoldBox:
-    page_id: str
-    box: Box
-
-
-@dataclass
 class RunRecord:
-    """One evaluated question, normalised from a ``generations.jsonl`` line."""
+    """One evaluated question: a :class:`GenerationRecord` with what the viewer shows of it."""
 
-    qid: str
-    question: str
-    category: str = ""
-    lang: str = ""
-    gold_answer: str = ""
-    gold_pages: list[str] = field(default_factory=list)
-    gold_boxes: list[GoldBox] = field(default_factory=list)
-    answer: Answer | None = None
-    metrics: dict[str, Any] = field(default_factory=dict)
+    record: GenerationRecord
     verdicts: list[dict[str, str]] = field(default_factory=list)       # rows {unit, verdict, detail}
-    citations: dict[str, dict[str, Any]] = field(default_factory=dict)  # level -> CitationResult json
-    retrieval: dict[str, Any] = field(default_factory=dict)
-    answer_verdict: dict[str, Any] = field(default_factory=dict)
-    stage: str = ""
-    error: str = ""
-    raw: dict[str, Any] = field(default_factory=dict)
 
-    def metric(self, names: Iterable[str]) -> Any:
-        for name in names:
-            if name in self.metrics and self.metrics[name] is not None:
-                return self.metrics[name]
-        return None
+    def __post_init__(self) -> None:
+        if not self.verdicts:
+            self.verdicts = citation_verdicts(self.citations.values())
+
+    qid = property(lambda self: self.record.qid)
+    question = property(lambda self: self.record.question)
+    category = property(lambda self: self.record.category)
+    lang = property(lambda self: self.record.lang)
+    stage = property(lambda self: self.record.attribution)
+    gold_answer = property(lambda self: self.record.gold.answer)
+    gold_pages = property(lambda self: list(self.record.gold.pages))
+    answer = property(lambda self: self.record.answer)
+    error = ""   # a generation record exists only for an answered question (failures are in errors.jsonl)
+
+    @property
+    def gold_boxes(self) -> list[GoldEvidence]:
+        return [g for g in self.record.gold.boxes if g.box is not None]
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.record.metrics.to_json()
+
+    @property
+    def citations(self) -> dict[str, dict[str, Any]]:
+        """level -> CitationResult json (empty when citations were not judged)."""
+        return dict(self.record.citations or {})
+
+    @property
+    def retrieval(self) -> dict[str, Any]:
+        return self.record.retrieval.to_json() if self.record.retrieval else {}
+
+    @property
+    def answer_verdict(self) -> dict[str, Any]:
+        return self.record.answer_verdict.to_json() if self.record.answer_verdict else {}
 
     @property
     def correct(self) -> bool | None:
-        value = self.metric(CORRECT_KEYS)
-        if value is None and self.answer_verdict.get("correct") is not None:
-            value = self.answer_verdict["correct"]
-        return None if value is None else bool(value)
+        return self.record.correct
 
     @property
     def cited_gold_page(self) -> bool | None:
-        """True when the answer cites at least one gold page (None: not known for this record)."""
-        value = self.metrics.get("cited_gold_page")
-        if value is None and self.answer is not None and self.gold_pages:
-            value = any(c.page_id in self.gold_pages for c in self.answer.citations)
-        return None if value is None else bool(value)
+        """True when the answer cites at least one gold page."""
+        return self.record.metrics.cited_gold_page
 
     @property
     def retrieval_miss(self) -> bool | None:
         """True when no gold page was retrieved (None: no retrieval stage, e.g. oracle context)."""
-        if self.retrieval.get("gold_retrieved") is not None:
-            return not self.retrieval["gold_retrieved"]
-        if "retrieval_miss" in self.metrics:
-            return bool(self.metrics["retrieval_miss"])
-        return None
+        ret = self.record.retrieval
+        return None if ret is None or ret.gold_retrieved is None else not ret.gold_retrieved
 
     @property
     def gold_rank(self) -> int | None:
-        rank = self.retrieval.get("gold_rank")
-        return int(rank) if rank is not None else None
+        return self.record.retrieval.gold_rank if self.record.retrieval else None
 
     def citation_score(self, level: str, which: str) -> float | None:
         """Citation ``recall``/``precision`` (0..1) at ``level``; None when not evaluated or excluded."""
-        res = self.citations.get(level) or {}
-        value = res.get(which)
-        if value is None:
-            value = self.metrics.get(f"{level}_{which}")
-        return _num(value)
+        return _num((self.citations.get(level) or {}).get(which))
 
     def main_citation_score(self, which: str) -> float | None:
         """Block-level score when the run has it, else page level."""
@@ -111,8 +108,6 @@ class RunRecord:
         return block if block is not None else self.citation_score("page", which)
 
     def predicted_boxes(self, pid: str) -> list[Box]:
-        if self.answer is None:
-            return []
         return [b for c in self.answer.citations if c.page_id == pid for b in c.boxes]
 
     def gold_boxes_on(self, pid: str) -> list[Box]:
@@ -121,7 +116,7 @@ class RunRecord:
     def pages_to_show(self) -> list[str]:
         """Gold pages first, then cited pages, each once."""
         out: list[str] = []
-        cited = [c.page_id for c in self.answer.citations] if self.answer else []
+        cited = [c.page_id for c in self.answer.citations]
         for pid in [*self.gold_pages, *(g.page_id for g in self.gold_boxes), *cited]:
             if pid not in out:
                 out.append(pid)
@@ -131,10 +126,15 @@ class RunRecord:
 @dataclass
 class Run:
     root: Path
-    config: dict[str, Any]
+    meta: RunMeta | None
     report: dict[str, Any]
     records: list[RunRecord]
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The run's configuration (its identity's ``config``; empty without ``run.json``)."""
+        return dict(self.meta.identity.get("config", {})) if self.meta else {}
 
     def record(self, qid: str) -> RunRecord:
         for r in self.records:
@@ -146,75 +146,9 @@ class Run:
         return sorted({getattr(r, attr) for r in self.records if getattr(r, attr)})
 
 
-def _first(d: Mapping[str, Any], *keys: str, default: Any = None) -> Any:
-    for key in keys:
-        if key in d and d[key] is not None:
-            return d[key]
-    return default
-
-
-def _doc_id_for(corpus: Corpus | None, doc: str) -> str | None:
-    if not doc:
-        return None
-    if corpus is None:
-        return doc
-    docs = corpus.find_documents(doc)
-    return docs[0].doc_id if docs else None
-
-
-def _page_id(value: Any, doc_id: str | None) -> str | None:
-    if isinstance(value, str) and ":" in value:
-        return value
-    if isinstance(value, (int, float)) or (isinstance(value, str) and value.isdigit()):
-        return f"{doc_id}:{int(value)}" if doc_id else None
-    return None
-
-
-def _gold_box(rec: Mapping[str, Any], doc_id: str | None, corpus: Corpus | None) -> GoldBox | None:
-    pid = _page_id(_first(rec, "page_id", "page"), doc_id)
-    if pid is None:
-        return None
-    raw = rec.get("box", rec)
-    try:
-        if isinstance(raw, Mapping) and "space" in raw:
-            return GoldBox(pid, Box.from_dict(raw))
-        bbox = raw["bbox"] if isinstance(raw, Mapping) else raw
-        if corpus is None:
-            return None
-        return GoldBox(pid, corpus.page(pid).box_pt(*map(float, bbox)))
-    except (GeometryError, CorpusError, KeyError, TypeError, ValueError) as exc:
-        log.warning("gold box %r on %s skipped: %s", rec, pid, exc)
-        return None
-
-
-def parse_record(d: Mapping[str, Any], corpus: Corpus | None = None) -> RunRecord:
-    """Normalise one ``generations.jsonl`` line of the evaluation runner."""
-    gold = d.get("gold") if isinstance(d.get("gold"), Mapping) else {}
-    doc = str(_first(gold, "doc", default=_first(d, "doc", default="")))
-    doc_id = _first(gold, "doc_id", default=_first(d, "doc_id")) or _doc_id_for(corpus, doc)
-    pages_raw = _first(gold, "pages", "page_ids", default=_first(d, "gold_pages", default=[]))
-    gold_pages = [p for p in (_page_id(v, doc_id) for v in pages_raw or []) if p]
-    boxes_raw = _first(gold, "boxes", default=_first(d, "gold_boxes", default=[]))
-    gold_boxes = [g for g in (_gold_box(b, doc_id, corpus) for b in boxes_raw or [] if isinstance(b, Mapping)) if g]
-    answer = None
-    error = str(_first(d, "error", default="") or "")
-    if isinstance(d.get("answer"), Mapping):
-        try:
-            answer = Answer.from_json({"question": d.get("question", ""), **d["answer"]})
-        except (GeometryError, KeyError, TypeError, ValueError) as exc:
-            error = error or f"answer record unreadable: {exc}"
-    citations = {lv: dict(res) for lv, res in (d.get("citations") or {}).items() if isinstance(res, Mapping)}
-    return RunRecord(
-        qid=str(_first(d, "qid", "id", default="")),
-        question=str(d.get("question", "")),
-        category=str(_first(d, "category", default="") or ""),
-        lang=str(_first(d, "lang", "language", default="") or ""),
-        gold_answer=str(_first(gold, "answer", default=_first(d, "gold_answer", default="")) or ""),
-        gold_pages=gold_pages, gold_boxes=gold_boxes, answer=answer,
-        metrics=dict(d.get("metrics") or {}), verdicts=citation_verdicts(citations.values()),
-        citations=citations, retrieval=dict(d.get("retrieval") or {}),
-        answer_verdict=dict(d.get("answer_verdict") or {}), stage=str(d.get("attribution") or ""),
-        error=error, raw=dict(d))
+def parse_record(d: Mapping[str, Any], where: str = "generations.jsonl") -> RunRecord:
+    """One ``generations.jsonl`` line; a line of another shape raises :class:`RecordError`."""
+    return RunRecord(GenerationRecord.from_json(d, where))
 
 
 def _verdict_text(v: Mapping[str, Any] | None) -> str:
@@ -255,31 +189,41 @@ def citation_verdicts(results: Iterable[Mapping[str, Any]]) -> list[dict[str, st
 
 
 def load_run(run_dir: str | Path, corpus: Corpus | None = None) -> Run:
-    """Read ``run_dir``; raises :class:`InputError` when it is not a run directory."""
+    """Read ``run_dir``; raises :class:`InputError` when it is not a run directory. Unreadable
+    record lines are skipped and listed in ``problems``."""
     root = Path(run_dir)
     gen = root / "generations.jsonl"
     if not root.is_dir():
         raise InputError(f"{root}: run directory not found; pass a folder written by 'docrag eval'")
     if not gen.exists():
         raise InputError(f"{root}: no generations.jsonl; is this a folder written by 'docrag eval'?")
-    config = read_json(root / "run.json") if (root / "run.json").exists() else {}
-    report = read_json(root / "report.json") if (root / "report.json").exists() else {}
-    records: list[RunRecord] = []
     problems: list[str] = []
-    for i, d in enumerate(read_jsonl(gen), start=1):
-        rec = parse_record(d, corpus)
-        if not rec.qid:
-            rec.qid = f"#{i}"
-        records.append(rec)
-    by_id: dict[str, RunRecord] = {}
-    for rec in records:  # a resumed run may repeat a question: the last record wins
-        by_id[rec.qid] = rec
-    if len(by_id) != len(records):
-        problems.append(f"{len(records) - len(by_id)} repeated question record(s); showing the latest")
-    fp = config.get("identity", {}).get("corpus_fingerprint", config.get("corpus_fingerprint"))
+    meta = None
+    if (root / "run.json").exists():
+        try:
+            meta = RunMeta.read(root / "run.json")
+        except RecordError as exc:
+            problems.append(str(exc))
+    report = read_json(root / "report.json") if (root / "report.json").exists() else {}
+    by_id: dict[str, RunRecord] = {}   # a resumed run may repeat a question: the last record wins
+    n_read = 0
+    try:
+        for n, d in iter_jsonl(gen):
+            try:
+                rec = parse_record(d, f"{gen}:{n}")
+            except RecordError as exc:
+                problems.append(str(exc))
+                continue
+            n_read += 1
+            by_id[rec.qid] = rec
+    except RecordError as exc:   # a line that is not JSON (not the torn last one): show what came before
+        problems.append(str(exc))
+    if n_read != len(by_id):
+        problems.append(f"{n_read - len(by_id)} repeated question record(s); showing the latest")
+    fp = meta.identity.get("corpus_fingerprint") if meta else None
     if corpus is not None and fp and fp != corpus.fingerprint():
         problems.append("the run was made on a different version of this corpus; boxes may not match")
-    return Run(root=root, config=config, report=report, records=list(by_id.values()), problems=problems)
+    return Run(root=root, meta=meta, report=report, records=list(by_id.values()), problems=problems)
 
 
 def tri_state(value: bool | None) -> str:
@@ -359,10 +303,10 @@ def _overall(section: Any) -> dict[str, Any]:
 
 def summary_markdown(run: Run) -> str:
     """A short header for the run: its configuration and headline scores (percent)."""
-    cfg = run.config.get("identity", {}).get("config", run.config)
+    cfg = run.config
     parts = [f"**Run** `{run.root}` — {len(run.records)} question(s)"]
-    if run.config.get("status"):
-        parts.append(f"status: {run.config['status']}")
+    if run.meta is not None:
+        parts.append(f"status: {run.meta.status}")
     for key in ("retriever", "generator", "judge", "answer_judge", "context", "k"):
         if key in cfg:
             parts.append(f"{key}: `{cfg[key]}`")
@@ -373,12 +317,3 @@ def summary_markdown(run: Run) -> str:
             lines.append(f"**{section}:** " + " · ".join(f"{k} {fmt_value(v)}" for k, v in scores.items()))
     lines += [f"⚠ {p}" for p in run.problems]
     return "\n\n".join(lines)
-
-
-def page_id_label(pid: str, corpus: Corpus) -> str:
-    """``file.pdf p.3`` for a page id (the id itself when the document is unknown)."""
-    try:
-        doc_id, no = split_page_id(pid)
-        return f"{corpus.document(doc_id).file_name} p.{no}"
-    except (CorpusError, ValueError):
-        return pid

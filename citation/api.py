@@ -33,6 +33,7 @@ from docrag.citation.judge import (
 from docrag.citation.metrics import CallCounter, UnitVerdict, distinct_sets, score_units, timed
 from docrag.citation.verdict import Verdict
 from docrag.errors import DocragError
+from docrag.evidence import LEVELS
 from docrag.types import Answer
 
 log = logging.getLogger(__name__)
@@ -190,7 +191,7 @@ def evaluate(answer: Answer, corpus_or_pages: PageSource, judge: str | Judge = "
 
 
 def evaluate_many(answers: Iterable[Answer], corpus_or_pages: PageSource, judge: str | Judge = "grounding", *,
-                  levels: Sequence[str] = ("page", "block"), mode: Mode | str | None = None,
+                  levels: Sequence[str] = LEVELS, mode: Mode | str | None = None,
                   cache: VerdictCache | str | None = None, progress: bool = True, workers: int = 1,
                   judge_options: dict[str, Any] | None = None) -> list[CitationResult]:
     """Evaluate many answers at each of ``levels``; one judge and one cache for the whole batch.
@@ -311,7 +312,7 @@ def dry_run(answer: Answer, corpus_or_pages: PageSource, judge: str | Judge = "g
 
 
 def dry_run_many(answers: Iterable[Answer], corpus_or_pages: PageSource, judge: str | Judge = "grounding", *,
-                 levels: Sequence[str] = ("page", "block"), mode: Mode | str | None = None,
+                 levels: Sequence[str] = LEVELS, mode: Mode | str | None = None,
                  cache: VerdictCache | str | None = None) -> dict[str, int]:
     """Totals of :func:`dry_run` over answers and levels."""
     jd = resolve_judge(judge)

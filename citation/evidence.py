@@ -18,11 +18,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from docrag.errors import InputError
+from docrag.evidence import Level, Mode  # defined once in core; re-exported here
 from docrag.geometry import Box, GeometryError, Space
 from docrag.io import atomic_write_bytes, atomic_write_json, sha256_file
 from docrag.types import Answer, Page
@@ -35,19 +35,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RED = (255, 0, 0)
-
-
-class Level(str, Enum):
-    PAGE = "page"
-    BLOCK = "block"
-
-
-class Mode(str, Enum):
-    """How a set of units is shown to the judge."""
-
-    PAGE = "page"    # whole page images (page level)
-    CROP = "crop"    # crops of the cited boxes (block level, image-cropping)
-    BOX = "box"      # full pages with red rectangles (block level, box-bounding)
 
 
 PageSource = Union["Corpus", Sequence[Page], Mapping[str, Page]]

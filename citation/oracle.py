@@ -7,28 +7,21 @@ It says "yes" exactly when the shown units cover the gold evidence of the questi
   the union of the boxes shown on that page (crop or box mode alike).
 
 Gold evidence is looked up by question id (``JudgeContext.qid``, from ``Answer.meta['qid']``) and
-then by question text. A question without gold evidence is a judge error.
+then by question text. A question without gold evidence is a judge error. Gold evidence is
+:class:`docrag.evidence.GoldEvidence`, the type question sets and run records use too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from docrag.citation.evidence import EvidenceImage, Level, Mode
 from docrag.citation.judge import JUDGES, JudgeContext
 from docrag.citation.verdict import Verdict
 from docrag.errors import InputError
+from docrag.evidence import GoldEvidence  # the one gold-evidence type (core); re-exported here
 from docrag.geometry import Box, Space
 from docrag.types import page_id
-
-
-@dataclass(frozen=True)
-class GoldEvidence:
-    """One gold box (page POINT space) on a page; ``box`` None means the whole page."""
-
-    page_id: str
-    box: Box | None = None
 
 
 def covered_fraction(target: Box, boxes: Sequence[Box]) -> float:

@@ -58,6 +58,14 @@ DEFAULT_RETRIEVER = "lang-hybrid:bm25+minilm"
 DEFAULT_GENERATOR = "extractive"
 DEFAULT_JUDGE = "grounding"
 DEFAULT_K = 10
+# evaluation runs (`docrag eval`, docrag.eval.EvalConfig) and citation scoring (`docrag cite`)
+DEFAULT_ANSWER_JUDGE = "auto"        # the citation judge when it is a model, else the offline proxy
+DEFAULT_CONTEXT = "retrieved"        # pages the generator sees: retrieved | oracle | none
+DEFAULT_LEVELS = ("page", "block")   # citation levels judged
+DEFAULT_MODE = "crop"                # block-level judging: crop (image-cropping) | box (box-bounding)
+DEFAULT_RERANK_DEPTH = 20            # first-stage pages a rerank stage rescores
+DEFAULT_REL_TOL = 1e-2               # relative tolerance of numeric answer matching
+DEFAULT_RETRIEVAL_BATCH = 16         # questions per retrieval batch of an eval run
 
 _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": str, "judge": str, "k": int,
                                                 "index_dir": str, "store": str, "rerank": str, "rerank_depth": int}

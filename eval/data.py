@@ -45,21 +45,15 @@ from typing import Any
 from docrag.corpus import Corpus
 from docrag.errors import InputError
 from docrag.eval.answer_metrics import is_cjk
-from docrag.geometry import Box, GeometryError
+from docrag.evidence import GoldEvidence
+from docrag.geometry import GeometryError
 from docrag.types import Document, page_id
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class GoldBox:
-    page_id: str
-    box: Box  # Space.POINT of that page
-    annotator: str = ""  # who drew it, when a data set has several annotators (ViDoRe V3)
-
-    def to_json(self) -> dict:
-        extra = {"annotator": self.annotator} if self.annotator else {}
-        return {"page_id": self.page_id, **self.box.to_dict(), **extra}
+#: the gold box of a question: :class:`docrag.evidence.GoldEvidence` (kept under this name for callers)
+GoldBox = GoldEvidence
 
 
 @dataclass
@@ -73,7 +67,7 @@ class QAItem:
     lang: str = "en"
     answer_type: str = ""
     gold_pages: list[str] = field(default_factory=list)
-    gold_boxes: list[GoldBox] = field(default_factory=list)
+    gold_boxes: list[GoldEvidence] = field(default_factory=list)
     source: dict[str, Any] = field(default_factory=dict)   # the record's own doc/page fields
 
     def to_json(self) -> dict:
@@ -184,7 +178,7 @@ def _qa_item(rec: Any, resolver: _DocResolver, where: str) -> QAItem:
         except (TypeError, ValueError, GeometryError) as exc:
             raise InputError(f"{where}: bad bbox {b['bbox']!r} ({exc}); "
                              "expected [x0, y0, x1, y1] in PDF points") from None
-        boxes.append(GoldBox(pid, box))
+        boxes.append(GoldEvidence(pid, box))
     question = str(rec["question"])
     return QAItem(qid=str(rec["id"]), question=question, answer=str(rec["answer"]),
                   category=str(rec.get("category", "") or ""), lang=str(rec.get("lang") or detect_lang(question)),

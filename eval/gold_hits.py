@@ -10,9 +10,8 @@ P/R in reports (with IoU), so a proxy judge can be read against geometry it cann
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
+from docrag.eval.records import GenerationRecord
 from docrag.geometry import Box, GeometryError, Space
 
 log = logging.getLogger(__name__)
@@ -22,32 +21,22 @@ def _to_points(box: Box, extent: tuple[float, float]) -> Box:
     return box if box.space is Space.POINT else box.to_points(*extent)
 
 
-def gold_hits(record: Mapping[str, Any]) -> dict[str, bool | None]:
+def gold_hits(record: GenerationRecord) -> dict[str, bool | None]:
     """``{"gold_page_hit": ..., "gold_box_hit": ...}`` of one generation record."""
-    gold = record.get("gold") or {}
-    citations = (record.get("answer") or {}).get("citations") or []
-    pages = set(gold.get("pages") or [])
-    page_hit = (bool(citations) and citations[0].get("page_id") in pages) if pages else None
-    gold_boxes: list[tuple[str, Box]] = []
-    for g in gold.get("boxes") or []:
-        try:
-            gold_boxes.append((g["page_id"], Box.from_dict(g)))
-        except (KeyError, GeometryError) as exc:
-            log.warning("question %s: unreadable gold box %r (%s)", record.get("qid"), g, exc)
+    citations = record.answer.citations
+    pages = set(record.gold.pages)
+    page_hit = (bool(citations) and citations[0].page_id in pages) if pages else None
+    gold_boxes = [(g.page_id, g.box) for g in record.gold.boxes if g.box is not None]
     if not gold_boxes:
         return {"gold_page_hit": page_hit, "gold_box_hit": None}
     box_hit = False
     for c in citations:
-        for raw in c.get("boxes") or []:
-            try:
-                pred = Box.from_dict(raw)
-            except GeometryError:
-                continue
+        for pred in c.boxes:
             for page_id, gbox in gold_boxes:
-                if page_id != c.get("page_id"):
+                if page_id != c.page_id:
                     continue
                 try:
                     box_hit = box_hit or _to_points(pred, gbox.extent).intersection_area(gbox) > 0
                 except GeometryError as exc:
-                    log.warning("question %s: cited box not comparable with the gold box (%s)", record.get("qid"), exc)
+                    log.warning("question %s: cited box not comparable with the gold box (%s)", record.qid, exc)
     return {"gold_page_hit": page_hit, "gold_box_hit": box_hit}

@@ -16,9 +16,10 @@ import time
 from collections import deque
 from typing import Any
 
+from docrag.eval.records import JudgementRecord
 from docrag.eval.runner import Evaluator
 from docrag.raycluster import cluster_cpus, cluster_gpus, ensure_ray
-from docrag.types import Answer, Hit, Page
+from docrag.types import Answer, Page
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +62,11 @@ class RayEvaluator(Evaluator):
     def _answer_on_ray(self, retrieval, answers, judgements) -> tuple[int, int]:
         from tqdm import tqdm
 
-        from docrag.config import load_settings
-
         cfg = self.config
         todo = [it for it in self.items if it.qid not in answers]
         if not todo:
             return 0, 0
-        settings = load_settings()
+        settings = self.settings   # resolved by the caller, shipped to the actors
         judge_name = cfg.resolved_answer_judge
         if judge_name == "none" or self._answer_judge is not None:
             judge_name = None   # injected judges (tests, notebooks) stay local
@@ -97,15 +96,11 @@ class RayEvaluator(Evaluator):
                 for ref in ready:
                     item, pids = running.pop(ref)
                     ans_json, seconds, verdict = ray.get(ref)
-                    ans = Answer.from_json(ans_json)
-                    ans.meta = {**ans.meta, "qid": item.qid}
-                    if cfg.context == "retrieved" and not ans.hits:
-                        ans.hits = [Hit(**h) for h in retrieval.by_qid[item.qid]["hits"]]
-                    answers.add({"qid": item.qid, "context": cfg.context, "context_pages": pids,
-                                 "answer": ans.to_json(), "seconds": round(seconds, 6)})
+                    answers.add(self.answer_record(item, Answer.from_json(ans_json), pids, seconds, retrieval))
                     n_ans += 1
                     if verdict is not None and item.qid not in judgements:
-                        judgements.add({"qid": item.qid, "verdict": verdict})
+                        judgements.add(JudgementRecord.from_json({"qid": item.qid, "verdict": verdict},
+                                                                 "a Ray actor's answer verdict"))
                         n_judged += 1
                     bar.update(1)
         finally:

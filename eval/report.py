@@ -19,6 +19,7 @@ from docrag.citation.pixel_grounding import ANCHORS as PIXEL_ANCHORS
 from docrag.eval.attribution import STAGES, stage_counts
 from docrag.eval.data import QAItem
 from docrag.eval.gold_hits import gold_hits
+from docrag.eval.records import GenerationRecord, RetrievalRecord
 from docrag.eval.retrieval_metrics import (
     max_abs_difference,
     mean_scores,
@@ -28,6 +29,7 @@ from docrag.eval.retrieval_metrics import (
     read_trec_run,
     recall_curve,
 )
+from docrag.evidence import LEVELS
 from docrag.io import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -72,8 +74,8 @@ def groups_of(items: Sequence[QAItem]) -> dict[str, list[str]]:
 
 # -- building ---------------------------------------------------------------------------------------
 
-def build_report(items: Sequence[QAItem], retrieval: Mapping[str, dict], generations: Mapping[str, dict],
-                 config: Any, out: Path | None = None) -> dict:
+def build_report(items: Sequence[QAItem], retrieval: Mapping[str, RetrievalRecord],
+                 generations: Mapping[str, GenerationRecord], config: Any, out: Path | None = None) -> dict:
     """The report of a run from its records (only questions of ``items`` count)."""
     groups = groups_of(items)
     report: dict[str, Any] = {"config": config.identity() if hasattr(config, "identity") else dict(config),
@@ -89,9 +91,9 @@ def build_report(items: Sequence[QAItem], retrieval: Mapping[str, dict], generat
     return report
 
 
-def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, dict], groups: Mapping[str, list[str]],
-                      metrics: Sequence[str], k: int, out: Path | None) -> dict:
-    ranked = {it.qid: [h["page_id"] for h in retrieval[it.qid]["hits"]] for it in items}
+def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, RetrievalRecord],
+                      groups: Mapping[str, list[str]], metrics: Sequence[str], k: int, out: Path | None) -> dict:
+    ranked = {it.qid: retrieval[it.qid].page_ids for it in items}
     gold = {it.qid: set(it.gold_pages) for it in items}
     per_q = {q: question_scores(ranked[q], gold[q], metrics) for q in ranked}
     sec: dict[str, Any] = {"metrics": list(metrics), "k": k, "groups": {}}
@@ -107,11 +109,11 @@ def retrieval_section(items: Sequence[QAItem], retrieval: Mapping[str, dict], gr
             if ids:
                 sec["recall_curve"][name] = recall_curve({q: ranked[q] for q in ids}, {q: gold[q] for q in ids}, k)
     sec["pytrec_eval_max_abs_diff"] = _pytrec_check(per_q, metrics, out)
-    first = {it.qid: [h["page_id"] for h in retrieval[it.qid]["first_stage_hits"]] for it in items
-             if retrieval[it.qid].get("first_stage_hits") is not None}
+    first = {it.qid: [h.page_id for h in retrieval[it.qid].first_stage_hits or []] for it in items
+             if retrieval[it.qid].first_stage_hits is not None}
     if first:   # a rerank stage ran: the retriever alone, reported apart from the reranked order
         fq = {q: question_scores(first[q], gold[q], metrics) for q in first}
-        sec["first_stage"] = {"reranker": next(retrieval[q].get("reranker", "") for q in first), "groups": {
+        sec["first_stage"] = {"reranker": next(retrieval[q].reranker or "" for q in first), "groups": {
             name: {**mean_scores(fq, ids), "n": len(ids)}
             for name, qids in groups.items() if (ids := [q for q in qids if q in fq])}}
     return sec
@@ -139,7 +141,7 @@ def _pct_mean(values: Sequence[float | bool | None]) -> tuple[float | None, int]
     return (100.0 * sum(vals) / len(vals) if vals else None), len(vals)
 
 
-def generation_section(items: Sequence[QAItem], generations: Mapping[str, dict],
+def generation_section(items: Sequence[QAItem], generations: Mapping[str, GenerationRecord],
                        groups: Mapping[str, list[str]], config: Any) -> dict:
     judge_name = config.resolved_answer_judge if hasattr(config, "resolved_answer_judge") else ""
     citation_judge = getattr(config, "judge", "") if not isinstance(config, Mapping) else config.get("judge", "")
@@ -157,18 +159,18 @@ def generation_section(items: Sequence[QAItem], generations: Mapping[str, dict],
     return sec
 
 
-def iou_agreement(recs: Sequence[dict]) -> dict[str, dict] | None:
+def iou_agreement(recs: Sequence[GenerationRecord]) -> dict[str, dict] | None:
     """Spec §5: Pearson/Spearman/Kendall of the automatic block-level recall and precision with
     IoU against gold boxes, over questions with gold boxes and a block-level score."""
     from docrag.citation import agreement
 
-    iou = {r["qid"]: r["metrics"]["iou"] for r in recs if r["metrics"].get("iou") is not None}
+    iou = {r.qid: r.metrics.iou for r in recs if r.metrics.iou is not None}
     if not iou:
         return None
     out = {}
     for key in ("recall", "precision"):
-        auto = {r["qid"]: r["citations"]["block"][key] for r in recs
-                if r.get("citations") and "block" in r["citations"] and not r["citations"]["block"].get("excluded")}
+        auto = {r.qid: r.citations["block"][key] for r in recs
+                if r.citations and "block" in r.citations and not r.citations["block"].get("excluded")}
         out[f"block_{key}"] = agreement(auto, iou).to_json()
     return out
 
@@ -179,26 +181,25 @@ def _pixel_options(config: Any) -> PixelOptions:
                         best=getattr(config, "pixel_best", "page") or "page")
 
 
-def _generation_group(recs: Sequence[dict], pixel: PixelOptions | None = None) -> dict:
+def _generation_group(recs: Sequence[GenerationRecord], pixel: PixelOptions | None = None) -> dict:
     g: dict[str, Any] = {"n": len(recs)}
-    m = [r["metrics"] for r in recs]
-    pix = report_pixel([x.get("pixel") for x in m], pixel or PixelOptions())
+    m = [r.metrics for r in recs]
+    pix = report_pixel([x.pixel for x in m], pixel or PixelOptions())
     g["pixel_f1"] = None if pix["f1"] is None else 100.0 * pix["f1"]
     g["pixel_iou"] = None if pix["iou"] is None else 100.0 * pix["iou"]
     g["n_pixel"], g["n_pixel_pages"] = pix["n_questions"], pix["n_pages"]
-    g["accuracy"], g["n_accuracy"] = _pct_mean([x.get("accuracy") for x in m])
-    g["n_accuracy_errors"] = sum(1 for r in recs
-                                 if r.get("answer_verdict") and r["answer_verdict"].get("correct") is None)
-    g["rouge_l"], _ = _pct_mean([x.get("rouge_l") for x in m])
-    g["numeric_match"], g["n_numeric"] = _pct_mean([x.get("numeric_match") for x in m])
-    g["iou"], g["n_iou"] = _pct_mean([x.get("iou") for x in m])
+    g["accuracy"], g["n_accuracy"] = _pct_mean([x.accuracy for x in m])
+    g["n_accuracy_errors"] = sum(1 for r in recs if r.answer_verdict and r.answer_verdict.correct is None)
+    g["rouge_l"], _ = _pct_mean([x.rouge_l for x in m])
+    g["numeric_match"], g["n_numeric"] = _pct_mean([x.numeric_match for x in m])
+    g["iou"], g["n_iou"] = _pct_mean([x.iou for x in m])
     hits = [gold_hits(r) for r in recs]
     g["gold_box_hit"], g["n_gold_box"] = _pct_mean([h["gold_box_hit"] for h in hits])
     g["gold_page_hit"], g["n_gold_page"] = _pct_mean([h["gold_page_hit"] for h in hits])
-    g["n_answered"] = sum(1 for r in recs if (r.get("answer") or {}).get("answer", "").strip())
-    g["n_parse_errors"] = sum(1 for r in recs if (r.get("answer") or {}).get("parse_error"))
+    g["n_answered"] = sum(1 for r in recs if r.answer.answer.strip())
+    g["n_parse_errors"] = sum(1 for r in recs if r.answer.parse_error)
     for prefix, level in (("P", "page"), ("B", "block")):
-        res = [r["citations"][level] for r in recs if r.get("citations") and level in r["citations"]]
+        res = [r.citations[level] for r in recs if r.citations and level in r.citations]
         ok = [x for x in res if not x.get("excluded")]
         g[f"{prefix}_Rec"], _ = _pct_mean([x["recall"] for x in ok])
         g[f"{prefix}_Prec"], _ = _pct_mean([x["precision"] for x in ok])
@@ -206,7 +207,7 @@ def _generation_group(recs: Sequence[dict], pixel: PixelOptions | None = None) -
         g[f"n_excluded_{level}"] = len(res) - len(ok)
         g[f"n_judge_errors_{level}"] = sum(1 for x in res if x.get("errors"))
         g[f"judge_calls_{level}"] = sum(int(x.get("calls", 0)) for x in res)
-    g["attribution"] = stage_counts(r.get("attribution", "undetermined") for r in recs)
+    g["attribution"] = stage_counts(r.attribution for r in recs)
     return g
 
 
@@ -299,7 +300,7 @@ def render_markdown(report: dict) -> str:
         if gen.get("accuracy_is_proxy"):
             notes.append("Acc (proxy) is not an LLM judge: numeric match when the gold answer has numbers, "
                          "else ROUGE-L F1 >= 0.5. Pass --answer-judge openai:<model> for the paper's judge.")
-        excl = {lv: ov.get(f"n_excluded_{lv}", 0) for lv in ("page", "block")}
+        excl = {lv: ov.get(f"n_excluded_{lv}", 0) for lv in LEVELS}
         if any(excl.values()):
             notes.append(f"Left out of citation means (unanswered or judge error): page {excl['page']}, "
                          f"block {excl['block']} question(s).")

@@ -8,9 +8,10 @@ not call failures and are not retried.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from docrag.eval.data import QAItem
+from docrag.eval.records import ErrorRecord, GenerationRecord
 
 CALL_FAILURE_MARKERS = ("judge call failed", "backend error")
 
@@ -20,19 +21,20 @@ def is_call_failure(error: str | None) -> bool:
     return bool(error) and any(m in error for m in CALL_FAILURE_MARKERS)
 
 
-def answer_judge_failed(rec: dict) -> bool:
-    return is_call_failure((rec.get("answer_verdict") or {}).get("error"))
+def answer_judge_failed(rec: GenerationRecord) -> bool:
+    return rec.answer_verdict is not None and is_call_failure(rec.answer_verdict.error)
 
 
-def citation_judge_failed(rec: dict) -> bool:
-    return any(is_call_failure(e) for r in (rec.get("citations") or {}).values() for e in r.get("errors", []))
+def citation_judge_failed(rec: GenerationRecord) -> bool:
+    return any(is_call_failure(e) for r in (rec.citations or {}).values() for e in r.get("errors", []))
 
 
-def judge_failed(rec: dict) -> bool:
+def judge_failed(rec: GenerationRecord) -> bool:
     return answer_judge_failed(rec) or citation_judge_failed(rec)
 
 
-def open_errors(items: Sequence[QAItem], generations: dict[str, dict], errors: dict[str, dict]) -> dict:
+def open_errors(items: Sequence[QAItem], generations: Mapping[str, GenerationRecord],
+                errors: Mapping[str, ErrorRecord]) -> dict:
     """The failures still open after a run: questions without a record (generation failed) or whose
     record holds a failed judge call; ``by_stage`` counts them, ``questions`` lists ``{qid, stage, error}``."""
     out: list[dict] = []
@@ -40,10 +42,10 @@ def open_errors(items: Sequence[QAItem], generations: dict[str, dict], errors: d
         rec = generations.get(it.qid)
         err = errors.get(it.qid)
         if rec is None and err is not None:
-            out.append({"qid": it.qid, "stage": err["stage"], "error": err["error"]})
+            out.append({"qid": it.qid, "stage": err.stage, "error": err.error})
         elif rec is not None and judge_failed(rec):
             stage = "answer_judge" if answer_judge_failed(rec) else "citation_judge"
-            out.append({"qid": it.qid, "stage": stage, "error": (err or {}).get("error", "judge call failed")})
+            out.append({"qid": it.qid, "stage": stage, "error": err.error if err else "judge call failed"})
     by_stage: dict[str, int] = {}
     for e in out:
         key = e["stage"].split(":")[0]

@@ -1,46 +1,69 @@
 """The resumable evaluation runner: retrieval, generation, answer judging, citation judging, report.
 
-``Evaluator(corpus, items, out=RUN_DIR, config=EvalConfig(...)).run()`` (or
+``Evaluator(corpus, items, out=RUN_DIR, config=EvalConfig(...), settings=...).run()`` (or
 :meth:`Evaluator.from_files`) writes every record to RUN_DIR as soon as it exists, so a killed run
-resumes where it stopped. RUN_DIR layout (all JSONL records carry ``qid``; see
-``docs/evaluation.md`` for every field)::
+resumes where it stopped. RUN_DIR layout (every JSONL record carries ``qid``; the typed records are
+in :mod:`docrag.eval.records`, every field in ``docs/evaluation.md``)::
 
-    run.json            config (identity checked on resume), versions, timings, status
+    run.json            RunMeta: identity (checked on resume), versions, sessions, timings, status
     questions.jsonl     the evaluated questions (QAItem.to_json())
-    retrieval.jsonl     {qid, retriever, k, hits: [Hit.to_json()], seconds}       (stage 1)
+    retrieval.jsonl     RetrievalRecord  {qid, retriever, k, hits: [Hit.to_json()], seconds}  (stage 1)
     run.trec            TREC run of the top-k hits (trec_eval order); qrels.trec  its gold pages
-    answers.jsonl       {qid, context, context_pages, answer: Answer.to_json(), seconds} (stage 2)
-    judgements.jsonl    {qid, verdict: {correct, judge, raw, error}}              (stage 3)
-    citations.jsonl     {qid, results: {level: CitationResult.to_json()}}          (stage 4)
-    generations.jsonl   one complete record per question (stage 5, what the viewer reads)
-    errors.jsonl        {qid, stage, error, at}: a generator call that failed (the question has no
-                        answer yet) or a judge call that failed; a resumed run retries exactly these
+    answers.jsonl       AnswerRecord     {qid, context, context_pages, answer, seconds}       (stage 2)
+    judgements.jsonl    JudgementRecord  {qid, verdict: {correct, judge, raw, error}}        (stage 3)
+    citations.jsonl     CitationRecord   {qid, results: {level: CitationResult.to_json()}}    (stage 4)
+    generations.jsonl   GenerationRecord one complete record per question (stage 5, what the viewer reads)
+    errors.jsonl        ErrorRecord      {qid, stage, error, at}: a generator call that failed (the question
+                        has no answer yet) or a judge call that failed; a resumed run retries exactly these
     verdict_cache.jsonl the citation judge's verdict cache
     report.json / report.md / report.csv / metrics_by_category.png / recall_at_k.png
+
+Settings (endpoints, generation options) are resolved once by the caller and passed in as
+``settings``; the runner never reads the config file or the environment itself.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import platform
-import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docrag._version import __version__
 from docrag.citation.pixel_grounding import citations_pixel_record
-from docrag.config import DEFAULT_RETRIEVER
+from docrag.config import DEFAULT_RETRIEVAL_BATCH, Settings
 from docrag.corpus import Corpus
 from docrag.errors import DocragError, InputError
 from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_scores, get_answer_judge
 from docrag.eval.attribution import attribute, gold_box_iou
 from docrag.eval.data import QAItem, load_qa
-from docrag.eval.retrieval_metrics import DEFAULT_METRICS, canonical_order, hit_at_k, question_scores
+from docrag.eval.record_log import RecordLog
+from docrag.eval.records import (
+    AnswerMetrics,
+    AnswerRecord,
+    CitationRecord,
+    ErrorRecord,
+    GenerationRecord,
+    Gold,
+    JudgementRecord,
+    RecordError,
+    RetrievalRecord,
+    RetrievalSummary,
+    RunMeta,
+    Session,
+)
+from docrag.eval.retrieval_metrics import canonical_order, hit_at_k, question_scores
+from docrag.eval.run_config import EvalConfig, retrieval_metrics_for
+from docrag.eval.run_dir import (
+    RunDirError,
+    file_or_folder_hash,
+    items_hash,
+    now,
+    prepare_run_dir,
+    run_identity,
+    slug,
+)
 from docrag.eval.run_errors import (
     answer_judge_failed,
     citation_judge_failed,
@@ -48,138 +71,13 @@ from docrag.eval.run_errors import (
     judge_failed,
     open_errors,
 )
-from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, sha256_file, write_jsonl
-from docrag.types import Answer, Hit
+from docrag.evidence import Context
+from docrag.io import atomic_write_json, sha256_file, write_jsonl
+from docrag.types import Answer
 
 log = logging.getLogger(__name__)
 
-RUN_SCHEMA = "docrag.eval.run"
-RUN_SCHEMA_VERSION = 1
-CONTEXTS = ("retrieved", "oracle", "none")
-LEVELS = ("page", "block")
-RETRIEVAL_BATCH = 16
-
-
-class RunDirError(DocragError):
-    """A RUN_DIR cannot be used as asked (made with another config, or not a run folder)."""
-
-
-def retrieval_metrics_for(k: int) -> tuple[str, ...]:
-    """The default metrics whose cutoff fits in a top-``k`` run, plus nDCG@k and Recall@k (and
-    MRR@k when MRR@10 does not fit)."""
-    from docrag.eval.retrieval_metrics import parse_metric
-
-    out = [m for m in DEFAULT_METRICS if parse_metric(m)[1] <= k]
-    out += [m for m in (f"ndcg@{k}", f"recall@{k}") if m not in out]
-    if not any(m.startswith("mrr@") for m in out):
-        out.append(f"mrr@{k}")
-    return tuple(out)
-
-
-@dataclass
-class EvalConfig:
-    """What a run computes. Every field except ``show_progress``-like runtime knobs is part of the
-    run's identity: a RUN_DIR made with another config refuses to resume."""
-
-    retriever: str = DEFAULT_RETRIEVER  # "none": no retrieval (only with --context oracle|none)
-    generator: str = "extractive"    # "none": retrieval-only run
-    judge: str = "grounding"         # citation judge; "none": citations not judged
-    answer_judge: str = "auto"       # "auto": the citation judge when it is a model, else "proxy"
-    context: str = "retrieved"       # retrieved | oracle (gold pages) | none (question only)
-    k: int = 10
-    levels: tuple[str, ...] = LEVELS
-    mode: str = "crop"               # block level: crop (image-cropping) | box (box-bounding)
-    metrics: tuple[str, ...] | None = None   # default: see retrieval_metrics_for(k)
-    rel_tol: float = 1e-2
-    index_dir: str | None = None
-    coords: str | None = None        # box convention of a vision generator (--coords); None: its default
-    rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
-    rerank_depth: int = 20
-    pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
-    pixel_average: str = "query"
-    pixel_best: str = "page"
-
-    def __post_init__(self) -> None:
-        self.levels = tuple(self.levels)
-        self.metrics = tuple(self.metrics) if self.metrics else retrieval_metrics_for(self.k)
-        if self.context not in CONTEXTS:
-            raise InputError(f"context must be one of {', '.join(CONTEXTS)}, got {self.context!r}")
-        if self.k < 1:
-            raise InputError(f"k must be at least 1, got {self.k}")
-        bad = [lv for lv in self.levels if lv not in LEVELS]
-        if bad or not self.levels:
-            raise InputError(f"citation levels must be among {', '.join(LEVELS)}, got {list(self.levels)}")
-        if self.mode not in ("crop", "box"):
-            raise InputError(f"mode must be 'crop' or 'box', got {self.mode!r}")
-        if self.context == "retrieved" and self._none(self.retriever):
-            raise InputError("--context retrieved needs a retriever; pass --retriever or use --context oracle|none")
-
-    @staticmethod
-    def _none(name: str | None) -> bool:
-        return name is None or name in ("", "none")
-
-    @property
-    def uses_retrieval(self) -> bool:
-        return not self._none(self.retriever)
-
-    @property
-    def uses_generation(self) -> bool:
-        return not self._none(self.generator)
-
-    @property
-    def uses_citations(self) -> bool:
-        return self.uses_generation and not self._none(self.judge)
-
-    @property
-    def resolved_answer_judge(self) -> str:
-        if self.answer_judge != "auto":
-            return self.answer_judge
-        if self.uses_citations and ":" in self.judge and self.judge.split(":", 1)[0] in ("openai", "qwen-vl"):
-            return self.judge
-        return "proxy"
-
-    def identity(self) -> dict:
-        d = asdict(self)
-        d["levels"], d["metrics"] = list(self.levels), list(self.metrics)
-        d["answer_judge"] = self.resolved_answer_judge
-        d.pop("index_dir")  # where an index lives does not change results
-        if d.get("coords") is None:
-            d.pop("coords")  # runs made before --coords existed keep their identity
-        d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
-        d.pop("pixel_average")
-        d.pop("pixel_best")
-        if not self.rerank:  # runs made before the rerank stage existed keep their identity
-            d.pop("rerank")
-            d.pop("rerank_depth")
-        return d
-
-
-@dataclass
-class _Records:
-    """Finished records of one stage, keyed by qid (a torn last line is ignored by read_jsonl)."""
-
-    path: Path
-    by_qid: dict[str, dict] = field(default_factory=dict)
-    duplicates: int = 0
-
-    @classmethod
-    def load(cls, path: Path) -> _Records:
-        rec = cls(path)
-        _drop_torn_tail(path)
-        for r in read_jsonl(path):
-            if r["qid"] in rec.by_qid:
-                rec.duplicates += 1
-            rec.by_qid[r["qid"]] = r
-        if rec.duplicates:
-            log.warning("%s: %d duplicate record(s); the last of each is used", path, rec.duplicates)
-        return rec
-
-    def add(self, record: dict) -> None:
-        append_jsonl(self.path, record)
-        self.by_qid[record["qid"]] = record
-
-    def __contains__(self, qid: str) -> bool:
-        return qid in self.by_qid
+__all__ = ["EvalConfig", "Evaluator", "RunDirError", "retrieval_metrics_for"]
 
 
 class Evaluator:
@@ -190,73 +88,62 @@ class Evaluator:
                  overwrite: bool = False, show_progress: bool = True,
                  generator: Any = None, index: Any = None, citation_judge: Any = None,
                  answer_judge: AnswerJudge | None = None, rebuild_index: bool = False,
-                 retriever_options: dict[str, Any] | None = None) -> None:
+                 retriever_options: dict[str, Any] | None = None, settings: Settings | None = None) -> None:
         self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
         self.items = list(items)
         if not self.items:
             raise InputError("no questions to evaluate")
         self.out = Path(out)
         self.config = config or EvalConfig()
+        # resolved by the caller (the CLI, from_files); None: the built-in defaults, no file or environment
+        self.settings = settings if settings is not None else Settings()
         self.show_progress = show_progress
         self.overwrite = overwrite
-        self.qa_identity = qa_identity or _items_hash(self.items)
-        # Injected objects (tests, notebooks) replace the registry lookups.
+        self.qa_identity = qa_identity or items_hash(self.items)
+        # Injected objects (tests, notebooks) replace the registry lookups; they are part of the identity.
         self._generator, self._index = generator, index
         self._citation_judge, self._answer_judge = citation_judge, answer_judge
+        self._injected = {"index": index, "generator": generator, "citation_judge": citation_judge,
+                          "answer_judge": answer_judge}
         self.rebuild_index = rebuild_index
         self.retriever_options = dict(retriever_options or {})  # batch_size, device: runtime, not identity
         self.timings: dict[str, float] = {}
         self.qa_path: str | None = None
-        self._errors = _Records(self.out / "errors.jsonl")
+        self._errors: RecordLog[ErrorRecord] = RecordLog(self.out / "errors.jsonl", ErrorRecord)
 
     @classmethod
     def from_files(cls, corpus: str | Path, qa: str | Path, out: str | Path, config: EvalConfig | None = None,
-                   *, qrels: str | Path | None = None, limit: int | None = None, **kwargs: Any) -> Evaluator:
-        """Load the questions of ``qa`` (our JSONL or FinRAGBench-V; ``limit`` keeps the first N)."""
+                   *, qrels: str | Path | None = None, limit: int | None = None, settings: Settings | None = None,
+                   **kwargs: Any) -> Evaluator:
+        """Load the questions of ``qa`` (our JSONL or FinRAGBench-V; ``limit`` keeps the first N).
+
+        The public entry point: ``settings`` None resolves them here, once (:func:`docrag.config.load_settings`)."""
+        if settings is None:
+            from docrag.config import load_settings
+
+            settings = load_settings()
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
-        ident = _file_or_folder_hash(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
-        ev = cls(c, items, out, config, qa_identity=ident, **kwargs)
+        ident = file_or_folder_hash(Path(qa))[:16] + (f"+{sha256_file(Path(qrels))[:16]}" if qrels else "")
+        ev = cls(c, items, out, config, qa_identity=ident, settings=settings, **kwargs)
         ev.qa_path = str(qa)
         return ev
 
     # -- run folder ------------------------------------------------------------------------------
     def _identity(self) -> dict:
-        return {"config": self.config.identity(), "corpus_fingerprint": self.corpus.fingerprint(),
-                "qa": self.qa_identity}
+        return run_identity(self.config.identity(), self.corpus.fingerprint(), self.qa_identity, self._injected)
 
-    def _prepare_dir(self) -> dict:
-        meta_path = self.out / "run.json"
-        ident = self._identity()
-        if self.out.exists() and any(self.out.iterdir()):
-            if not meta_path.exists():
-                if not self.overwrite:
-                    raise RunDirError(f"{self.out}: folder is not empty and is not a docrag eval run; "
-                                      "choose a new --out or pass --overwrite")
-            else:
-                meta = read_json(meta_path)
-                if meta.get("schema") != RUN_SCHEMA:
-                    raise RunDirError(f"{meta_path}: not a docrag eval run (schema {meta.get('schema')!r})")
-                if meta.get("identity") == ident:
-                    log.info("resuming run in %s", self.out)
-                    return meta
-                if not self.overwrite:
-                    diffs = _describe_diff(meta.get("identity", {}), ident)
-                    raise RunDirError(f"{self.out} was made with a different configuration ({diffs}); "
-                                      "use a new --out, or --overwrite to discard it")
-            log.warning("--overwrite: discarding the previous run in %s", self.out)
-            shutil.rmtree(self.out)
-        self.out.mkdir(parents=True, exist_ok=True)
-        meta = {"schema": RUN_SCHEMA, "schema_version": RUN_SCHEMA_VERSION, "identity": ident,
-                "corpus": str(self.corpus.root), "qa": self.qa_path, "versions": _versions(),
-                "created": _now(), "sessions": [], "timings": {}, "status": "created"}
-        atomic_write_json(meta_path, meta)
-        return meta
+    def _save_meta(self, meta: RunMeta) -> None:
+        meta.timings = {k: round(v, 3) for k, v in self.timings.items()}
+        meta.updated = now()
+        atomic_write_json(self.out / "run.json", meta.to_json())
 
-    def _save_meta(self, meta: dict) -> None:
-        meta["timings"] = {k: round(v, 3) for k, v in self.timings.items()}
-        meta["updated"] = _now()
-        atomic_write_json(self.out / "run.json", meta)
+    def _load(self, kind: type) -> RecordLog:
+        try:
+            return RecordLog.load(self.out / kind.FILE, kind)
+        except RecordError as exc:
+            raise RunDirError(f"{exc}; this run folder holds records this docrag cannot resume: "
+                              "use a new --out, or --overwrite to discard it") from None
 
     # -- the run ---------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -269,31 +156,29 @@ class Evaluator:
             self._answer_judge_obj()
         if self.config.uses_citations:
             self._citation_judge_obj()
-        meta = self._prepare_dir()
-        self.timings = {k: float(v) for k, v in meta.get("timings", {}).items()}
-        session = {"started": _now(), "docrag": __version__, "resumed": bool(meta.get("sessions"))}
-        meta["sessions"].append(session)
-        meta["status"] = "running"
-        meta["n_questions"] = len(self.items)
+        meta = prepare_run_dir(self.out, self._identity(), corpus=str(self.corpus.root), qa=self.qa_path,
+                               overwrite=self.overwrite)
+        self.timings = dict(meta.timings)
+        session = Session(started=now(), docrag=__version__, resumed=bool(meta.sessions))
+        meta.sessions.append(session)
+        meta.status = "running"
+        meta.n_questions = len(self.items)
         self._save_meta(meta)
         write_jsonl(self.out / "questions.jsonl", [it.to_json() for it in self.items])
 
         work: dict[str, int] = {}
         cfg = self.config
-        retrieval = _Records.load(self.out / "retrieval.jsonl")
+        retrieval = self._load(RetrievalRecord)
         if cfg.uses_retrieval:
             work["retrieval"] = self._timed("retrieval", self._retrieve, retrieval)
             self._write_trec(retrieval)
-        answers = _Records.load(self.out / "answers.jsonl")
-        judgements = _Records.load(self.out / "judgements.jsonl")
-        citations = _Records.load(self.out / "citations.jsonl")
-        generations = _Records.load(self.out / "generations.jsonl")
-        self._errors = _Records.load(self.out / "errors.jsonl")
+        answers, judgements = self._load(AnswerRecord), self._load(JudgementRecord)
+        citations, generations = self._load(CitationRecord), self._load(GenerationRecord)
+        self._errors = self._load(ErrorRecord)
         if cfg.uses_generation:
             work.update(self._timed("generation", self._per_question, retrieval, answers, judgements,
                                     citations, generations))
-        session["work_done"] = work
-        session["finished"] = _now()
+        session.work_done, session.finished = work, now()
 
         t0 = time.perf_counter()
         report = build_report(self.items, retrieval.by_qid, generations.by_qid, cfg, self.out)
@@ -304,8 +189,8 @@ class Evaluator:
                         self.out / "errors.jsonl")
         write_reports(report, self.out)
         self.timings["report"] = self.timings.get("report", 0.0) + time.perf_counter() - t0
-        meta["status"] = "complete"
-        meta["n_errors"] = report["errors"]["n"]
+        meta.status = "complete"
+        meta.n_errors = report["errors"]["n"]
         self._save_meta(meta)
         return report
 
@@ -328,7 +213,7 @@ class Evaluator:
                                      **({"rebuild": True} if self.rebuild_index else {}), **rerank)
         return self._index
 
-    def _retrieve(self, records: _Records) -> int:
+    def _retrieve(self, records: RecordLog[RetrievalRecord]) -> int:
         from tqdm import tqdm
 
         todo = [it for it in self.items if it.qid not in records]
@@ -336,40 +221,36 @@ class Evaluator:
             return 0
         index = self._open_index()
         with tqdm(total=len(todo), desc="retrieval", unit="q", disable=not self.show_progress) as bar:
-            for start in range(0, len(todo), RETRIEVAL_BATCH):
-                batch = todo[start:start + RETRIEVAL_BATCH]
+            for start in range(0, len(todo), DEFAULT_RETRIEVAL_BATCH):
+                batch = todo[start:start + DEFAULT_RETRIEVAL_BATCH]
                 t0 = time.perf_counter()
                 results = index.search_batch([it.question for it in batch], k=self.config.k)
                 per_q = (time.perf_counter() - t0) / len(batch)
                 first = (index.inner.search_batch([it.question for it in batch], k=self.config.k)
                          if self.config.rerank else [None] * len(batch))   # the first stage, reported apart
                 for it, hits, first_hits in zip(batch, results, first, strict=True):
-                    ranked = canonical_order(hits)[: self.config.k]
-                    rec = {"qid": it.qid, "retriever": self.config.retriever, "k": self.config.k,
-                           "hits": [h.to_json() for h in ranked], "seconds": round(per_q, 6)}
-                    if first_hits is not None:
-                        rec["reranker"] = self.config.rerank
-                        rec["first_stage_hits"] = [h.to_json() for h in canonical_order(first_hits)[: self.config.k]]
-                    records.add(rec)
+                    k = self.config.k
+                    records.add(RetrievalRecord(
+                        qid=it.qid, retriever=self.config.retriever, k=k, hits=canonical_order(hits)[:k],
+                        seconds=round(per_q, 6), reranker=self.config.rerank if first_hits is not None else None,
+                        first_stage_hits=None if first_hits is None else canonical_order(first_hits)[:k]))
                 bar.update(len(batch))
         return len(todo)
 
-    def _write_trec(self, records: _Records) -> None:
+    def _write_trec(self, records: RecordLog[RetrievalRecord]) -> None:
         from docrag.eval.retrieval_metrics import write_trec_qrels, write_trec_run
 
         ids = [it.qid for it in self.items if it.qid in records]
-        write_trec_run(self.out / "run.trec", {q: [Hit(**h) for h in records.by_qid[q]["hits"]] for q in ids},
-                       tag=_slug(self.config.retriever))
+        write_trec_run(self.out / "run.trec", {q: records[q].hits for q in ids}, tag=slug(self.config.retriever))
         write_trec_qrels(self.out / "qrels.trec", {it.qid: it.gold_pages for it in self.items})
 
     # -- stages 2-5, one question at a time --------------------------------------------------------
     def _generator_obj(self):
         if self._generator is None:
-            from docrag.config import load_settings
             from docrag.generation import get_generator
 
             name = self.config.generator
-            opts = load_settings().generator_options(name)
+            opts = self.settings.generator_options(name)
             if self.config.coords:
                 opts["coords"] = self.config.coords
             self._generator = get_generator(name, **opts)
@@ -377,37 +258,35 @@ class Evaluator:
 
     def _answer_judge_obj(self) -> AnswerJudge | None:
         if self._answer_judge is None:
-            from docrag.config import load_settings
-
             name = self.config.resolved_answer_judge
-            opts = {"rel_tol": self.config.rel_tol} if name == "proxy" else load_settings().backend_options(name)
+            opts = {"rel_tol": self.config.rel_tol} if name == "proxy" else self.settings.backend_options(name)
             self._answer_judge = get_answer_judge(name, **opts)
         return self._answer_judge
 
     def _citation_judge_obj(self):
         if self._citation_judge is None:
             from docrag.citation import get_judge
-            from docrag.config import load_settings
 
             name = self.config.judge
-            self._citation_judge = get_judge(name, **load_settings().backend_options(name))
+            self._citation_judge = get_judge(name, **self.settings.backend_options(name))
         return self._citation_judge
 
-    def _context_pages(self, item: QAItem, retrieval: _Records) -> list[str]:
-        if self.config.context == "oracle":
+    def _context_pages(self, item: QAItem, retrieval: RecordLog[RetrievalRecord]) -> list[str]:
+        if self.config.context == Context.ORACLE:
             return list(item.gold_pages)
-        if self.config.context == "none":
+        if self.config.context == Context.NONE:
             return []
-        return [h["page_id"] for h in retrieval.by_qid[item.qid]["hits"]]
+        return retrieval[item.qid].page_ids
 
-    def _per_question(self, retrieval: _Records, answers: _Records, judgements: _Records,
-                      citations: _Records, generations: _Records) -> dict[str, int]:
+    def _per_question(self, retrieval: RecordLog[RetrievalRecord], answers: RecordLog[AnswerRecord],
+                      judgements: RecordLog[JudgementRecord], citations: RecordLog[CitationRecord],
+                      generations: RecordLog[GenerationRecord]) -> dict[str, int]:
         from tqdm import tqdm
 
         cfg = self.config
         done = {"answers": 0, "judgements": 0, "citations": 0, "generations": 0}
         todo = [it for it in self.items
-                if it.qid not in generations or judge_failed(generations.by_qid[it.qid])]
+                if it.qid not in generations or judge_failed(generations[it.qid])]
         cache = None
         for item in tqdm(todo, desc="generation", unit="q", disable=not self.show_progress):
             if item.qid in generations:  # a judge call failed last time: ask that judge again
@@ -426,18 +305,13 @@ class Evaluator:
                     self._record_error(item.qid, "generation", exc)
                     done["errors"] = done.get("errors", 0) + 1
                     continue
-                seconds = time.perf_counter() - t0
-                ans.meta = {**ans.meta, "qid": item.qid}
-                if cfg.context == "retrieved" and not ans.hits:
-                    ans.hits = [Hit(**h) for h in retrieval.by_qid[item.qid]["hits"]]
-                answers.add({"qid": item.qid, "context": cfg.context, "context_pages": pids,
-                             "answer": ans.to_json(), "seconds": round(seconds, 6)})
+                answers.add(self.answer_record(item, ans, pids, time.perf_counter() - t0, retrieval))
                 done["answers"] += 1
-            answer = Answer.from_json(answers.by_qid[item.qid]["answer"])
+            answer = answers[item.qid].answer
             judge = self._answer_judge_obj()
             if judge is not None and item.qid not in judgements:
                 verdict = judge.judge(item.question, item.answer, answer.answer)
-                judgements.add({"qid": item.qid, "verdict": verdict.to_json()})
+                judgements.add(JudgementRecord(item.qid, verdict))
                 done["judgements"] += 1
                 if is_call_failure(verdict.error):
                     self._record_error(item.qid, "answer_judge", verdict.error)
@@ -455,116 +329,59 @@ class Evaluator:
                     failed = [e for e in res.errors if is_call_failure(e)]
                     if failed:
                         self._record_error(item.qid, f"citation_judge:{level}", failed[0])
-                citations.add({"qid": item.qid, "results": results})
+                citations.add(CitationRecord(item.qid, results))
                 done["citations"] += 1
             generations.add(self._generation_record(item, retrieval, answers, judgements, citations))
             done["generations"] += 1
         return done
 
+    def answer_record(self, item: QAItem, ans: Answer, pids: list[str], seconds: float,
+                      retrieval: RecordLog[RetrievalRecord]) -> AnswerRecord:
+        """The record of a fresh answer (tagged with its qid; the retrieved hits when it has none)."""
+        ans.meta = {**ans.meta, "qid": item.qid}
+        if self.config.context == Context.RETRIEVED and not ans.hits:
+            ans.hits = list(retrieval[item.qid].hits)
+        return AnswerRecord(item.qid, Context(self.config.context), list(pids), ans, round(seconds, 6))
+
     def _record_error(self, qid: str, stage: str, error: Exception | str) -> None:
         text = f"{type(error).__name__}: {error}" if isinstance(error, Exception) else str(error)
         text = " ".join(text.split())[:1000]
         log.warning("question %s: %s failed: %s", qid, stage, text)
-        self._errors.add({"qid": qid, "stage": stage, "error": text, "at": _now()})
+        self._errors.add(ErrorRecord(qid, stage, text, now()))
 
-    def _generation_record(self, item: QAItem, retrieval: _Records, answers: _Records,
-                           judgements: _Records, citations: _Records) -> dict:
+    def _generation_record(self, item: QAItem, retrieval: RecordLog[RetrievalRecord], answers: RecordLog[AnswerRecord],
+                           judgements: RecordLog[JudgementRecord],
+                           citations: RecordLog[CitationRecord]) -> GenerationRecord:
         cfg = self.config
-        arec = answers.by_qid[item.qid]
-        answer = Answer.from_json(arec["answer"])
-        metrics: dict[str, Any] = dict(answer_scores(answer.answer, item.answer, cfg.rel_tol))
-        verdict = judgements.by_qid.get(item.qid, {}).get("verdict")
-        metrics["accuracy"] = verdict["correct"] if verdict else None
-        metrics["iou"] = gold_box_iou(answer.citations, item.gold_boxes, self.corpus)
-        metrics["pixel"] = citations_pixel_record(answer.citations, item.gold_boxes, item.gold_pages,
-                                                  self.corpus.page)
+        arec = answers[item.qid]
+        answer = arec.answer
+        jrec = judgements.get(item.qid)
+        verdict = jrec.verdict if jrec else None
+        metrics = AnswerMetrics(**answer_scores(answer.answer, item.answer, cfg.rel_tol),
+                                accuracy=verdict.correct if verdict else None,
+                                iou=gold_box_iou(answer.citations, item.gold_boxes, self.corpus),
+                                pixel=citations_pixel_record(answer.citations, item.gold_boxes, item.gold_pages,
+                                                             self.corpus.page))
         cited = {c.page_id for c in answer.citations}
-        metrics["cited_gold_page"] = bool(cited & set(item.gold_pages)) if answer.citations else False
+        metrics.cited_gold_page = bool(cited & set(item.gold_pages)) if answer.citations else False
         ret = None
         gold_retrieved = None
         if item.qid in retrieval:
-            ranked = [h["page_id"] for h in retrieval.by_qid[item.qid]["hits"]]
+            ranked = retrieval[item.qid].page_ids
             gold_retrieved = hit_at_k(ranked, item.gold_pages, cfg.k)
             ranks = [r for r, p in enumerate(ranked, start=1) if p in set(item.gold_pages)]
-            ret = {"hits": retrieval.by_qid[item.qid]["hits"], "gold_rank": ranks[0] if ranks else None,
-                   "gold_retrieved": gold_retrieved,
-                   "metrics": question_scores(ranked, item.gold_pages, cfg.metrics)}
-        cit = citations.by_qid.get(item.qid, {}).get("results")
-        correct = metrics["accuracy"]
+            ret = RetrievalSummary(hits=list(retrieval[item.qid].hits), gold_rank=ranks[0] if ranks else None,
+                                   gold_retrieved=gold_retrieved,
+                                   metrics=question_scores(ranked, item.gold_pages, cfg.metrics))
+        crec = citations.get(item.qid)
+        cit = crec.results if crec else None
+        correct = metrics.accuracy
         if verdict is None:  # no answer judge configured: the proxy decides the stage label
             correct = ProxyAnswerJudge(cfg.rel_tol).judge(item.question, item.answer, answer.answer).correct
         stage = attribute(context=cfg.context, gold_retrieved=gold_retrieved, correct=correct, citations=cit)
-        return {"qid": item.qid, "question": item.question, "category": item.category, "lang": item.lang,
-                "answer_type": item.answer_type,
-                "gold": {"answer": item.answer, "pages": list(item.gold_pages),
-                         "boxes": [b.to_json() for b in item.gold_boxes]},
-                "context": cfg.context, "context_pages": arec["context_pages"], "retrieval": ret,
-                "answer": arec["answer"], "generation_seconds": arec.get("seconds"),
-                "metrics": metrics, "answer_verdict": verdict, "citations": cit, "attribution": stage}
-
-
-# -- helpers ---------------------------------------------------------------------------------------
-
-def _file_or_folder_hash(path: Path) -> str:
-    """sha256 of a question file, or of every file of a question folder (a local ViDoRe V3 copy)."""
-    if not path.is_dir():
-        return sha256_file(path)
-    h = hashlib.sha256()
-    for f in sorted(p for p in path.rglob("*") if p.is_file()):
-        h.update(f"{f.relative_to(path)}:{sha256_file(f)}\n".encode())
-    return h.hexdigest()
-
-
-def _drop_torn_tail(path: Path) -> None:
-    """Cut a half-written last line (a run killed mid-append) so new records start on a fresh line."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(-1, 2)
-        if fh.read(1) == b"\n":
-            return
-        fh.seek(0)
-        data = fh.read()
-        keep = data.rfind(b"\n") + 1
-        log.warning("%s: dropping a half-written last record (%d bytes) from an interrupted run",
-                    path, len(data) - keep)
-        fh.truncate(keep)
-
-
-def _items_hash(items: Sequence[QAItem]) -> str:
-    blob = json.dumps([it.to_json() for it in items], sort_keys=True, ensure_ascii=False).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def _describe_diff(old: dict, new: dict) -> str:
-    parts = []
-    for key in ("config", "corpus_fingerprint", "qa"):
-        a, b = old.get(key), new.get(key)
-        if key == "config" and isinstance(a, dict) and isinstance(b, dict):
-            for f in sorted(set(a) | set(b)):
-                if a.get(f) != b.get(f):
-                    parts.append(f"{f}: {a.get(f)!r} -> {b.get(f)!r}")
-        elif a != b:
-            parts.append({"corpus_fingerprint": "the corpus changed", "qa": "the question file changed"}[key])
-    return "; ".join(parts) or "unknown difference"
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in name) or "run"
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _versions() -> dict[str, str]:
-    from importlib import metadata
-
-    out = {"docrag": __version__, "python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("torch", "transformers", "colpali-engine", "sentence-transformers", "bm25s", "pymupdf",
-                "pytrec-eval-terrier", "rouge-score", "numpy"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out
+        return GenerationRecord(
+            qid=item.qid, question=item.question, category=item.category, lang=item.lang,
+            answer_type=item.answer_type, gold=Gold(item.answer, list(item.gold_pages), list(item.gold_boxes)),
+            context=Context(cfg.context), context_pages=list(arec.context_pages), retrieval=ret, answer=answer,
+            generation_seconds=arec.seconds, metrics=metrics, answer_verdict=verdict, citations=cit,
+            attribution=stage)

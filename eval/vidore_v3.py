@@ -39,7 +39,8 @@ from typing import Any
 
 from docrag.corpus import Corpus
 from docrag.errors import InputError, MissingDependencyError
-from docrag.eval.data import GoldBox, QAItem
+from docrag.eval.data import QAItem
+from docrag.evidence import GoldEvidence
 from docrag.geometry import Box
 from docrag.types import Document, Hit, Page, TextSource, page_id
 
@@ -229,7 +230,7 @@ def qa_items(ds: VidoreV3, corpus: Corpus) -> list[QAItem]:
     annotator's boxes mapped to the page's PDF points."""
     pids = corpus_page_ids(ds)
     rel: dict[str, list[str]] = {}
-    boxes: dict[str, list[GoldBox]] = {}
+    boxes: dict[str, list[GoldEvidence]] = {}
     for r in ds.qrels:
         cid, qid = str(r["corpus_id"]), str(r["query_id"])
         if cid not in pids or int(r["score"]) <= 0:
@@ -239,7 +240,7 @@ def qa_items(ds: VidoreV3, corpus: Corpus) -> list[QAItem]:
         page = corpus.page(pid)
         for ann, (x1, y1, x2, y2) in _boxes(r.get("bounding_boxes")):
             box = Box.pixels(x1, y1, x2, y2, page.image_width, page.image_height).ordered().clipped()
-            boxes.setdefault(qid, []).append(GoldBox(pid, page.to_page_points(box), annotator=ann))
+            boxes.setdefault(qid, []).append(GoldEvidence(pid, page.to_page_points(box), annotator=ann))
     counts: dict[str, int] = {}
     for q in ds.queries:
         counts[str(q["query_id"])] = counts.get(str(q["query_id"]), 0) + 1

@@ -3,9 +3,11 @@ judge-free IoU, gold-box hit and gold-page hit beside the judge's P/R."""
 
 from __future__ import annotations
 
-from docrag.eval.data import GoldBox, QAItem
+from docrag.eval.data import QAItem
 from docrag.eval.gold_hits import gold_hits
+from docrag.eval.records import GenerationRecord
 from docrag.eval.report import build_report, render_csv, render_markdown, write_plots
+from docrag.evidence import GoldEvidence
 from docrag.geometry import Box
 
 
@@ -13,13 +15,17 @@ def _box(x0, y0, x1, y1):
     return Box.points(x0, y0, x1, y1, 600, 800)
 
 
-def _record(qid, cited, gold_page="d:1", gold=(100, 100, 200, 150)):
-    g = GoldBox(gold_page, _box(*gold))
-    return {"qid": qid, "gold": {"answer": "x", "pages": [gold_page], "boxes": [g.to_json()]},
-            "answer": {"answer": "x", "citations": [{"page_id": p, "boxes": [_box(*b).to_dict()]} for p, b in cited]},
-            "metrics": {"iou": 0.5, "rouge_l": 0.5, "accuracy": None, "numeric_match": None},
-            "citations": {"page": {"recall": 1.0, "precision": 1.0}, "block": {"recall": 1.0, "precision": 0.5}},
-            "attribution": "correct"}
+def _record(qid, cited, gold_page="d:1", gold=(100, 100, 200, 150), gold_pages=None):
+    g = GoldEvidence(gold_page, _box(*gold))
+    pages = [gold_page] if gold_pages is None else gold_pages
+    return GenerationRecord.from_json({
+        "qid": qid, "question": "q", "context": "retrieved", "context_pages": [],
+        "gold": {"answer": "x", "pages": pages, "boxes": [g.to_json()] if pages else []},
+        "answer": {"question": "q", "answer": "x",
+                   "citations": [{"page_id": p, "boxes": [_box(*b).to_dict()]} for p, b in cited]},
+        "metrics": {"iou": 0.5, "rouge_l": 0.5, "accuracy": None, "numeric_match": None},
+        "citations": {"page": {"recall": 1.0, "precision": 1.0}, "block": {"recall": 1.0, "precision": 0.5}},
+        "attribution": "correct"})
 
 
 def test_gold_hits_first_page_and_box_overlap():
@@ -27,10 +33,8 @@ def test_gold_hits_first_page_and_box_overlap():
     assert gold_hits(_record("b", [("d:2", (100, 100, 200, 150)), ("d:1", (0, 0, 50, 50))])) == \
         {"gold_page_hit": False, "gold_box_hit": False}
     assert gold_hits(_record("c", [("d:2", (0, 0, 1, 1)), ("d:1", (190, 140, 250, 250))]))["gold_box_hit"] is True
-    rec = _record("d", [])
-    assert gold_hits(rec) == {"gold_page_hit": False, "gold_box_hit": False}
-    rec["gold"] = {"pages": [], "boxes": []}
-    assert gold_hits(rec) == {"gold_page_hit": None, "gold_box_hit": None}
+    assert gold_hits(_record("d", [])) == {"gold_page_hit": False, "gold_box_hit": False}
+    assert gold_hits(_record("e", [], gold_pages=[])) == {"gold_page_hit": None, "gold_box_hit": None}
 
 
 class _Cfg:

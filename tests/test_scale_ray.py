@@ -173,10 +173,12 @@ def test_eval_engine_ray_answers_on_the_pool_and_resumes(cluster, tmp_path):
             if json.loads(line)["qid"] in {json.loads(x)["qid"] for x in path.read_text().splitlines()}]
     gen.write_text("".join(keep))
     again = RayEvaluator(corpus, items, tmp_path / "ray", cfg, show_progress=False, actors=1)
-    from docrag.eval.runner import _Records
+    from docrag.eval.record_log import RecordLog
+    from docrag.eval.records import AnswerRecord, JudgementRecord, RetrievalRecord
 
-    made = again._answer_on_ray(_Records.load(tmp_path / "ray" / "retrieval.jsonl"), _Records.load(path),
-                                _Records.load(tmp_path / "ray" / "judgements.jsonl"))
+    made = again._answer_on_ray(RecordLog.load(tmp_path / "ray" / "retrieval.jsonl", RetrievalRecord),
+                                RecordLog.load(path, AnswerRecord),
+                                RecordLog.load(tmp_path / "ray" / "judgements.jsonl", JudgementRecord))
     assert made == (1, 0)   # one answer; its verdict was already recorded
     again.run()
     assert records("ray", "answers.jsonl") == records("local", "answers.jsonl")

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import typer
 
+from docrag.config import DEFAULT_JUDGE, DEFAULT_LEVELS, DEFAULT_MODE
+from docrag.evidence import BLOCK_MODES, LEVELS
+
 
 def _load_answers(path: Path) -> list:
     from docrag.errors import InputError
@@ -57,10 +60,10 @@ def register(app: typer.Typer) -> None:
     def cite(
         answers: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL file of answers."),
         corpus: Path = typer.Option(..., "--corpus", "-c", help="Corpus folder the answers cite."),
-        judge: str = typer.Option("grounding", "--judge", "-j",
+        judge: str = typer.Option(DEFAULT_JUDGE, "--judge", "-j",
                                   help="grounding | oracle | openai:<model> | qwen-vl:<path>."),
-        level: list[str] = typer.Option(["page", "block"], "--level", help="page and/or block."),
-        mode: str = typer.Option("crop", "--mode", help="Block level: crop (image-cropping) or box (red boxes)."),
+        level: list[str] = typer.Option(list(DEFAULT_LEVELS), "--level", help="page and/or block."),
+        mode: str = typer.Option(DEFAULT_MODE, "--mode", help="Block level: crop (image-cropping) or box (red boxes)."),
         cache: Path | None = typer.Option(None, "--cache", help="Verdict cache (JSONL); reruns cost nothing."),
         gold: Path | None = typer.Option(None, "--gold", help="qa.jsonl with gold boxes (for --judge oracle)."),
         judge_option: list[str] = typer.Option([], "--judge-option", "-o", help="key=value for the judge."),
@@ -77,9 +80,9 @@ def register(app: typer.Typer) -> None:
         from docrag.io import write_jsonl
 
         for lv in level:
-            if lv not in ("page", "block"):
+            if lv not in LEVELS:
                 raise typer.BadParameter(f"--level must be page or block, got {lv!r}")
-        if mode not in ("crop", "box"):
+        if mode not in BLOCK_MODES:
             raise typer.BadParameter(f"--mode must be crop or box, got {mode!r}")
         store = Corpus.open(corpus)
         items = _load_answers(answers)

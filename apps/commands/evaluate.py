@@ -8,13 +8,13 @@ from pathlib import Path
 import typer
 
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
-
-CONTEXTS = ("retrieved", "oracle", "none")
+from docrag.config import DEFAULT_ANSWER_JUDGE, DEFAULT_CONTEXT, DEFAULT_LEVELS, DEFAULT_MODE
+from docrag.evidence import BLOCK_MODES, CONTEXTS, LEVELS
 
 
 def _levels(value: str) -> tuple[str, ...]:
     levels = tuple(v.strip() for v in value.split(",") if v.strip())
-    bad = [v for v in levels if v not in ("page", "block")]
+    bad = [v for v in levels if v not in LEVELS]
     if bad or not levels:
         raise typer.BadParameter(f"--levels {value!r}: use page, block or page,block")
     return levels
@@ -41,15 +41,16 @@ def register(app: typer.Typer) -> None:
         judge: str | None = typer.Option(None, "--judge", "-j",
                                          help="Citation judge (grounding, openai:<model>, qwen-vl:<path>, none). "
                                               "Default: DOCRAG_JUDGE / config file / built-in."),
-        answer_judge: str = typer.Option("auto", "--answer-judge",
+        answer_judge: str = typer.Option(DEFAULT_ANSWER_JUDGE, "--answer-judge",
                                          help="Answer-accuracy judge: auto (the citation judge when it is a "
                                               "model, else proxy), proxy (offline numeric/ROUGE proxy), none, "
                                               "openai:<model>."),
-        context: str = typer.Option("retrieved", "--context",
+        context: str = typer.Option(DEFAULT_CONTEXT, "--context",
                                     help="Pages the generator sees: retrieved (top k), oracle (gold pages), none."),
         k: int = typer.Option(10, "-k", "--top-k", min=1, help="Pages retrieved per question."),
-        levels: str = typer.Option("page,block", "--levels", help="Citation levels to judge: page, block or both."),
-        mode: str = typer.Option("crop", "--mode",
+        levels: str = typer.Option(",".join(DEFAULT_LEVELS), "--levels",
+                                   help="Citation levels to judge: page, block or both."),
+        mode: str = typer.Option(DEFAULT_MODE, "--mode",
                                  help="Block-level judging: crop (image-cropping) or box (box-bounding)."),
         limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
         index_dir: Path | None = typer.Option(None, "--index-dir",
@@ -92,7 +93,7 @@ def register(app: typer.Typer) -> None:
 
         if context not in CONTEXTS:
             raise typer.BadParameter(f"--context {context!r}: use {', '.join(CONTEXTS)}")
-        if mode not in ("crop", "box"):
+        if mode not in BLOCK_MODES:
             raise typer.BadParameter(f"--mode {mode!r}: use crop or box")
         if pixel_empty not in ("skip", "one", "zero"):
             raise typer.BadParameter(f"--pixel-empty {pixel_empty!r}: use skip, one or zero")
@@ -104,7 +105,7 @@ def register(app: typer.Typer) -> None:
         from docrag.errors import InputError
         from docrag.generation.conventions import coords_options
 
-        settings = load_settings()
+        settings = load_settings()   # resolved once, here; the runner gets them passed in
         gen_name = generator or settings.generator
         try:
             gen_coords = coords_options(coords, gen_name).get("coords")
@@ -112,12 +113,12 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(str(exc)) from exc
         if coords is not None and gen_coords is None:
             raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
-        config = EvalConfig(retriever=retriever or settings.retriever, generator=gen_name, coords=gen_coords,
-                            judge=judge or settings.judge, answer_judge=answer_judge,
-                            context=context, k=k, levels=_levels(levels), mode=mode,
-                            index_dir=str(index_dir) if index_dir else None,
-                            pixel_empty=pixel_empty, pixel_average=pixel_average, pixel_best=pixel_best,
-                            **rerank_options(rerank, rerank_depth))
+        config = EvalConfig.from_settings(settings, retriever=retriever, generator=gen_name, coords=gen_coords,
+                                          judge=judge, answer_judge=answer_judge,
+                                          context=context, k=k, levels=_levels(levels), mode=mode,
+                                          index_dir=str(index_dir) if index_dir else None,
+                                          pixel_empty=pixel_empty, pixel_average=pixel_average,
+                                          pixel_best=pixel_best, **rerank_options(rerank, rerank_depth))
         if qa.is_dir() and not (corpus / "manifest.json").exists():   # a local ViDoRe V3 copy: build its corpus
             from docrag.eval.vidore_v3 import build_corpus, read_dataset
 
@@ -135,7 +136,7 @@ def register(app: typer.Typer) -> None:
             runner_cls, extra = RayEvaluator, {"ray_address": ray_address}
         ev = runner_cls.from_files(corpus, qa, out, config, qrels=qrels, limit=limit, overwrite=overwrite,
                                    show_progress=show_progress(progress), rebuild_index=rebuild_index,
-                                   retriever_options=opts, **extra)
+                                   retriever_options=opts, settings=settings, **extra)
         report = ev.run()
         ret, gen = report.get("retrieval"), report.get("generation")
         if ret:
