@@ -103,9 +103,9 @@ def _overlap(a: list[list[str]], b: list[list[str]]) -> float:
 
 
 def query_figures(dense_pages: int, multi_pages: int, tmp: Path) -> list[tuple[str, int, float, float]]:
+    from benchmarks.synthetic import SyntheticCorpus, SyntheticSpec
     from docrag.index.qdrant_store import QdrantIndex, QdrantOptions, close_clients, parse_store
     from docrag.index.store import PageIndex, SearchOptions
-    from docrag.index.synthetic import SyntheticCorpus, SyntheticSpec
 
     rows = []
     rng = np.random.default_rng(0)

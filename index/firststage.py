@@ -28,47 +28,66 @@ TRAIN_SAMPLE = 32768
 # ---------------------------------------------------------------------------------------------
 # codes: two-level codebook + inverted lists
 # ---------------------------------------------------------------------------------------------
-def _kmeans(x, k: int, iters: int, seed: int):
-    """Spherical k-means of unit rows ``x`` (torch fp32) -> (k, d) unit centroids."""
+def _kmeans(x: np.ndarray, k: int, iters: int, seed: int) -> np.ndarray:
+    """Spherical k-means of unit rows ``x`` (fp32) -> (k, d) unit centroids. numpy, not torch: these
+    small ops slow down many-fold when torch's OpenMP threads compete for a loaded CPU."""
     import torch
 
     n = x.shape[0]
     if n <= k:
-        cent = torch.zeros((k, x.shape[1]), dtype=x.dtype)
+        cent = np.zeros((k, x.shape[1]), dtype=x.dtype)
         cent[:n] = x
         return cent
     g = torch.Generator().manual_seed(seed)
-    cent = x[torch.randperm(n, generator=g)[:k]].clone()
+    cent = x[torch.randperm(n, generator=g)[:k].numpy()].copy()
     for _ in range(iters):
-        assign = (x @ cent.T).argmax(dim=1)
-        sums = torch.zeros_like(cent).index_add_(0, assign, x)
-        norms = sums.norm(dim=1, keepdim=True)
-        cent = torch.where(norms > 0, sums / norms.clamp_min(1e-12), cent)
+        sums = _cluster_sums(x, (x @ cent.T).argmax(axis=1), k)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        cent = np.where(norms > 0, sums / np.maximum(norms, 1e-12), cent)
     return cent
+
+
+def _cluster_sums(x: np.ndarray, assign: np.ndarray, k: int) -> np.ndarray:
+    """Per-cluster sums of rows by sorting (torch's ``index_add_`` slows down ~30x when its OpenMP
+    threads compete for a loaded CPU)."""
+    order = np.argsort(assign, kind="stable")
+    counts = np.bincount(assign, minlength=k)
+    out = np.zeros((k, x.shape[1]), dtype=x.dtype)
+    filled = np.flatnonzero(counts)
+    if len(filled):
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[filled]
+        out[filled] = np.add.reduceat(x[order], starts, axis=0)
+    return out
 
 
 def train_codebook(tokens: np.ndarray, n_coarse: int = DEFAULT_COARSE, n_fine: int = DEFAULT_FINE,
                    sample: int = TRAIN_SAMPLE, iters: int = 8, seed: int = 0) -> np.ndarray:
     """A two-level codebook as one ``(n_coarse * n_fine, d)`` fp16 matrix; code ``c`` belongs to
     coarse cluster ``c // n_fine``. Trained on ``sample`` evenly spaced tokens (deterministic)."""
-    import torch
-
-    from docrag.index.maxsim import _tensor
-
     if n_coarse * n_fine > 1 << 16:
         raise ValueError("codes are 16-bit: n_coarse * n_fine must be <= 65536")
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: many small matmuls, which OpenBLAS threads slow down ~8x on a loaded CPU
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _train_codebook(tokens, n_coarse, n_fine, sample, iters, seed)
+
+
+def _train_codebook(tokens: np.ndarray, n_coarse: int, n_fine: int, sample: int, iters: int,
+                    seed: int) -> np.ndarray:
     n = len(tokens)
     rows = np.unique(np.linspace(0, max(n - 1, 0), min(sample, n)).round().astype(np.int64))
-    x = torch.nn.functional.normalize(_tensor(np.asarray(tokens[rows])).float(), dim=1)
+    x = np.asarray(tokens[rows], dtype=np.float32)
+    x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
     coarse = _kmeans(x, n_coarse, iters, seed)
-    assign = (x @ coarse.T).argmax(dim=1)
-    fine = torch.zeros((n_coarse, n_fine, x.shape[1]))
+    assign = (x @ coarse.T).argmax(axis=1)
+    fine = np.zeros((n_coarse, n_fine, x.shape[1]), dtype=np.float32)
     for c in range(n_coarse):
         members = x[assign == c]
         fine[c] = _kmeans(members, n_fine, iters, seed + c + 1) if len(members) else coarse[c]
         if 0 < len(members) < n_fine:   # pad tiny clusters with the coarse centroid
             fine[c, len(members):] = coarse[c]
-    return fine.reshape(n_coarse * n_fine, -1).numpy().astype(np.float16)
+    return fine.reshape(n_coarse * n_fine, -1).astype(np.float16)
 
 
 def assign_codes(tokens: np.ndarray, codebook: np.ndarray, n_fine: int = DEFAULT_FINE,
@@ -153,6 +172,36 @@ class InvertedCodes:
         return out if rows is None else out[:, rows]
 
 
+def build_code_stage(tokens: np.ndarray, offsets: np.ndarray, codebook: np.ndarray | None = None,
+                     n_coarse: int = DEFAULT_COARSE,
+                     n_fine: int = DEFAULT_FINE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``codes`` first stage of a segment: ``(codebook, page_codes, code_offsets)``. With
+    ``codebook`` (the index's, from its first segment) the tokens are only encoded; without, a
+    codebook is trained on this segment (first build, rebuild, compaction)."""
+    if codebook is None:
+        codebook = train_codebook(tokens, n_coarse, n_fine)
+    n_fine = min(n_fine, len(codebook))
+    codes = assign_codes(tokens, codebook, n_fine) if len(tokens) else np.zeros(0, np.uint16)
+    page_codes, c_off = page_code_sets(codes, offsets)
+    return np.asarray(codebook, dtype=np.float16), page_codes, c_off
+
+
+def shared_codebook(segments: Sequence) -> np.ndarray | None:
+    """The codebook new segments are encoded with: the one stored with the index's segments."""
+    return next((s.codebook for s in segments if getattr(s, "codebook", None) is not None), None)
+
+
+def segment_code_scores(queries: Sequence[np.ndarray], seg, rows: np.ndarray,
+                        nprobe: int = DEFAULT_NPROBE) -> np.ndarray:
+    """``codes`` first-stage scores of ``rows`` of a segment (inverted lists kept on the segment)."""
+    cache = seg.__dict__.setdefault("_resident", {})
+    if "codes" not in cache:
+        book = np.asarray(seg.codebook, dtype=np.float32)
+        cache["codes"] = (InvertedCodes(np.asarray(seg.page_codes), np.asarray(seg.code_offsets), len(book)), book)
+    inv, book = cache["codes"]
+    return inv.scores(queries, book, nprobe, rows=rows)
+
+
 # ---------------------------------------------------------------------------------------------
 # MUVERA fixed-dimensional encodings
 # ---------------------------------------------------------------------------------------------
@@ -213,6 +262,18 @@ class Muvera:
                 np.add.at(sums, self._buckets(q, r), q @ self.proj[r])
                 out[i, r * B * P:(r + 1) * B * P] = sums.ravel()
         return out
+
+
+def fuse_ranks(stages: Sequence[np.ndarray], k: float = 60.0) -> np.ndarray:
+    """Reciprocal-rank fusion of several first stages' ``(n_queries, n_pages)`` scores, so that each
+    contributes its best candidates."""
+    if len(stages) == 1:
+        return stages[0]
+    fused = np.zeros(np.shape(stages[0]), dtype=np.float32)
+    for s in stages:
+        ranks = np.argsort(np.argsort(-np.asarray(s), axis=-1, kind="stable"), axis=-1)
+        fused += 1.0 / (k + ranks)
+    return fused
 
 
 # ---------------------------------------------------------------------------------------------

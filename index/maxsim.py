@@ -11,6 +11,7 @@ with ``maximum.reduceat``, so memory stays bounded whatever the index size.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Sequence
 
@@ -84,7 +85,9 @@ def maxsim_scores(
     matmul dtype on ``device`` (no per-query conversion).
 
     ``page_rows`` restricts scoring to those page indices (the result then has one column per
-    listed page, in that order); pages with no tokens score 0.
+    listed page, in that order); pages with no tokens score 0. Listed pages are scored in file
+    order (sorted, adjacent pages copied as one run) into a reused fp32 buffer: on CPU a fresh
+    buffer per chunk costs more in page faults than the matmul itself.
     """
     import torch
 
@@ -94,12 +97,17 @@ def maxsim_scores(
     out = np.zeros((n_q, len(all_pages)), dtype=np.float32)
     if n_q == 0 or len(all_pages) == 0 or q_flat.shape[0] == 0:
         return out
+    order = None
+    if page_rows is not None:
+        order = np.argsort(all_pages, kind="stable")
+        all_pages = all_pages[order]
     on_gpu = device.startswith("cuda")
     mm_dtype = torch.float16 if on_gpu else torch.float32
     q_t = torch.from_numpy(q_flat).to(device=device, dtype=mm_dtype)
     starts, ends = offsets[all_pages], offsets[all_pages + 1]
-    contiguous = page_rows is None
     chunk_tokens = max(1, min(chunk_tokens, MAX_SIM_ELEMENTS // max(1, q_flat.shape[0])))
+    resident = isinstance(tokens, torch.Tensor)   # a resident copy (see Segment.resident)
+    total = int((ends - starts).sum())
     col = 0
     while col < len(all_pages):
         # a chunk of whole pages, ~chunk_tokens tokens (at least one page)
@@ -112,15 +120,21 @@ def maxsim_scores(
         lens = ends[sel] - starts[sel]
         nonempty = lens > 0
         if nonempty.any():
-            spans = [(s, e) for s, e in zip(starts[sel], ends[sel], strict=True) if e > s]
-            if isinstance(tokens, torch.Tensor):   # a resident copy (see Segment.resident_tokens)
-                block_t = tokens[starts[col]:ends[stop - 1]] if contiguous else \
-                    torch.cat([tokens[s:e] for s, e in spans])
+            runs = _runs(starts[sel], ends[sel])
+            n_tok = int(lens.sum())
+            if len(runs) == 1 and (resident or on_gpu):
+                b_t = (tokens[runs[0][0]:runs[0][1]] if resident else
+                       _tensor(tokens[runs[0][0]:runs[0][1]])).to(device=device, dtype=mm_dtype)
+            elif on_gpu and not resident:
+                b_t = _tensor(np.concatenate([tokens[s:e] for s, e in runs], axis=0)).to(device=device,
+                                                                                         dtype=mm_dtype)
             else:
-                block = tokens[starts[col]:ends[stop - 1]] if contiguous else \
-                    np.concatenate([tokens[s:e] for s, e in spans], axis=0)
-                block_t = _tensor(block)
-            b_t = block_t.to(device=device, dtype=mm_dtype)
+                b_t = _scratch(max(n_tok, min(chunk_tokens, total)), int(q_flat.shape[1]), device, mm_dtype)[:n_tok]
+                pos = 0
+                for s, e in runs:
+                    src = tokens[s:e] if resident else _tensor(tokens[s:e])
+                    b_t[pos:pos + e - s].copy_(src)
+                    pos += e - s
             sim = (q_t @ b_t.T).float().cpu().numpy()           # (query_tokens, block_tokens)
             local = np.zeros(int(nonempty.sum()), dtype=np.int64)
             np.cumsum(lens[nonempty][:-1], out=local[1:])
@@ -128,5 +142,36 @@ def maxsim_scores(
             cols = np.flatnonzero(nonempty) + col
             out[:, cols] = _sum_by_owner(per_page, owner, n_q)
         col = stop
+    if order is not None:
+        unsorted = np.empty_like(out)
+        unsorted[:, order] = out
+        return unsorted
     return out
 
+
+def _runs(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """Maximal contiguous token ranges covering pages ``starts[i]:ends[i]`` (in file order)."""
+    keep = ends > starts
+    s, e = starts[keep], ends[keep]
+    if not len(s):
+        return []
+    brk = np.flatnonzero(s[1:] != e[:-1]) + 1
+    first = np.concatenate([[0], brk])
+    last = np.concatenate([brk - 1, [len(s) - 1]])
+    return list(zip(s[first].tolist(), e[last].tolist(), strict=True))
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(rows: int, dim: int, device: str, dtype):
+    """A reused ``(>= rows, dim)`` buffer of this thread for ``device``/``dtype`` (grows, freed with
+    the thread)."""
+    import torch
+
+    bufs = _SCRATCH.__dict__.setdefault("bufs", {})
+    buf = bufs.get((device, dtype, dim))
+    if buf is None or buf.shape[0] < rows:
+        buf = torch.empty((rows, dim), dtype=dtype, device=device)
+        bufs[(device, dtype, dim)] = buf
+    return buf

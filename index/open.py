@@ -36,7 +36,7 @@ def split_options(opts: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
 
 def search_options(index_opts: dict[str, Any], device: str | None) -> SearchOptions:
-    first = index_opts.get("first_stage", ("centroids",))
+    first = index_opts.get("first_stage", SearchOptions.first_stage)
     first = tuple([first] if isinstance(first, str) else first or ())
     if index_opts.get("binarize") and "binary" not in first:
         first = (*first, "binary")
@@ -62,7 +62,8 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     With ``build=True`` a missing index is built and a stale one updated (only new documents are
     encoded, removed ones dropped). With ``build=False`` a missing or stale index raises
     :class:`IndexStateError`. Index options: ``rebuild`` (start over), ``first_stage``
-    (``"centroids"``, ``"binary"`` or both, multi-vector only), ``binarize``, ``n_centroids``,
+    (``"codes"`` (default), ``"centroids"``, ``"binary"``, ``"muvera"``; several fuse by rank; multi-vector
+    only), ``binarize``, ``n_centroids``,
     ``n_candidates``, ``max_candidates``, ``candidates`` (``adaptive``/``fixed``), ``search_mode``
     (``auto``/``exact``/``two-stage``; two-stage hits carry ``approximate=True``); ``rerank`` (a reranker
     name, :mod:`docrag.index.rerank`) and ``rerank_depth`` wrap the index in a rerank stage; other

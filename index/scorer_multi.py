@@ -2,8 +2,8 @@
 
 Exact search scores every allowed page with :func:`docrag.index.maxsim.maxsim_scores`. Two-stage
 search (``mode="two-stage"``, or ``auto`` once more pages are allowed than one search reranks)
-ranks pages by the segments' first stages (:meth:`MultiVectorScorer.first_stage`: centroids, sign
-bits, MUVERA, fused by rank when several), then reranks the best of them with exact MaxSim in
+ranks pages by the segments' first stages (:meth:`MultiVectorScorer.first_stage`: codes, centroids,
+sign bits, MUVERA, fused by rank when several), then reranks the best of them with exact MaxSim in
 rounds (:func:`docrag.index.firststage.rerank_rounds`); its hits say ``approximate=True``.
 """
 
@@ -26,11 +26,15 @@ class MultiVectorScorer(Scorer):
 
     # -- payloads <-> segments -----------------------------------------------------------------
     def pack(self, page_ids: list[str], payloads: Sequence[Any]) -> Segment:
+        """New pages are encoded with the index's ``codes`` codebook; a rewrite of pages already in the
+        index (a compaction) trains a new one."""
+        from docrag.index.firststage import shared_codebook
         from docrag.index.maxsim import pack_pages
 
         seg = Segment.new(page_ids)
         seg.tokens, seg.offsets = pack_pages([_strip_zero_rows(p) for p in payloads])
-        seg.build_first_stages(self.options)
+        rewrite = not {pid for _, _, pid in self.live}.isdisjoint(page_ids)
+        seg.build_first_stages(self.options, codebook=None if rewrite else shared_codebook(self.segments))
         return seg
 
     def payload(self, seg: Segment, row: int) -> np.ndarray:
@@ -54,7 +58,7 @@ class MultiVectorScorer(Scorer):
         two_stage = has_stage and (o.mode == "two-stage" or (o.mode == "auto" and n_allowed > cap))
         if o.mode == "two-stage" and not has_stage:
             raise IndexStateError("two-stage search needs first-stage data; rebuild the index with a first stage "
-                                  "(default centroids, or --binarize)")
+                                  "(default codes, or --binarize)")
         self.last_search = {"mode": "two-stage" if two_stage else "exact", "approximate": two_stage}
         if two_stage:
             return self._two_stage(encoded, per_seg, out, k)
@@ -104,6 +108,10 @@ class MultiVectorScorer(Scorer):
         from docrag.index.twostage import binary_maxsim
 
         stages = []
+        if seg.page_codes is not None:
+            from docrag.index.firststage import segment_code_scores
+
+            stages.append(segment_code_scores(encoded, seg, rows))
         if seg.centroids is not None:
             stages.append(maxsim_scores(encoded, self._resident(seg, "centroids"), seg.centroid_offsets, rows,
                                         device=self.options.device))
@@ -115,13 +123,9 @@ class MultiVectorScorer(Scorer):
         if seg.bits is not None:
             full = binary_maxsim(encoded, seg.bits, seg.offsets, dim=int(seg.tokens.shape[1]))  # type: ignore[union-attr]
             stages.append(full[:, rows])
-        if len(stages) == 1:
-            return stages[0]
-        fused = np.zeros_like(stages[0])
-        for s in stages:
-            ranks = np.argsort(np.argsort(-s, axis=1, kind="stable"), axis=1)
-            fused += 1.0 / (60.0 + ranks)
-        return fused
+        from docrag.index.firststage import fuse_ranks
+
+        return fuse_ranks(stages)
 
     def _resident(self, seg: Segment, attr: str = "tokens") -> Any:
         return seg.resident(attr, self.options.device, self.options.resident_bytes)

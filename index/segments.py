@@ -7,6 +7,8 @@ Files of one segment (``<index>/segments/<name>/``)::
     vectors.npy                     dense: (pages, dim) float32
     tokens.npy, offsets.npy         multi: (tokens, dim) float16; rows of page i are offsets[i]:offsets[i+1]
     centroids.npy, centroid_offsets.npy, bits.npy, fde.npy   multi: optional first stages
+    codebook.npy, page_codes.npy, code_offsets.npy           multi: the "codes" first stage (the
+                                    index's codebook, trained on its first segment, kept with each segment)
 
 Which payload files a segment has follows from the index's kind; the scorer of that kind
 (:mod:`docrag.index.scorers`) packs payloads into segments and reads them back. First-stage data
@@ -29,7 +31,9 @@ from docrag.errors import DocragError
 from docrag.io import atomic_write_json, read_json, read_jsonl, write_jsonl
 
 #: first-stage arrays of multi-vector segments (all optional)
-FIRST_STAGE_ARRAYS = ("centroids", "centroid_offsets", "bits", "fde")
+FIRST_STAGE_ARRAYS = ("centroids", "centroid_offsets", "bits", "fde", "codebook", "page_codes", "code_offsets")
+#: first stages a multi-vector index can build (``SearchOptions.first_stage``)
+FIRST_STAGES = ("codes", "centroids", "binary", "muvera")
 #: every array a segment may hold, saved as ``<name>.npy``
 ARRAYS = ("vectors", "tokens", "offsets", *FIRST_STAGE_ARRAYS)
 
@@ -42,7 +46,7 @@ class IndexStateError(DocragError):
 class SearchOptions:
     """How multi-vector indexes are searched and what first stages they build."""
 
-    first_stage: tuple[str, ...] = ("centroids",)   # any of "centroids", "binary", "muvera"
+    first_stage: tuple[str, ...] = ("codes",)   # any of FIRST_STAGES; several fuse by rank
     n_centroids: int = 32
     n_candidates: int = 256     # pages reranked exactly per round (and at least)
     max_candidates: int = 2048  # adaptive rounds stop here at the latest
@@ -67,6 +71,9 @@ class Segment:
     centroid_offsets: np.ndarray | None = None
     bits: np.ndarray | None = None
     fde: np.ndarray | None = None
+    codebook: np.ndarray | None = None
+    page_codes: np.ndarray | None = None
+    code_offsets: np.ndarray | None = None
     dead: set[int] = field(default_factory=set)   # rows of deleted pages
 
     def __len__(self) -> int:
@@ -77,11 +84,19 @@ class Segment:
         """An empty segment with a fresh, time-ordered name."""
         return cls(name=f"{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:8]}", page_ids=list(page_ids))
 
-    def build_first_stages(self, opts: SearchOptions) -> None:
-        """Build the first stages ``opts.first_stage`` names from the segment's tokens (multi-vector)."""
+    def build_first_stages(self, opts: SearchOptions, codebook: np.ndarray | None = None) -> None:
+        """Build the first stages ``opts.first_stage`` names from the segment's tokens (multi-vector).
+        ``codebook``: the index's ``codes`` codebook (None: train one on this segment)."""
         from docrag.index.twostage import binarize, page_centroids
 
         assert self.tokens is not None and self.offsets is not None
+        unknown = sorted(set(opts.first_stage) - set(FIRST_STAGES))
+        if unknown:
+            raise ValueError(f"unknown first stage {', '.join(unknown)}; choose from {', '.join(FIRST_STAGES)}")
+        if "codes" in opts.first_stage:
+            from docrag.index.firststage import build_code_stage
+
+            self.codebook, self.page_codes, self.code_offsets = build_code_stage(self.tokens, self.offsets, codebook)
         if "centroids" in opts.first_stage:
             self.centroids, self.centroid_offsets = page_centroids(self.tokens, self.offsets, opts.n_centroids,
                                                                    device=opts.device)
@@ -94,8 +109,8 @@ class Segment:
 
     def first_stages(self) -> list[str]:
         """Names of the first stages this segment holds."""
-        return [n for n, a in (("centroids", self.centroids), ("binary", self.bits), ("muvera", self.fde))
-                if a is not None]
+        return [n for n, a in (("codes", self.page_codes), ("centroids", self.centroids), ("binary", self.bits),
+                               ("muvera", self.fde)) if a is not None]
 
     def save(self, seg_root: Path) -> None:
         """Write into ``seg_root/<name>`` via a temporary folder and one rename."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docrag.index.firststage import InvertedCodes, Muvera, build_codes, rerank_rounds
+from benchmarks.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
+from docrag.index.firststage import InvertedCodes, Muvera, build_codes, rerank_rounds, train_codebook
 from docrag.index.maxsim import maxsim_scores, pack_pages
-from docrag.index.store import PageIndex, SearchOptions
-from docrag.index.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
+from docrag.index.store import PageIndex, SearchOptions, create_index
 from docrag.types import Page
 
 SPEC = SyntheticSpec(tokens_per_page=80, token_jitter=10, n_concepts=256, concepts_per_page=4, seed=3)
@@ -90,7 +90,7 @@ class _Planted:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("first_stage", [("centroids",), ("muvera",)])
+@pytest.mark.parametrize("first_stage", [("codes",), ("centroids",), ("muvera",)])
 def test_two_stage_hits_say_approximate_and_exact_switch_matches_exhaustive(data, first_stage):
     pages, tokens, offsets, queries, _ = data
     recs = [Page(doc_id="d", page_no=i + 1, width_pt=1, height_pt=1) for i in range(len(pages))]
@@ -111,6 +111,42 @@ def test_two_stage_hits_say_approximate_and_exact_switch_matches_exhaustive(data
         assert [h.page_no - 1 for h in h_exact] == list(want)
         overlap.append(len({h.page_id for h in h_fast} & {h.page_id for h in h_exact}) / 10)
     assert np.mean(overlap) >= 0.8
+
+
+@pytest.mark.slow
+def test_codes_stage_is_stored_trained_once_reused_by_new_segments_and_retrained_on_compaction(data, tmp_path):
+    pages, tokens, offsets, queries, _ = data
+    r = _Planted(pages, queries)
+    recs = [Page(doc_id=f"d{i // 100}", page_no=i + 1, width_pt=1, height_pt=1) for i in range(len(pages))]
+    opts = SearchOptions(mode="two-stage", first_stage=("codes",), n_candidates=32, max_candidates=128)
+    idx = create_index(r, tmp_path / "ix", None, opts)
+    idx.add(recs[:100])                      # first build: trains the codebook on these pages
+    idx.add(recs[100:])                      # later documents: encoded with the same codebook
+    assert len(idx.segments) == 2 and idx.manifest["first_stage"] == ["codes"]
+    first, second = (tmp_path / "ix" / "segments" / s.name for s in idx.segments)
+    for seg_dir in (first, second):
+        assert {"codebook.npy", "page_codes.npy", "code_offsets.npy"} <= {f.name for f in seg_dir.iterdir()}
+    book = np.load(first / "codebook.npy")
+    np.testing.assert_array_equal(np.load(second / "codebook.npy"), book)
+    np.testing.assert_array_equal(book, train_codebook(tokens[: offsets[100]]))
+    again = PageIndex.load(r, tmp_path / "ix", None, SearchOptions(mode="two-stage", n_candidates=32,
+                                                                   max_candidates=128))
+    assert again.options.first_stage == ("codes",)
+    overlap = []
+    for qi in range(6):
+        hits = again.search(str(qi), k=10)
+        assert hits and all(h.approximate for h in hits) and again.last_search["first_stage"] == ["codes"]
+        want = np.argsort(-maxsim_scores([queries[qi]], tokens, offsets)[0], kind="stable")[:10]
+        overlap.append(len({h.page_no - 1 for h in hits} & set(want.tolist())) / 10)
+    assert np.mean(overlap) >= 0.8
+    assert again.delete("d1") == 100         # removal drops pages, the codebook stays
+    assert all(h.doc_id != "d1" for h in again.search("0", k=300))
+    np.testing.assert_array_equal(again.segments[-1].codebook, book)
+    again.compact()                          # a rewrite retrains on the live pages
+    assert len(again.segments) == 1
+    live = np.concatenate([tokens[: offsets[100]], tokens[offsets[200]:]])
+    np.testing.assert_array_equal(np.asarray(again.segments[0].codebook), train_codebook(live))
+    assert all(h.doc_id != "d1" for h in again.search("3", k=300))
 
 
 def test_resampled_corpus_keeps_real_pages_and_is_deterministic(data):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.synthetic import SyntheticCorpus, SyntheticSpec
 from docrag.index.maxsim import maxsim_naive, maxsim_scores, pack_pages
-from docrag.index.synthetic import SyntheticCorpus, SyntheticSpec
 from docrag.index.twostage import binarize, binary_maxsim, page_centroids
 
 
