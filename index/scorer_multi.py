@@ -47,8 +47,6 @@ class MultiVectorScorer(Scorer):
         return [self.topk(row, k, allowed, approximate=approx) for row in scores]
 
     def scores(self, encoded: list[Any], allowed: np.ndarray | None, k: int) -> np.ndarray:
-        from docrag.index.maxsim import maxsim_scores
-
         out = np.full((len(encoded), len(self.live)), np.nan, dtype=np.float32)
         per_seg = self._rows_per_segment(allowed)
         n_allowed = sum(len(v[0]) for v in per_seg.values())
@@ -58,22 +56,20 @@ class MultiVectorScorer(Scorer):
         two_stage = has_stage and (o.mode == "two-stage" or (o.mode == "auto" and n_allowed > cap))
         if o.mode == "two-stage" and not has_stage:
             raise IndexStateError("two-stage search needs first-stage data; rebuild the index with a first stage "
-                                  "(default codes, or --binarize)")
+                                  "(default centroids, or --binarize)")
         self.last_search = {"mode": "two-stage" if two_stage else "exact", "approximate": two_stage}
         if two_stage:
             return self._two_stage(encoded, per_seg, out, k)
         for si, (rows, poss) in per_seg.items():
             seg = self.segments[si]
             full = len(rows) == len(seg)
-            out[:, poss] = maxsim_scores(encoded, self._resident(seg), seg.offsets,
-                                         None if full else np.array(rows), device=o.device)
+            out[:, poss] = self._exact(encoded, seg, None if full else np.array(rows))
         return out
 
     def _two_stage(self, encoded: list[Any], per_seg: dict, out: np.ndarray, k: int) -> np.ndarray:
         """First-stage scores, then exact MaxSim of the best pages in rounds (see
         :func:`docrag.index.firststage.rerank_rounds`); pages never reranked stay NaN (not hits)."""
         from docrag.index.firststage import rerank_rounds
-        from docrag.index.maxsim import maxsim_scores
 
         live = self.live
         first = np.full(out.shape, -np.inf, dtype=np.float32)
@@ -91,7 +87,7 @@ class MultiVectorScorer(Scorer):
                     sel = np.flatnonzero(seg_of == si)
                     seg = self.segments[int(si)]
                     rows = np.array([live[positions[j]][1] for j in sel])
-                    res[sel] = maxsim_scores([q], self._resident(seg), seg.offsets, rows, device=o.device)[0]
+                    res[sel] = self._exact([q], seg, rows)[0]
                 return res
 
             pos, scores, _ = rerank_rounds(first[qi], exact, k, n_min, n_min, n_max, patience=o.patience)
@@ -104,7 +100,6 @@ class MultiVectorScorer(Scorer):
     def first_stage(self, encoded: list[Any], seg: Segment, rows: np.ndarray) -> np.ndarray:
         """Approximate scores of ``rows`` of ``seg``: each first stage the segment holds, fused by rank
         when there are several (so every stage contributes its best candidates)."""
-        from docrag.index.maxsim import maxsim_scores
         from docrag.index.twostage import binary_maxsim
 
         stages = []
@@ -113,8 +108,7 @@ class MultiVectorScorer(Scorer):
 
             stages.append(segment_code_scores(encoded, seg, rows))
         if seg.centroids is not None:
-            stages.append(maxsim_scores(encoded, self._resident(seg, "centroids"), seg.centroid_offsets, rows,
-                                        device=self.options.device))
+            stages.append(self._exact(encoded, seg, rows, "centroids", seg.centroid_offsets))
         if seg.fde is not None:
             from docrag.index.firststage import Muvera
 
@@ -126,6 +120,21 @@ class MultiVectorScorer(Scorer):
         from docrag.index.firststage import fuse_ranks
 
         return fuse_ranks(stages)
+
+    def _exact(self, encoded: list[Any], seg: Segment, rows: np.ndarray | None, attr: str = "tokens",
+               offsets: np.ndarray | None = None) -> np.ndarray:
+        """Exact MaxSim of ``rows`` of ``seg`` (None: all) against its ``attr`` vectors (page tokens or
+        centroids); when they are resident on a CUDA device the whole reduction stays there
+        (:func:`docrag.index.maxsim_gpu.maxsim_scores_resident`)."""
+        from docrag.index.maxsim import maxsim_scores
+
+        vectors = self._resident(seg, attr)
+        offsets = seg.offsets if offsets is None else offsets
+        if self.options.device.startswith("cuda") and getattr(vectors, "is_cuda", False):
+            from docrag.index.maxsim_gpu import maxsim_scores_resident
+
+            return maxsim_scores_resident(encoded, vectors, offsets, rows)
+        return maxsim_scores(encoded, vectors, offsets, rows, device=self.options.device)
 
     def _resident(self, seg: Segment, attr: str = "tokens") -> Any:
         return seg.resident(attr, self.options.device, self.options.resident_bytes)

@@ -46,7 +46,7 @@ class IndexStateError(DocragError):
 class SearchOptions:
     """How multi-vector indexes are searched and what first stages they build."""
 
-    first_stage: tuple[str, ...] = ("codes",)   # any of FIRST_STAGES; several fuse by rank
+    first_stage: tuple[str, ...] = ("centroids",)   # any of FIRST_STAGES; several fuse by rank
     n_centroids: int = 32
     n_candidates: int = 256     # pages reranked exactly per round (and at least)
     max_candidates: int = 2048  # adaptive rounds stop here at the latest

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from benchmarks.synthetic import ResampledCorpus, SyntheticCorpus, SyntheticSpec
 from docrag.index.firststage import InvertedCodes, Muvera, build_codes, rerank_rounds, train_codebook
@@ -180,3 +181,24 @@ def test_encode_pages_through_dataloader_workers_matches_in_process(tmp_path):
     for a, b in zip(plain.encode_pages(pages, show_progress=False), workers.encode_pages(pages, show_progress=False),
                     strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("mode", ["exact", "two-stage"])
+def test_cuda_index_gives_the_cpu_index_hits(data, mode):
+    """The GPU path (tokens and centroids resident on the device, reduction there) ranks as the CPU."""
+    pages, _, _, queries, _ = data
+    recs = [Page(doc_id="d", page_no=i + 1, width_pt=1, height_pt=1) for i in range(len(pages))]
+    r = _Planted(pages, queries)
+    opts = dict(mode=mode, first_stage=("centroids",), n_candidates=32, max_candidates=128)
+    cpu = PageIndex.in_memory(r, recs, options=SearchOptions(**opts))
+    gpu = PageIndex.in_memory(r, recs, options=SearchOptions(device="cuda", **opts))
+    for qi in range(len(queries)):
+        h_cpu, h_gpu = cpu.search(str(qi), k=10), gpu.search(str(qi), k=10)
+        assert h_gpu[0].page_id == h_cpu[0].page_id
+        cpu_score = {h.page_id: h.score for h in h_cpu}
+        common = [h for h in h_gpu if h.page_id in cpu_score]
+        assert len(common) >= 8
+        np.testing.assert_allclose([h.score for h in common], [cpu_score[h.page_id] for h in common],
+                                   rtol=2e-2, atol=5e-2)
