@@ -62,7 +62,7 @@ def open_index(corpus: Corpus | str | Path, name: str, index_dir: str | Path | N
     With ``build=True`` a missing index is built and a stale one updated (only new documents are
     encoded, removed ones dropped). With ``build=False`` a missing or stale index raises
     :class:`IndexStateError`. Index options: ``rebuild`` (start over), ``first_stage``
-    (``"codes"`` (default), ``"centroids"``, ``"binary"``, ``"muvera"``; several fuse by rank; multi-vector
+    (``"centroids"`` (default), ``"codes"``, ``"binary"``, ``"muvera"``; several fuse by rank; multi-vector
     only), ``binarize``, ``n_centroids``,
     ``n_candidates``, ``max_candidates``, ``candidates`` (``adaptive``/``fixed``), ``search_mode``
     (``auto``/``exact``/``two-stage``; two-stage hits carry ``approximate=True``); ``rerank`` (a reranker

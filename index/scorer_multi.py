@@ -53,7 +53,10 @@ class MultiVectorScorer(Scorer):
         o = self.options
         has_stage = all(s.first_stages() for s in self.segments)
         cap = max(o.max_candidates if o.candidates == "adaptive" else o.n_candidates, k)
-        two_stage = has_stage and (o.mode == "two-stage" or (o.mode == "auto" and n_allowed > cap))
+        # on a GPU holding every segment's tokens, exact search is fast enough: auto stays exact there
+        on_gpu = o.device.startswith("cuda") and all(getattr(self._resident(s), "is_cuda", False)
+                                                     for s in self.segments)
+        two_stage = has_stage and (o.mode == "two-stage" or (o.mode == "auto" and n_allowed > cap and not on_gpu))
         if o.mode == "two-stage" and not has_stage:
             raise IndexStateError("two-stage search needs first-stage data; rebuild the index with a first stage "
                                   "(default centroids, or --binarize)")

@@ -185,18 +185,20 @@ def test_encode_pages_through_dataloader_workers_matches_in_process(tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-@pytest.mark.parametrize("mode", ["exact", "two-stage"])
+@pytest.mark.parametrize("mode", ["exact", "two-stage", "auto"])
 def test_cuda_index_gives_the_cpu_index_hits(data, mode):
     """The GPU path (tokens and centroids resident on the device, reduction there) ranks as the CPU."""
     pages, _, _, queries, _ = data
     recs = [Page(doc_id="d", page_no=i + 1, width_pt=1, height_pt=1) for i in range(len(pages))]
     r = _Planted(pages, queries)
+    # max_candidates < pages: on CPU auto would search two-stage; on the GPU it stays exact
     opts = dict(mode=mode, first_stage=("centroids",), n_candidates=32, max_candidates=128)
-    cpu = PageIndex.in_memory(r, recs, options=SearchOptions(**opts))
+    cpu = PageIndex.in_memory(r, recs, options=SearchOptions(**{**opts, "mode": "exact" if mode == "auto" else mode}))
     gpu = PageIndex.in_memory(r, recs, options=SearchOptions(device="cuda", **opts))
     for qi in range(len(queries)):
         h_cpu, h_gpu = cpu.search(str(qi), k=10), gpu.search(str(qi), k=10)
         assert h_gpu[0].page_id == h_cpu[0].page_id
+        assert gpu.last_search["approximate"] == (mode == "two-stage")
         cpu_score = {h.page_id: h.score for h in h_cpu}
         common = [h for h in h_gpu if h.page_id in cpu_score]
         assert len(common) >= 8
