@@ -91,9 +91,33 @@ def _tokenizer():
     return tiny_tokenizer()
 
 
+def _save_random(model_cls, cfg, proc, folder: Path, never_stop: bool = False) -> int:
+    """Build ``model_cls(cfg)`` with random bf16 weights directly on the GPU, save it with ``proc``
+    into ``folder`` and return its parameter count (``never_stop``: no EOS, every answer decodes
+    ``max_new_tokens``)."""
+    import torch
+
+    torch.manual_seed(0)
+    prev = torch.get_default_dtype()
+    torch.set_default_dtype(torch.bfloat16)
+    try:
+        with torch.device("cuda"):
+            model = model_cls(cfg).eval()
+    finally:
+        torch.set_default_dtype(prev)
+    if never_stop:
+        model.generation_config.pad_token_id = 0
+        model.generation_config.eos_token_id = None
+    n_params = sum(p.numel() for p in model.parameters())
+    model.save_pretrained(folder)
+    proc.save_pretrained(folder)
+    del model
+    torch.cuda.empty_cache()
+    return n_params
+
+
 def build_colqwen2(folder: Path, max_visual_tokens: int) -> Path:
     """A Qwen2-VL-2B-shaped ColQwen2 checkpoint with random bf16 weights."""
-    import torch
     from colpali_engine.models import ColQwen2, ColQwen2Processor
     from transformers import Qwen2VLConfig, Qwen2VLImageProcessor, Qwen2VLVideoProcessor
 
@@ -106,26 +130,13 @@ def build_colqwen2(folder: Path, max_visual_tokens: int) -> Path:
     text = dict(QWEN2_VL_2B_TEXT, vocab_size=len(tok), rope_parameters=ROPE, bos_token_id=0, eos_token_id=2,
                 pad_token_id=0)
     cfg = Qwen2VLConfig(text_config=text, vision_config=QWEN2_VL_2B_VISION, **_token_ids(tok))
-    torch.manual_seed(0)
-    prev = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with torch.device("cuda"):
-            model = ColQwen2(cfg).eval()
-    finally:
-        torch.set_default_dtype(prev)
-    n_params = sum(p.numel() for p in model.parameters())
-    model.save_pretrained(folder)
-    proc.save_pretrained(folder)
-    del model
-    torch.cuda.empty_cache()
+    n_params = _save_random(ColQwen2, cfg, proc, folder)
     log.info("ColQwen2 (Qwen2-VL-2B shapes): %.2fB parameters", n_params / 1e9)
     return folder
 
 
 def build_qwen25_vl(folder: Path) -> Path:
     """A Qwen2.5-VL-7B-shaped checkpoint with random bf16 weights (never emits EOS early)."""
-    import torch
     from transformers import (
         Qwen2_5_VLConfig,
         Qwen2_5_VLForConditionalGeneration,
@@ -143,21 +154,7 @@ def build_qwen25_vl(folder: Path) -> Path:
     text = dict(QWEN25_VL_7B_TEXT, vocab_size=len(tok), rope_parameters=ROPE, bos_token_id=0, eos_token_id=2,
                 pad_token_id=0)
     cfg = Qwen2_5_VLConfig(text_config=text, vision_config=QWEN25_VL_7B_VISION, **_token_ids(tok))
-    torch.manual_seed(0)
-    prev = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with torch.device("cuda"):
-            model = Qwen2_5_VLForConditionalGeneration(cfg).eval()
-    finally:
-        torch.set_default_dtype(prev)
-    model.generation_config.pad_token_id = 0
-    model.generation_config.eos_token_id = None
-    n_params = sum(p.numel() for p in model.parameters())
-    model.save_pretrained(folder)
-    proc.save_pretrained(folder)
-    del model
-    torch.cuda.empty_cache()
+    n_params = _save_random(Qwen2_5_VLForConditionalGeneration, cfg, proc, folder, never_stop=True)
     log.info("Qwen2.5-VL (7B shapes): %.2fB parameters", n_params / 1e9)
     return folder
 
