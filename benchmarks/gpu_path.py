@@ -249,58 +249,49 @@ def phase_maxsim(out: Path, n_pages: int, tokens: int, dim: int, queries: int) -
     import numpy as np
     import torch
 
-    from docrag.index.maxsim import maxsim_scores
+    from docrag.index.maxsim import RESIDENT_METHODS, maxsim_scores, maxsim_scores_resident
 
     g = torch.Generator(device="cuda").manual_seed(0)
     store = torch.randn(n_pages * tokens, dim, device="cuda", dtype=torch.float16, generator=g)
     store /= store.norm(dim=1, keepdim=True)
     offsets = np.arange(0, (n_pages + 1) * tokens, tokens, dtype=np.int64)
     qs = [np.random.default_rng(i).standard_normal((20, dim)).astype(np.float32) for i in range(queries)]
-    rows = []
-    maxsim_scores(qs[:1], store, offsets, device="cuda")
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for q in qs:
-        docrag_scores = maxsim_scores([q], store, offsets, device="cuda")
-    torch.cuda.synchronize()
-    rows.append({"engine": "docrag maxsim_scores (store resident, fp16)",
-                 "ms_per_query": round((time.perf_counter() - t0) * 1000 / queries, 1)})
-    log.info("maxsim %s", rows[-1])
-    from docrag.index.maxsim_gpu import METHODS, maxsim_scores_resident
 
+    def per_query_ms(score) -> tuple[float, np.ndarray]:
+        """Mean ms per one-query call of ``score`` (after one warm-up call) and the last scores."""
+        score(qs[0])
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for q in qs:
+            last = score(q)
+        torch.cuda.synchronize()
+        return round((time.perf_counter() - t0) * 1000 / queries, 1), np.asarray(last, dtype=np.float32)
+
+    rows = []
+    ms, docrag_scores = per_query_ms(lambda q: maxsim_scores([q], store, offsets, device="cuda")[0])
+    rows.append({"engine": "docrag maxsim_scores (store resident, fp16)", "ms_per_query": ms})
+    log.info("maxsim %s", rows[-1])
     rng = np.random.default_rng(1)
     lens = rng.integers(tokens - 125, tokens + 126, n_pages)
     lens = np.minimum(lens, store.shape[0] // n_pages)   # variable lengths inside the same store
     var_offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     for label, offs in (("equal lengths", offsets), ("lengths 600-725", var_offsets)):
-        for method in METHODS:
-            maxsim_scores_resident(qs[:1], store, offs, method=method)
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            for q in qs:
-                resident = maxsim_scores_resident([q], store, offs, method=method)
-            torch.cuda.synchronize()
-            row = {"engine": f"docrag maxsim_scores_resident method={method} ({label})",
-                   "ms_per_query": round((time.perf_counter() - t0) * 1000 / queries, 1)}
+        for method in RESIDENT_METHODS:
+            ms, resident = per_query_ms(lambda q, o=offs, m=method: maxsim_scores_resident([q], store, o, method=m)[0])
+            row = {"engine": f"docrag maxsim_scores_resident method={method} ({label})", "ms_per_query": ms}
             if offs is offsets:
-                row["max_abs_diff_vs_docrag"] = float(np.abs(resident[0] - docrag_scores[0]).max())
+                row["max_abs_diff_vs_docrag"] = float(np.abs(resident - docrag_scores).max())
             rows.append(row)
             log.info("maxsim %s", rows[-1])
     try:
         from colpali_engine.utils.processing_utils import BaseVisualRetrieverProcessor
 
         view = store.view(n_pages, tokens, dim)
-        qt = [torch.from_numpy(q).to("cuda", torch.float16) for q in qs]
-        BaseVisualRetrieverProcessor.score_multi_vector(qt[:1], view[:1000], device="cuda", batch_size=1000)
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        cp = None
-        for q in qt:
-            cp = BaseVisualRetrieverProcessor.score_multi_vector([q], view, device="cuda", batch_size=4096)
-        torch.cuda.synchronize()
+        score_multi_vector = BaseVisualRetrieverProcessor.score_multi_vector
+        ms, cp = per_query_ms(lambda q: score_multi_vector([torch.from_numpy(q).to("cuda", torch.float16)], view,
+                                                           device="cuda", batch_size=4096).float().cpu().numpy()[0])
         rows.append({"engine": "colpali-engine score_multi_vector (fp16 on GPU, batch 4096 pages)",
-                     "ms_per_query": round((time.perf_counter() - t0) * 1000 / queries, 1),
-                     "max_abs_diff_vs_docrag": float(np.abs(cp.float().cpu().numpy()[0] - docrag_scores[0]).max())})
+                     "ms_per_query": ms, "max_abs_diff_vs_docrag": float(np.abs(cp - docrag_scores).max())})
         log.info("maxsim %s", rows[-1])
     except Exception as exc:  # a reported measurement failure, not a silent one
         rows.append({"engine": "colpali-engine score_multi_vector", "error": repr(exc)})

@@ -6,7 +6,10 @@ plus ``offsets`` (``n_pages + 1``; page ``i`` owns rows ``offsets[i]:offsets[i+1
 
 :func:`maxsim_scores` streams the token matrix in chunks of whole pages, multiplies all query tokens
 against a chunk in one matmul (torch; GPU when given a cuda device) and takes per-page maxima
-with ``maximum.reduceat``, so memory stays bounded whatever the index size.
+with ``maximum.reduceat``, so memory stays bounded whatever the index size. When the tokens are a
+torch tensor already on a CUDA device (``Segment.resident``), it hands over to
+:func:`maxsim_scores_resident`, which keeps the similarities there: per chunk of whole pages one
+matmul, a per-page max and a per-query sum, and only the ``(n_queries, n_pages)`` scores come back.
 """
 
 from __future__ import annotations
@@ -82,7 +85,8 @@ def maxsim_scores(
     """Exact MaxSim of every query against pages of one packed segment: ``(n_queries, n_pages)``.
 
     ``tokens`` is a numpy array (fp16, possibly memory-mapped) or a torch tensor already in the
-    matmul dtype on ``device`` (no per-query conversion).
+    matmul dtype on ``device`` (no per-query conversion); a tensor on a CUDA device is scored by
+    :func:`maxsim_scores_resident` (the whole reduction on the device).
 
     ``page_rows`` restricts scoring to those page indices (the result then has one column per
     listed page, in that order); pages with no tokens score 0. Listed pages are scored in file
@@ -91,6 +95,8 @@ def maxsim_scores(
     """
     import torch
 
+    if isinstance(tokens, torch.Tensor) and tokens.is_cuda:
+        return maxsim_scores_resident(queries, tokens, offsets, page_rows)
     q_flat, owner = pack_queries(queries)
     n_q = len(queries)
     all_pages = np.arange(len(offsets) - 1) if page_rows is None else np.asarray(page_rows, dtype=np.int64)
@@ -175,3 +181,78 @@ def _scratch(rows: int, dim: int, device: str, dtype):
         buf = torch.empty((rows, dim), dtype=dtype, device=device)
         bufs[(device, dtype, dim)] = buf
     return buf
+
+
+#: similarity elements per chunk of the resident (GPU) reduction (fp16: 2 bytes each)
+RESIDENT_CHUNK_ELEMENTS = 1 << 28
+
+
+RESIDENT_METHODS = ("auto", "segment", "scatter")
+
+
+def maxsim_scores_resident(queries: Sequence[np.ndarray], tokens, offsets: np.ndarray,
+                           page_rows: np.ndarray | None = None, method: str = "auto") -> np.ndarray:
+    """``(n_queries, n_pages)`` exact MaxSim; ``tokens`` is a torch tensor on the device, ``offsets``
+    the ``n_pages + 1`` token offsets of its pages. Pages without tokens score 0. ``page_rows``
+    restricts scoring to those pages (one column each, in that order), gathered on the device.
+
+    ``method``: how each page's maximum is taken: ``segment`` (``torch.segment_reduce``), ``scatter``
+    (``scatter_reduce`` amax), ``auto`` = a reshape + ``amax`` when a chunk's pages all have the same
+    length (the fastest), else ``segment``."""
+    if method not in RESIDENT_METHODS:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(RESIDENT_METHODS)}")
+    import torch
+
+    if page_rows is not None:
+        tokens, offsets = _gather(tokens, offsets, np.asarray(page_rows, dtype=np.int64))
+    q_flat, owner = pack_queries(queries)
+    n_q, n_pages = len(queries), len(offsets) - 1
+    if n_q == 0 or n_pages == 0 or q_flat.shape[0] == 0:
+        return np.zeros((n_q, max(n_pages, 0)), dtype=np.float32)
+    dev = tokens.device
+    q_t = torch.from_numpy(q_flat).to(device=dev, dtype=tokens.dtype)
+    owner_t = torch.from_numpy(owner.astype(np.int64)).to(dev)
+    out = torch.zeros((n_q, n_pages), dtype=torch.float32, device=dev)
+    lens = np.diff(offsets)
+    budget = max(1, RESIDENT_CHUNK_ELEMENTS // q_flat.shape[0])
+    first = 0
+    while first < n_pages:
+        # whole pages whose tokens fit the budget (at least one page)
+        last = max(first + 1, int(np.searchsorted(offsets, offsets[first] + budget, side="right")) - 1)
+        last = min(last, n_pages)
+        lo, hi = int(offsets[first]), int(offsets[last])
+        if hi > lo:
+            sim = q_t @ tokens[lo:hi].T                                   # (query_tokens, chunk_tokens)
+            chunk_lens = lens[first:last]
+            per_page = _page_max(sim, chunk_lens, method)
+            per_page = per_page.float()
+            per_page[:, torch.from_numpy(chunk_lens == 0).to(dev)] = 0.0
+            out[:, first:last].index_add_(0, owner_t, per_page)
+        first = last
+    return out.cpu().numpy()
+
+
+def _page_max(sim, lens: np.ndarray, method: str):
+    """Each page's maximum over its (contiguous) columns of ``sim``: ``(query_tokens, pages)``."""
+    import torch
+
+    dev, n = sim.device, len(lens)
+    if method == "auto" and lens.min() == lens.max():
+        return sim.view(sim.shape[0], n, int(lens[0])).amax(dim=-1)
+    lens_t = torch.from_numpy(lens.astype(np.int64)).to(dev)
+    if method == "scatter":
+        page_of = torch.repeat_interleave(torch.arange(n, device=dev), lens_t)
+        out = torch.full((sim.shape[0], n), float("-inf"), device=dev, dtype=sim.dtype)
+        return out.scatter_reduce_(1, page_of.expand(sim.shape[0], -1), sim, reduce="amax")
+    return torch.segment_reduce(sim, "max", lengths=lens_t.expand(sim.shape[0], -1), axis=1, unsafe=True)
+
+
+def _gather(tokens, offsets: np.ndarray, rows: np.ndarray):
+    """The tokens of ``rows`` (in that order) as one device tensor, with their offsets."""
+    import torch
+
+    starts, lens = offsets[rows], offsets[rows + 1] - offsets[rows]
+    sub = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lens, out=sub[1:])
+    idx = np.arange(sub[-1], dtype=np.int64) - np.repeat(sub[:-1] - starts, lens)
+    return tokens.index_select(0, torch.from_numpy(idx).to(tokens.device)), sub

@@ -127,17 +127,11 @@ class MultiVectorScorer(Scorer):
     def _exact(self, encoded: list[Any], seg: Segment, rows: np.ndarray | None, attr: str = "tokens",
                offsets: np.ndarray | None = None) -> np.ndarray:
         """Exact MaxSim of ``rows`` of ``seg`` (None: all) against its ``attr`` vectors (page tokens or
-        centroids); when they are resident on a CUDA device the whole reduction stays there
-        (:func:`docrag.index.maxsim_gpu.maxsim_scores_resident`)."""
+        centroids), resident in (GPU) memory when they fit."""
         from docrag.index.maxsim import maxsim_scores
 
-        vectors = self._resident(seg, attr)
-        offsets = seg.offsets if offsets is None else offsets
-        if self.options.device.startswith("cuda") and getattr(vectors, "is_cuda", False):
-            from docrag.index.maxsim_gpu import maxsim_scores_resident
-
-            return maxsim_scores_resident(encoded, vectors, offsets, rows)
-        return maxsim_scores(encoded, vectors, offsets, rows, device=self.options.device)
+        return maxsim_scores(encoded, self._resident(seg, attr), seg.offsets if offsets is None else offsets,
+                             rows, device=self.options.device)
 
     def _resident(self, seg: Segment, attr: str = "tokens") -> Any:
         return seg.resident(attr, self.options.device, self.options.resident_bytes)

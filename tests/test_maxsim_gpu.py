@@ -1,4 +1,5 @@
-"""maxsim_scores_resident (reduction on the device) equals the float64 reference; runs on CPU tensors too."""
+"""maxsim_scores_resident (reduction on the device) equals the float64 reference; runs on CPU tensors too;
+maxsim_scores hands a CUDA tensor over to it."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-import docrag.index.maxsim_gpu as maxsim_gpu
-from docrag.index.maxsim import maxsim_naive, pack_pages
-from docrag.index.maxsim_gpu import maxsim_scores_resident
+import docrag.index.maxsim as maxsim
+from docrag.index.maxsim import maxsim_naive, maxsim_scores, maxsim_scores_resident, pack_pages
 
 
 @pytest.mark.parametrize("method", ["auto", "segment", "scatter"])
@@ -18,7 +18,7 @@ def test_resident_matches_reference_with_empty_pages_and_chunks(monkeypatch, chu
     pages = [rng.standard_normal((n, 16)).astype(np.float32) for n in (5, 0, 9, 3, 7, 1)]
     queries = [rng.standard_normal((4, 16)).astype(np.float32), rng.standard_normal((2, 16)).astype(np.float32)]
     tokens, offsets = pack_pages(pages, dtype=np.float32)
-    monkeypatch.setattr(maxsim_gpu, "CHUNK_ELEMENTS", chunk_elements)
+    monkeypatch.setattr(maxsim, "RESIDENT_CHUNK_ELEMENTS", chunk_elements)
     got = maxsim_scores_resident(queries, torch.from_numpy(tokens), offsets, method=method)
     assert got.shape == (2, 6)
     np.testing.assert_allclose(got, maxsim_naive(queries, pages), atol=1e-4)
@@ -39,6 +39,9 @@ def test_resident_on_cuda_matches_reference():
     tokens, offsets = pack_pages(pages, dtype=np.float16)
     got = maxsim_scores_resident(queries, torch.from_numpy(tokens).cuda(), offsets)
     np.testing.assert_allclose(got, maxsim_naive(queries, pages), rtol=2e-2, atol=5e-2)
+    rows = np.array([2, 0])
+    via = maxsim_scores(queries, torch.from_numpy(tokens).cuda(), offsets, rows, device="cuda")
+    np.testing.assert_allclose(via, maxsim_naive(queries, [pages[r] for r in rows]), rtol=2e-2, atol=5e-2)
 
 
 def test_resident_equal_lengths_fast_path_and_bad_method():
