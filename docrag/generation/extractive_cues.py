@@ -9,6 +9,7 @@ count questions, and decomposing a question that asks for two facts.
   measure word, "50个", "212例", or next to its noun) are preferred over decimals such as table means.
 * **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
 * **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
+* **Names**: Latin-script names in a Chinese question ("sort", "gzip") favour documents that mention them.
 * **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
@@ -113,6 +114,12 @@ def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> li
     return out
 
 
+# what a question asks for, not what it is about: "多长时间", "什么时候", "比例" need not be on the page
+_ASKED = re.compile(r"^(?:多[长久大高远少]|几|什么|哪|怎|如何|为何)")
+_ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "时间", "日期", "年份", "金额", "价格", "原因",
+                           "作用", "方法", "办法", "名称", "名字", "意思", "含义", "结果", "范围", "单位"})
+
+
 def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
     """Chinese nouns of the question (jieba, part of speech n*, two or more characters) that no page
     read contains, and their share of the question's nouns -- the Chinese counterpart of capitalised
@@ -127,7 +134,8 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
     nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)
                                if w.flag.startswith("n") and len(w.word.lstrip("中在于从")) >= 2
-                               and _CJK.search(w.word)))
+                               and _CJK.search(w.word) and not _ASKED.match(w.word)
+                               and w.word not in _ANSWER_TYPES))
     if not nouns:
         return [], 0.0
     text = re.sub(r"\s+", "", " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages))
@@ -135,6 +143,40 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     parts = {w: [s for s in _jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
     missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]
     return missing, len(missing) / len(nouns)
+
+
+_LATIN_NAME = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9])(?![\w-])")
+_NAME_STOP = frozenset({"the", "and", "or", "of", "in", "to", "is", "a", "an"})
+
+
+def question_names(question: str) -> list[str]:
+    """Names a Chinese question asks about: its Latin-script words ("sort", "gzip", "PID", "Vim" in
+    "sort 按数值大小排序的选项是哪个？"), which in Chinese text are program, product or unit names."""
+    if not _CJK.search(question):
+        return []
+    return list(dict.fromkeys(m.group(1) for m in _LATIN_NAME.finditer(question)
+                              if m.group(1).lower() not in _NAME_STOP))
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.IGNORECASE) is not None
+
+
+def name_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[float]:
+    """Evidence from a document that never mentions a name the question asks about (on any page
+    read) loses, when another document read does mention it: the question is about that one."""
+    names = question_names(question)
+    if not names:
+        return [1.0] * len(units)
+    docs: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for u in units:
+        if u.page.page_id not in seen:
+            seen.add(u.page.page_id)
+            docs.setdefault(u.page.doc_id, []).append(u.page.text or " ".join(b.text for b in u.page.blocks))
+    found = {d: {n for n in names if _mentions(" ".join(t), n)} for d, t in docs.items()}
+    somewhere = set().union(*found.values()) if found else set()
+    return [loss ** len(somewhere - found[u.page.doc_id]) for u in units]
 
 
 _REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)

@@ -259,8 +259,59 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
             units.append(Unit(re.sub(r"\s+", " ", block.text).strip(), page, rank, block, block.box, kind="title"))
             continue
+        items = list_items(block, page)
+        if items:
+            for text, box, lead in items:
+                units.extend(Unit(t.strip(), page, rank, block, box, context=lead)
+                             for t in (_split_sentences(text) if not lead else [re.sub(r"\s+", " ", text)])
+                             if t.strip())
+            continue
         units.extend(Unit(t.strip(), page, rank, block, block.box) for t in _split_sentences(block.text) if t.strip())
     return units
+
+
+# a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
+_ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
+                         r"|[（(][一二三四五六七八九十]+[）)])")
+_MIN_ITEMS = 3
+_MAX_LEAD_CHARS = 160
+
+
+def _line_boxes(block: Block, page: Page, n_lines: int) -> list[Box] | None:
+    """One box per text line of ``block``, from the page's words (None when the words do not fall
+    into exactly ``n_lines`` lines, e.g. a page without a word layer)."""
+    words = sorted((w for w in page.words if w.box.area > 0 and w.box.intersection_area(block.box) > 0.5 * w.box.area),
+                   key=lambda w: (w.box.y0, w.box.x0))
+    rows: list[list[Box]] = []
+    for w in words:
+        cy = (w.box.y0 + w.box.y1) / 2
+        last = rows[-1][-1] if rows else None
+        if last is not None and abs((last.y0 + last.y1) / 2 - cy) < 0.5 * max(1.0, w.box.height):
+            rows[-1].append(w.box)
+        else:
+            rows.append([w.box])
+    return [union(r) for r in rows] if len(rows) == n_lines else None
+
+
+def list_items(block: Block, page: Page) -> list[tuple[str, Box, str]]:
+    """A text block that is a list (at least ``_MIN_ITEMS`` lines start an item: options of a manual,
+    bullets, numbered steps) as ``(text, box, lead)`` per item, the lines before the first item
+    being the lead-in (quoted as sentences; scored, not quoted, with every item, as a table's headers
+    are with its cells). Boxes are the item's lines when the word layer matches the block's lines,
+    else the block's. Empty when the block is not a list."""
+    lines = [ln for ln in block.text.split("\n") if ln.strip()]
+    starts = [i for i, ln in enumerate(lines) if _ITEM_START.match(ln)]
+    if len(starts) < _MIN_ITEMS:
+        return []
+    boxes = _line_boxes(block, page, len(lines))
+    spans = ([(0, starts[0])] if starts[0] else []) + list(zip(starts, [*starts[1:], len(lines)], strict=True))
+    lead = re.sub(r"\s+", " ", " ".join(lines[: starts[0]])).strip()
+    lead_ctx = lead[-_MAX_LEAD_CHARS:]
+    out = []
+    for a, b in spans:
+        box = union(boxes[a:b]) if boxes else block.box
+        out.append(("\n".join(lines[a:b]), box, "" if a == 0 and starts[0] else lead_ctx))
+    return out
 
 
 def _embedder(device: str) -> Any:
