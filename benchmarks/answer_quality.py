@@ -3,14 +3,16 @@
 Ingests the dev corpus (``../shared/corpus/pdfs`` with its ``qa.jsonl``: the *tune* split, used
 while building the generator) and the dev set of ``benchmarks/devset`` (``generated.jsonl``:
 report PDFs rendered from real public data, questions on a real Debian-shipped specification, and
-unanswerable questions; the *heldout* split unless a record says otherwise), asks every question with
+unanswerable questions; the *heldout* split unless a record says otherwise; the *fresh* split: parallel
+English/Chinese documents whose golds were committed before any generator ran on them), asks every question with
 the configured defaults (retriever, generator, k) and reports:
 
 * ``page@1``: the first citation is on a gold page (same document);
 * ``box``: a cited box overlaps a gold box (their intersection covers at least half of the smaller box);
 * ``IoU``: mean over questions of the best IoU between a cited and a gold box (0 when none);
 * ``figure``: a gold figure appears in the answer (numbers compared after removing separators,
-  within rounding), over questions that have one;
+  within rounding; a figure without digits, such as a key or a setting name, must appear verbatim,
+  not inside a longer word), over questions that have one;
 * ``declined``: share of answers that decline (unanswerable questions: higher is better).
 
     python benchmarks/answer_quality.py [--work /tmp/aq] [--json results.json]
@@ -32,6 +34,7 @@ DEVSET = ROOT / "benchmarks" / "devset"
 SHARED = ROOT.parent / "shared" / "corpus"
 _NUM = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+SPLITS = ("tune", "heldout", "fresh")
 
 
 def numbers(text: str) -> list[float]:
@@ -44,12 +47,22 @@ def numbers(text: str) -> list[float]:
     return out
 
 
+def token_found(token: str, answer: str) -> bool:
+    """``token`` appears verbatim in ``answer``, not as part of a longer ASCII word (``x`` is not in ``next``)."""
+    pre = r"(?<![A-Za-z0-9])" if token[:1].isascii() and token[:1].isalnum() else ""
+    post = r"(?![A-Za-z0-9])" if token[-1:].isascii() and token[-1:].isalnum() else ""
+    return bool(re.search(pre + re.escape(token) + post, answer or ""))
+
+
 def figure_found(figures: list[str], answer: str) -> bool:
-    """A gold figure is among the answer's numbers (within the gold figure's printed precision)."""
+    """A gold figure is among the answer's numbers (within the gold figure's printed precision); a figure
+    without digits (a key, a setting, a word) is found verbatim."""
     got = numbers(answer)
     for fig in figures:
         want = numbers(fig)
         if not want:
+            if fig.strip() and token_found(fig.strip(), answer):
+                return True
             continue
         w = want[0]
         decimals = len(fig.split(".")[1]) if "." in fig else 0
@@ -139,9 +152,11 @@ def main() -> None:
     ap.add_argument("-k", type=int, default=None)
     ap.add_argument("--json", type=Path, help="write per-question results here")
     ap.add_argument("-v", "--verbose", action="store_true",
-                    help="print every answer of the tune split (held-out answers stay unseen while tuning)")
-    ap.add_argument("--show-heldout", action="store_true", help="with -v, print held-out answers too")
-    ap.add_argument("--split", choices=("tune", "heldout"),
+                    help="print every answer of the tune split (held-out and fresh answers stay unseen while "
+                    "tuning)")
+    ap.add_argument("--show-heldout", action="store_true",
+                    help="with -v, print the answers of the heldout and fresh splits too")
+    ap.add_argument("--split", choices=SPLITS,
                     help="ask and score only this split (develop on tune without seeing held-out numbers)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
@@ -166,7 +181,7 @@ def main() -> None:
                   "|", ans.answer[:160])
     print(f"retriever {rag.retriever_name}, generator {rag.generator.name}, k {args.k or rag.default_k}; "
           f"{len(rows)} questions ({len(missing)} left out: source PDF missing)\n")
-    for split in ("tune", "heldout"):
+    for split in SPLITS:
         part = [r for r in rows if r["split"] == split]
         if not part:
             continue
