@@ -96,3 +96,57 @@ def test_chinese_units_are_matched_by_e5(tmp_path):
     off = get_generator("extractive", embed_top_cjk=0)
     assert off._semantic_cjk("cron 多久检查一次任务表？", units, [0.0] * len(units)) == [0.0, 0.0]
     assert extractive._E5_VECTORS   # passages are cached across questions
+
+
+@pytest.fixture()
+def extremes_page(tmp_path):
+    """A summary table with Mean / Minimum / Maximum columns (a unit in parentheses says "beats/min")."""
+    rows = [["Measure", "Mean", "Minimum", "Maximum"],
+            ["Weight (lb)", "178.60", "138", "247"],
+            ["Pulse (beats/min)", "56.10", "46", "74"]]
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 130), GREY, "The study records body measurements of 20 men."),
+        Region((72, 150, 540, 220), GREY, "\n".join(" | ".join(r) for r in rows), extractive.BlockKind.TABLE),
+    ], doc_id="fit")
+    page.blocks[1].meta["rows"] = rows
+    return page
+
+
+def test_superlatives_pick_the_maximum_or_minimum_column(extremes_page):
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("What was the lowest pulse recorded in the study?", [extremes_page]).answer.startswith("46")
+    assert gen.generate("What did the heaviest man weigh?", [extremes_page]).answer.startswith("247")
+    assert gen.generate("What was the mean pulse?", [extremes_page]).answer.startswith("56.10")
+
+
+def test_superlative_cues_read_headers_before_row_labels_and_ignore_units(extremes_page):
+    from docrag.generation.extractive_cues import extreme_fit, extreme_terms
+
+    cells = [u for u in units_of(extremes_page, 1) if u.cell is not None]
+    labels = [(u.cell.row.label, u.cell.headers[0]) for u in cells]
+    fit = dict(zip(labels, extreme_fit(cells, "What was the lowest pulse?"), strict=True))
+    assert fit[("Pulse (beats/min)", "Minimum")] == 1.2      # "beats/min" is a unit, not a minimum
+    assert fit[("Pulse (beats/min)", "Maximum")] == 0.6 and fit[("Pulse (beats/min)", "Mean")] == 0.8
+    terms = dict(zip(labels, extreme_terms(cells, "What was the lowest pulse?"), strict=True))
+    assert terms[("Weight (lb)", "Minimum")] == "lowest" and terms[("Weight (lb)", "Mean")] == ""
+    assert extreme_fit(cells, "What was the mean pulse?") == [1.0] * len(cells)
+
+
+def test_a_command_ending_in_punctuation_does_not_end_the_sentence():
+    from docrag.generation.extractive_units import _split_sentences
+
+    assert _split_sentences("To quit type :q! <ENTER> to trash all changes. Then restart.") == [
+        "To quit type :q! <ENTER> to trash all changes.", "Then restart."]
+    assert _split_sentences("输入 :q! <回车> 放弃所有改动。然后退出。") == ["输入 :q! <回车> 放弃所有改动。", "然后退出。"]
+    assert _split_sentences("It rose 5%. Then it fell!") == ["It rose 5%.", "Then it fell!"]
+
+
+def test_an_amount_question_answered_without_a_number_loses_confidence(tmp_path):
+    page = make_page(tmp_path, [Region((72, 100, 540, 130), GREY,
+                                       "The limits may be configured with RateLimitBurst= in journald.conf(5).")])
+    ans = get_generator("extractive", embed=False, decline_below=0.0).generate(
+        "How much is RateLimitBurst= by default in journald.conf?", [page])
+    assert ans.meta.get("no_number") is True
+    same = get_generator("extractive", embed=False, decline_below=0.0).generate(
+        "Where is RateLimitBurst= configured in journald.conf?", [page])
+    assert "no_number" not in same.meta and ans.confidence < same.confidence

@@ -43,6 +43,8 @@ from typing import Any
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_cues import (
     count_fit,
+    extreme_fit,
+    extreme_terms,
     label_fit,
     language_fit,
     missing_nouns,
@@ -77,6 +79,8 @@ __all__ = ["NO_ANSWER", "ExtractiveGenerator", "Unit", "_embedder", "tokenize", 
 _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|curve|series|axis)\b|图|曲线|趋势",
                       re.IGNORECASE)
 _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
+_AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
+_NO_NUMBER_LOSS = 0.6
 _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
 _CONTEXT_WEIGHT = 0.3
 _MAX_E5_CHARS = 300
@@ -115,6 +119,14 @@ def _missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
     names = {n for n in names if n.lower() not in _STOPWORDS}
     text = " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages).lower()
     return sorted(n for n in names if n.lower() not in text)
+
+
+def _cues(units: Sequence[Unit], question: str) -> list[float]:
+    """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
+    out = [1.0] * len(units)
+    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit):
+        out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
+    return out
 
 
 def _cjk_weight(term: str, terms: set[str]) -> float:
@@ -293,7 +305,7 @@ class ExtractiveGenerator:
         return (a, b) if ca.row.index <= cb.row.index else (b, a)
 
     def _confidence(self, idf: dict[str, float], used: Sequence[Unit], lex: float, sem: float,
-                    best_terms: set[str]) -> float:
+                    best_terms: set[str], matched: set[str] = frozenset()) -> float:
         """How much of the question the cited evidence's pages cover, blended with the best match."""
         # Chinese words (and character pairs) of the question are often phrased otherwise on the
         # page: coverage counts characters only
@@ -305,6 +317,7 @@ class ExtractiveGenerator:
         seen: set[str] = set()
         for u in used:
             seen |= set(tokenize(u.page.text or " ".join(b.text for b in u.page.blocks)))
+        seen |= matched   # terms the cited units answer without printing them ("lowest": a Minimum column)
         cover = sum(w for t, w in idf.items() if t in seen) / total
         match = max(lex, sem if self.embed else lex)
         if len(idf) < len(full):  # Chinese: the best unit's share of the question's characters
@@ -369,6 +382,9 @@ class ExtractiveGenerator:
         if not units:
             return declined("no text blocks on the retrieved pages; nothing to quote")
         idf, docs = self._idf(question, units, context)
+        # a cell under "Minimum" answers "the lowest": the superlative counts as matched
+        docs = [d | set(tokenize(extra)) if extra else d for d, extra in zip(docs, extreme_terms(units, question),
+                                                                              strict=True)]
         lex = self._lexical(idf, docs)
         cjk = bool(_CJK.search(question))
         sem = self._semantic_cjk(question, units, lex) if cjk else self._semantic(question, units, lex)
@@ -376,9 +392,7 @@ class ExtractiveGenerator:
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         years = set(_YEAR.findall(question))
-        cues = [a * b * c * d * e for a, b, c, d, e in zip(
-            label_fit(units, question), count_fit(units, question), language_fit(units, question),
-            reference_fit(units, question), name_fit(units, question), strict=True)]
+        cues = _cues(units, question)
         scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
                   * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
@@ -449,11 +463,15 @@ class ExtractiveGenerator:
             covered |= docs[i] & idf.keys()
             parts.append(_fmt_cell(u) if u.kind == "cell" else u.text)
 
-        confidence = self._confidence(idf, used, lex[bi], sem[bi], docs[bi])
+        confidence = self._confidence(idf, used, lex[bi], sem[bi], docs[bi],
+                                      set().union(*(docs[units.index(u)] for u in used)))
         missing = _missing_entities(question, pages)
         if missing:  # a name the question asks about appears on no page read
             confidence = round(confidence * 0.6 ** len(missing), 4)
             meta["missing_names"] = missing
+        if _AMOUNT_Q.search(question) and not any(_has_quantity(u.text) or u.kind != "sentence" for u in used):
+            confidence = round(confidence * _NO_NUMBER_LOSS, 4)   # asked for an amount, quoted none
+            meta["no_number"] = True
         nouns, share = missing_nouns(question, pages)
         if nouns:  # Chinese: a share of the question's nouns appears on no page read
             confidence = round(confidence * (1 - share) ** 2, 4)

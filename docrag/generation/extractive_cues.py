@@ -10,6 +10,7 @@ count questions, and decomposing a question that asks for two facts.
 * **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
 * **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
 * **Names**: Latin-script names in a Chinese question ("sort", "gzip") favour documents that mention them.
+* **Extremes**: "the heaviest", "the lowest", "最高" favour a table's maximum / minimum column or row.
 * **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
@@ -177,6 +178,72 @@ def name_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[fl
     found = {d: {n for n in names if _mentions(" ".join(t), n)} for d, t in docs.items()}
     somewhere = set().union(*found.values()) if found else set()
     return [loss ** len(somewhere - found[u.page.doc_id]) for u in units]
+
+
+_MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
+                     r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快)", re.IGNORECASE)
+_LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
+                      r"|最(?:低|小|少|轻|短|年轻|慢)", re.IGNORECASE)
+_MOST_LABEL = re.compile(r"\b(?:max(?:imum)?|highest|largest|high|top|peak|upper)\b|最大|最高|最多|上限", re.IGNORECASE)
+_LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\b|最小|最低|最少|下限", re.IGNORECASE)
+
+
+def _wanted_extremes(question: str) -> dict[str, list[str]]:
+    """{"max"|"min": the superlative words of the question that ask for it}."""
+    return {d: [m.group(0) for m in rx.finditer(question)] for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q))
+            if rx.search(question)}
+
+
+def _extremes_of(u: Unit) -> set[str]:
+    """"max"/"min" when the cell's column headers (else its row label; units in parentheses such as
+    "beats/min" ignored) name a maximum or minimum."""
+    if u.cell is None:
+        return set()
+    for label in (" ".join(u.cell.headers), u.cell.row.label):
+        label = _PAREN.sub(" ", label)
+        has = {d for d, rx in (("max", _MOST_LABEL), ("min", _LEAST_LABEL)) if rx.search(label)}
+        if has:
+            return has
+    return set()
+
+
+def extreme_terms(units: Sequence[Unit], question: str) -> list[str]:
+    """Per unit, the question's superlative words its labels answer ("lowest" for a cell under
+    "Minimum", "最重" under "最大值"), to be counted as matched; "" for the others."""
+    wants = _wanted_extremes(question)
+    if not wants:
+        return [""] * len(units)
+    return [" ".join(w for d in _extremes_of(u) & wants.keys() for w in wants[d]) for u in units]
+
+
+def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6,
+                other: float = 0.8) -> list[float]:
+    """"The heaviest man", "the lowest pulse", "最高次数" ask for a table's maximum or minimum column
+    (or row): cells labelled so win, cells labelled the other way lose, and other cells of a table that
+    has such labels (means, medians) lose a little."""
+    wants = _wanted_extremes(question)
+    if not wants:
+        return [1.0] * len(units)
+    out = []
+    for u in units:
+        has = _extremes_of(u)
+        if u.cell is None:
+            out.append(1.0)
+        elif has & wants.keys():
+            out.append(gain)
+        elif has:
+            out.append(loss)
+        else:
+            out.append(other if _table_has_extremes(u) else 1.0)
+    return out
+
+
+def _table_has_extremes(u: Unit) -> bool:
+    """The unit's table labels a column (or row) as a maximum or minimum."""
+    if u.table is None:
+        return False
+    names = " ".join([*(c.text for line in u.table.header_lines for c in line), *(r.label for r in u.table.rows)])
+    return bool(_MOST_LABEL.search(_PAREN.sub(" ", names)) or _LEAST_LABEL.search(_PAREN.sub(" ", names)))
 
 
 _REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)

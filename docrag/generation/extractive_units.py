@@ -108,9 +108,21 @@ class Unit:
         return self.scored_text
 
 
+# "!", "?" or "." closing a command or code token (":q!", "%d.", "-f?") does not end a sentence
+_CODE_END = re.compile(r"(?:^|\s)[:%<\-/\\@$][^\s]*[.!?]$")
+
+
 def _split_sentences(text: str) -> list[str]:
     flat = re.sub(r"\s*\n\s*", " ", text).strip()
-    parts = [s.strip() for s in _SENTENCE_END.split(flat) if s and s.strip()]
+    parts: list[str] = []
+    for s in _SENTENCE_END.split(flat):
+        s = s.strip()
+        if not s:
+            continue
+        if parts and _CODE_END.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {s}"
+        else:
+            parts.append(s)
     return parts or ([flat] if flat else [])
 
 
@@ -334,7 +346,8 @@ _NUMBER = re.compile(r"\S*\d\S*")
 _YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
 
 
-_REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*", re.IGNORECASE)
+_REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*"
+                        r"|(?<=[A-Za-z])\(\d[a-z]?\)", re.IGNORECASE)   # "Table 324", "journald.conf(5)"
 
 
 def _has_quantity(text: str) -> bool:
