@@ -19,10 +19,13 @@ Tables are read by :func:`read_table` (jsonl, json, csv, tsv, parquet), reusable
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import json
 import logging
 import re
+import shutil
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from docrag.errors import InputError, MissingDependencyError
+from docrag.eval.qa_item import QAItem, detect_lang
+from docrag.ingestion import ingest
+from docrag.types import page_id
 
 log = logging.getLogger(__name__)
 
@@ -128,9 +134,6 @@ def _image_of(row: dict, root: Path, where: str) -> Any:
     img = row.get("image")
     if isinstance(img, dict):
         if isinstance(img.get("bytes"), str):  # JSON copies carry the bytes base64-encoded
-            import base64
-            import binascii
-
             try:
                 return base64.b64decode(img["bytes"], validate=True)
             except (binascii.Error, ValueError):
@@ -222,8 +225,6 @@ def _sniff_ext(data: bytes) -> str:
 
 def iter_page_files(ds: Dataset, folder: Path) -> Iterator[Path]:
     """Write (or link) each page image into ``folder`` under :func:`page_file_name`."""
-    import shutil
-
     folder.mkdir(parents=True, exist_ok=True)
     for cid, data in ds.images.items():
         target = folder / page_file_name(cid, data)
@@ -238,8 +239,6 @@ def iter_page_files(ds: Dataset, folder: Path) -> Iterator[Path]:
 def import_dataset(root: str | Path, out: str | Path, *, show_progress: bool = False, **ingest_opts: Any):
     """Ingest the dataset's page images into the corpus at ``out`` (resumable: ingest skips pages it
     has); images are kept in ``<out>/../<out name>-dataset-pages``. Returns the ingest report."""
-    from docrag.ingestion import ingest
-
     ds = read_dataset(root)
     out = Path(out)
     folder = out.parent / f"{out.name}-dataset-pages"
@@ -251,9 +250,6 @@ def import_dataset(root: str | Path, out: str | Path, *, show_progress: bool = F
 def load_dataset_items(root: str | Path, corpus: Any, limit: int | None = None) -> list:
     """The dataset's queries as :class:`~docrag.eval.data.QAItem` over a corpus made by
     :func:`import_dataset` (gold pages: the qrels' corpus ids, matched by file name)."""
-    from docrag.eval.data import QAItem, detect_lang
-    from docrag.types import page_id
-
     ds = read_dataset(root)
     by_name = {d.file_name: d.doc_id for d in corpus.documents()}
     missing = [cid for cid in ds.images if page_file_name(cid, ds.images[cid]) not in by_name]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from docrag.corpus import Corpus
+from docrag.errors import InputError
 from docrag.eval.data import QAItem
 from docrag.eval.report import groups_of, metric_label
 from docrag.eval.retrieval_metrics import (
@@ -23,7 +24,7 @@ from docrag.eval.retrieval_metrics import (
     write_trec_qrels,
     write_trec_run,
 )
-from docrag.io import atomic_write_json
+from docrag.io import atomic_write_json, read_json
 from docrag.types import Hit
 
 log = logging.getLogger(__name__)
@@ -183,9 +184,6 @@ RUN_COLUMNS = (("retrieval", "ndcg@10"), ("retrieval", "recall@10"), ("retrieval
 def compare_runs(run_dirs: Sequence[str | Path], group: str = "overall") -> dict:
     """The headline numbers of several ``docrag eval`` RUN_DIRs (e.g. a text-only and a multimodal
     pipeline on the same questions), read from their ``report.json``."""
-    from docrag.errors import InputError
-    from docrag.io import read_json
-
     rows = []
     for d in run_dirs:
         path = Path(d) / "report.json"

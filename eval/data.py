@@ -38,13 +38,14 @@ import json
 import logging
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docrag.corpus import Corpus
 from docrag.errors import InputError
-from docrag.eval.answer_metrics import is_cjk
+from docrag.eval.beir import imported_into, load_dataset_items
+from docrag.eval.qa_item import QAItem, detect_lang
+from docrag.eval.vidore_v3 import qa_items, read_dataset
 from docrag.evidence import GoldEvidence
 from docrag.geometry import GeometryError
 from docrag.types import Document, page_id
@@ -56,33 +57,6 @@ log = logging.getLogger(__name__)
 GoldBox = GoldEvidence
 
 
-@dataclass
-class QAItem:
-    """One evaluation question with its gold answer, pages (page ids) and boxes."""
-
-    qid: str
-    question: str
-    answer: str
-    category: str = ""
-    lang: str = "en"
-    answer_type: str = ""
-    gold_pages: list[str] = field(default_factory=list)
-    gold_boxes: list[GoldEvidence] = field(default_factory=list)
-    source: dict[str, Any] = field(default_factory=dict)   # the record's own doc/page fields
-
-    def to_json(self) -> dict:
-        return {"qid": self.qid, "question": self.question, "answer": self.answer, "category": self.category,
-                "lang": self.lang, "answer_type": self.answer_type, "gold_pages": list(self.gold_pages),
-                "gold_boxes": [b.to_json() for b in self.gold_boxes], "source": dict(self.source)}
-
-
-def detect_lang(text: str) -> str:
-    """``zh`` when CJK characters outnumber Latin words, else ``en``."""
-    cjk = sum(1 for ch in text if is_cjk(ch))
-    words = len(re.findall(r"[A-Za-z]+", text))
-    return "zh" if cjk > 0 and cjk >= words else "en"
-
-
 def load_qa(path: str | Path, corpus: Corpus, qrels: str | Path | None = None,
             limit: int | None = None) -> list[QAItem]:
     """Load a question file of either format (FinRAGBench-V when records have ``query-id``), or a
@@ -90,14 +64,8 @@ def load_qa(path: str | Path, corpus: Corpus, qrels: str | Path | None = None,
     (:mod:`docrag.eval.beir`), else a local ViDoRe V3 copy (a folder with ``queries``/``qrels``; the
     corpus built from it by :func:`docrag.eval.vidore_v3.build_corpus`)."""
     if Path(path).is_dir():
-        from docrag.eval.beir import imported_into
-
         if imported_into(path, corpus):
-            from docrag.eval.beir import load_dataset_items
-
             return load_dataset_items(path, corpus, limit=limit)
-        from docrag.eval.vidore_v3 import qa_items, read_dataset
-
         return qa_items(read_dataset(path), corpus)[:limit]
     records = _read_records(Path(path))
     if records and "query-id" in records[0]:

@@ -25,7 +25,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from docrag.corpus import Corpus
 from docrag.errors import InputError
+from docrag.eval.data import load_qa
+from docrag.eval.vidore_v3 import build_corpus, evaluate, graded_qrels, qa_items, read_dataset
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +100,6 @@ def run_preset(name: str, settings: Any, k: int = 10, show_progress: bool = True
 
 
 def _run_vidore(cfg: dict, retrievers: dict[str, str], k: int, show_progress: bool, rerank: dict) -> list[dict]:
-    from docrag.eval.vidore_v3 import build_corpus, evaluate, graded_qrels, qa_items, read_dataset
     from docrag.index import open_index
 
     if "data" not in cfg:
@@ -131,9 +133,7 @@ def _run_vidore(cfg: dict, retrievers: dict[str, str], k: int, show_progress: bo
 
 
 def _run_finragbench(cfg: dict, retrievers: dict[str, str], k: int, show_progress: bool, rerank: dict) -> list[dict]:
-    from docrag.corpus import Corpus
     from docrag.eval.compare import compare_retrievers
-    from docrag.eval.data import load_qa
 
     for key in ("corpus", "qa"):
         if key not in cfg:

@@ -16,6 +16,7 @@ import time
 from collections import deque
 from typing import Any
 
+from docrag.eval.answer_metrics import get_answer_judge
 from docrag.eval.records import JudgementRecord
 from docrag.eval.runner import Evaluator
 from docrag.raycluster import cluster_cpus, cluster_gpus, ensure_ray
@@ -28,7 +29,6 @@ class _EvalWorker:
     """Actor body: one generator and one answer judge, built by name."""
 
     def __init__(self, generator: str, gen_opts: dict, judge: str | None, judge_opts: dict) -> None:
-        from docrag.eval.answer_metrics import get_answer_judge
         from docrag.generation import get_generator
 
         self.generator = get_generator(generator, **gen_opts)

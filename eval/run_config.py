@@ -24,7 +24,7 @@ from docrag.config import (
     Settings,
 )
 from docrag.errors import InputError
-from docrag.eval.retrieval_metrics import DEFAULT_METRICS
+from docrag.eval.retrieval_metrics import DEFAULT_METRICS, parse_metric
 from docrag.evidence import BLOCK_MODES, Context, Level, parse_enum
 
 #: families whose judges are models (so ``answer_judge="auto"`` uses the citation judge for answers too)
@@ -34,8 +34,6 @@ MODEL_JUDGE_FAMILIES = ("openai", "qwen-vl")
 def retrieval_metrics_for(k: int) -> tuple[str, ...]:
     """The default metrics whose cutoff fits in a top-``k`` run, plus nDCG@k and Recall@k (and
     MRR@k when MRR@10 does not fit)."""
-    from docrag.eval.retrieval_metrics import parse_metric
-
     out = [m for m in DEFAULT_METRICS if parse_metric(m)[1] <= k]
     out += [m for m in (f"ndcg@{k}", f"recall@{k}") if m not in out]
     if not any(m.startswith("mrr@") for m in out):

@@ -15,6 +15,7 @@ import platform
 import shutil
 import time
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -142,8 +143,6 @@ def now() -> str:
 
 
 def versions() -> dict[str, str]:
-    from importlib import metadata
-
     out = {"docrag": __version__, "python": platform.python_version(), "platform": platform.platform()}
     for pkg in ("torch", "transformers", "colpali-engine", "sentence-transformers", "bm25s", "pymupdf",
                 "pytrec-eval-terrier", "rouge-score", "numpy"):

@@ -32,7 +32,7 @@ from typing import Any
 
 from docrag._version import __version__
 from docrag.citation.pixel_grounding import citations_pixel_record
-from docrag.config import DEFAULT_RETRIEVAL_BATCH, Settings
+from docrag.config import DEFAULT_RETRIEVAL_BATCH, Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import DocragError, InputError
 from docrag.eval.answer_metrics import AnswerJudge, ProxyAnswerJudge, answer_scores, get_answer_judge
@@ -53,7 +53,7 @@ from docrag.eval.records import (
     RunMeta,
     Session,
 )
-from docrag.eval.retrieval_metrics import canonical_order, hit_at_k, question_scores
+from docrag.eval.retrieval_metrics import canonical_order, hit_at_k, question_scores, write_trec_qrels, write_trec_run
 from docrag.eval.run_config import EvalConfig, retrieval_metrics_for
 from docrag.eval.run_dir import (
     RunDirError,
@@ -119,8 +119,6 @@ class Evaluator:
 
         The public entry point: ``settings`` None resolves them here, once (:func:`docrag.config.load_settings`)."""
         if settings is None:
-            from docrag.config import load_settings
-
             settings = load_settings()
         c = Corpus.open(corpus)
         items = load_qa(qa, c, qrels=qrels, limit=limit)
@@ -238,8 +236,6 @@ class Evaluator:
         return len(todo)
 
     def _write_trec(self, records: RecordLog[RetrievalRecord]) -> None:
-        from docrag.eval.retrieval_metrics import write_trec_qrels, write_trec_run
-
         ids = [it.qid for it in self.items if it.qid in records]
         write_trec_run(self.out / "run.trec", {q: records[q].hits for q in ids}, tag=slug(self.config.retriever))
         write_trec_qrels(self.out / "qrels.trec", {it.qid: it.gold_pages for it in self.items})

@@ -39,7 +39,7 @@ from typing import Any
 
 from docrag.corpus import Corpus
 from docrag.errors import InputError, MissingDependencyError
-from docrag.eval.data import QAItem
+from docrag.eval.qa_item import QAItem
 from docrag.evidence import GoldEvidence
 from docrag.geometry import Box
 from docrag.types import Document, Hit, Page, TextSource, page_id

@@ -9,7 +9,8 @@ import docrag.generation.extractive as extractive
 from docrag.generation import get_generator
 from docrag.generation.extractive import _cjk_weight
 from docrag.generation.extractive_cues import missing_nouns, name_fit, question_names
-from docrag.generation.extractive_units import list_items, units_of
+from docrag.generation.extractive_lists import list_items
+from docrag.generation.extractive_units import units_of
 from docrag.types import Word
 from tests.support.synthetic_pages import Region, make_page
 
@@ -62,8 +63,8 @@ def test_chinese_sub_words_and_characters_weigh_half():
 
 
 def test_latin_names_in_a_chinese_question_favour_the_document_that_mentions_them(tmp_path):
-    sort = make_page(tmp_path, [Region((72, 100, 400, 130), GREY, "sort - 对文本文件的行排序\n-n 按照字符串的数值比较")],
-                     doc_id="sort")
+    text = "sort - 对文本文件的行排序\n-n 按照字符串的数值比较"
+    sort = make_page(tmp_path, [Region((72, 100, 400, 130), GREY, text)], doc_id="sort")
     du = make_page(tmp_path, [Region((72, 100, 400, 130), GREY, "所显示的数值的单位是块大小选项的参数。")],
                    doc_id="du")
     assert question_names("sort 按数值大小排序的选项是哪个？") == ["sort"]
@@ -137,7 +138,8 @@ def test_a_command_ending_in_punctuation_does_not_end_the_sentence():
 
     assert _split_sentences("To quit type :q! <ENTER> to trash all changes. Then restart.") == [
         "To quit type :q! <ENTER> to trash all changes.", "Then restart."]
-    assert _split_sentences("输入 :q! <回车> 放弃所有改动。然后退出。") == ["输入 :q! <回车> 放弃所有改动。", "然后退出。"]
+    assert _split_sentences("输入 :q! <回车> 放弃所有改动。然后退出。") == [
+        "输入 :q! <回车> 放弃所有改动。", "然后退出。"]
     assert _split_sentences("It rose 5%. Then it fell!") == ["It rose 5%.", "Then it fell!"]
 
 
@@ -150,3 +152,96 @@ def test_an_amount_question_answered_without_a_number_loses_confidence(tmp_path)
     same = get_generator("extractive", embed=False, decline_below=0.0).generate(
         "Where is RateLimitBurst= configured in journald.conf?", [page])
     assert "no_number" not in same.meta and ans.confidence < same.confidence
+
+
+def _lines_page(tmp_path, blocks: list[list[str]], *, title: str = "OPTIONS"):
+    """Text blocks given as lines (one word box per line, 14 pt apart), after a title block."""
+    regions, words, y = [Region((72, 60, 300, 74), GREY, title, extractive.BlockKind.TITLE)], [], 90.0
+    for lines in blocks:
+        regions.append(Region((72, y, 540, y + 14 * len(lines)), GREY, "\n".join(lines)))
+        words += [(t, y + 14 * i) for i, t in enumerate(lines)]
+        y += 14 * len(lines) + 10
+    page = make_page(tmp_path, regions, doc_id="man")
+    page.words = [Word(t, page.box_pt(72, top + 2, 72 + 5 * len(t), top + 12)) for t, top in words]
+    return page
+
+
+def test_an_option_line_glued_to_the_previous_block_is_quoted_with_its_description(tmp_path):
+    from docrag.generation.extractive_lists import definitions
+
+    page = _lines_page(tmp_path, [
+        ["-w, --whatis", "Display the name and description. This"],
+        ["is the default.", "-f, --filters"],                       # layout glued the next term here
+        ["Display the list of filters needed before formatting.", "-E encoding, --encoding encoding"],
+        ["Override the guessed character set."],
+    ])
+    defs, used = definitions(page.blocks, page)
+    assert [(t, d) for t, d, _, _ in defs] == [
+        ("-w, --whatis", "Display the name and description. This is the default."),
+        ("-f, --filters", "Display the list of filters needed before formatting."),
+        ("-E encoding, --encoding encoding", "Override the guessed character set.")]
+    f_box = defs[1][2]
+    assert (f_box.y0, f_box.y1) == pytest.approx((page.blocks[2].box.y0 + 14 + 2, page.blocks[3].box.y0 + 12))
+    ans = get_generator("extractive", embed=False).generate("Which option lists the filters needed?", [page])
+    assert ans.answer.startswith("-f, --filters Display the list of filters")
+    assert [b.coords for b in ans.citations[0].boxes] == [f_box.coords]
+
+
+def test_an_option_inside_wrapped_prose_is_not_a_term(tmp_path):
+    from docrag.generation.extractive_lists import definitions
+
+    page = _lines_page(tmp_path, [["默认创建硬链接，当使用", "--symbolic", "时创建符号链接。"],
+                                  ["-s, --symbolic", "创建符号链接而非硬链接"]], title="描述")
+    defs, _ = definitions(page.blocks, page)
+    assert [(t, d) for t, d, _, _ in defs] == [("-s, --symbolic", "创建符号链接而非硬链接")]
+
+
+def test_sentences_are_scored_with_their_section_heading(tmp_path):
+    page = make_page(tmp_path, [
+        Region((72, 60, 300, 74), GREY, "DESCRIPTION", extractive.BlockKind.TITLE),
+        Region((72, 80, 540, 94), GREY, "apropos searches at most 16 keywords."),
+        Region((72, 110, 300, 124), GREY, "EXIT STATUS", extractive.BlockKind.TITLE),
+        Region((72, 130, 540, 144), GREY, "16 Nothing was found."),
+    ], doc_id="apropos")
+    units = {u.text: u for u in units_of(page, 1) if u.kind == "sentence"}
+    assert units["16 Nothing was found."].context == "EXIT STATUS"
+    assert units["apropos searches at most 16 keywords."].context == "DESCRIPTION"
+    ans = get_generator("extractive", embed=False).generate("Which exit status can apropos give?", [page])
+    assert ans.answer.startswith("16 Nothing was found")
+
+
+def _report(tmp_path, sentence: str, rows: list[list[str]], doc_id: str = "rep"):
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), GREY, sentence),
+        Region((72, 160, 540, 220), GREY, "\n".join(" | ".join(r) for r in rows), extractive.BlockKind.TABLE),
+    ], doc_id=doc_id)
+    page.blocks[1].meta["rows"] = rows
+    return page
+
+
+def test_according_to_the_text_prefers_prose_over_the_table(tmp_path):
+    page = _report(tmp_path, "Proline separates cultivar 1: its mean of 1,115.71 mg/l is twice that of cultivar 2.",
+                   [["Measure", "Cultivar 1", "Cultivar 2"], ["Proline (mg/l)", "1,115.71", "519.51"]])
+    gen = get_generator("extractive", embed=False)
+    asked = gen.generate("What mean proline level does cultivar 1 have, according to the text?", [page])
+    assert asked.answer.startswith("Proline separates") and asked.meta["units"][0]["kind"] == "sentence"
+    cell = next(u for u in units_of(page, 1) if u.cell is not None)
+    prior = extractive.ExtractiveGenerator._prior
+    assert prior(cell, True, False, False, wants_text=True) == pytest.approx(0.8 * prior(cell, True, False, False))
+    assert extractive._TEXT_Q.search("文中提到的平均值是多少？") and not extractive._TEXT_Q.search("What is the text size?")
+
+
+def test_a_ratio_stated_in_the_text_is_quoted_not_recomputed(tmp_path):
+    page = _report(tmp_path, "恶性肿瘤的平均面积为978.38，约为良性肿瘤（462.79）的2.11倍。",
+                   [["特征", "恶性肿瘤", "良性肿瘤"], ["面积", "978.38", "462.79"]])
+    ans = get_generator("extractive", embed=False).generate("恶性肿瘤的平均面积约为良性肿瘤的几倍？", [page])
+    assert ans.answer.startswith("恶性肿瘤的平均面积为978.38") and "arithmetic" not in ans.meta
+
+
+def test_chinese_nouns_are_looked_for_in_the_answering_document(tmp_path):
+    cancer = make_page(tmp_path, [Region((72, 100, 540, 140), GREY, "乳腺肿瘤数据集共有569个样本。")], doc_id="a")
+    diabetes = make_page(tmp_path, [Region((72, 100, 540, 140), GREY, "糖尿病患者的平均年龄为48.5岁。")], doc_id="b")
+    ans = get_generator("extractive", embed=False).generate("乳腺肿瘤数据集中样本的平均年龄是多少？",
+                                                            [cancer, diabetes])
+    assert ans.citations[0].page_id == "a:1" and ans.meta["missing_nouns"] == ["平均年龄"]
+    assert missing_nouns("乳腺肿瘤数据集中样本的平均年龄是多少？", [cancer, diabetes]) == ([], 0.0)   # all pages: found

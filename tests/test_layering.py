@@ -28,8 +28,6 @@ Also checked:
   start, ``--help`` included: they may import any docrag module they need in the command body,
   except one that start-up has loaded anyway. Lazy registry families are imported by name
   (``importlib``), which is not an import statement.
-* :data:`DEFERRED` lists modules whose function-local imports are left to the branch that is
-  rewriting them (issue 13); the layer and cycle rules hold for them too.
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ import ast
 import subprocess
 import sys
 from dataclasses import dataclass
-from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
@@ -53,15 +50,6 @@ LIGHT = {"typer", "click", "rich", "tomli"}          # cheap enough to import at
 PLATFORM = {"fcntl", "resource", "msvcrt", "winreg", "termios"}   # not on every OS: imported where used
 STARTUP_ROOT = "docrag.apps.cli"
 # function-local imports not yet cleaned up, in modules another branch of issue 13 is rewriting
-DEFERRED = {
-    "docrag.eval": "eval/ (run records, runner split): branch records",
-    "docrag.apps.commands.evaluate": "settings passed into Evaluator: branch records",
-    "docrag.index.firststage": "first-stage default: branch perf",
-    "docrag.index.twostage": "first-stage default: branch perf",
-    "docrag.generation.extractive*": "extractive generator internals: branch zh",
-}
-
-
 @dataclass(frozen=True)
 class Imp:
     importer: str
@@ -198,10 +186,6 @@ def startup_modules() -> frozenset[str]:
     return frozenset(seen)
 
 
-def _deferred(module: str) -> bool:
-    return any(fnmatch(module, d) or module.startswith(d + ".") for d in DEFERRED)
-
-
 def _where(imp: Imp) -> str:
     return f"{MODULES[imp.importer].relative_to(ROOT)}:{imp.line} {imp.importer} -> {imp.target}"
 
@@ -258,8 +242,6 @@ def test_no_module_level_import_cycle():
 def test_function_local_imports_only_for_heavy_or_optional_modules():
     bad = []
     for m in MODULES:
-        if _deferred(m):
-            continue
         command = m == STARTUP_ROOT or m.startswith("docrag.apps.commands.")
         for i in imports_of(m):
             if not i.local:
@@ -287,8 +269,6 @@ def test_rules_catch_what_they_should():
     assert rank("docrag.index.open") < rank("docrag.pipeline") < rank("docrag.citation.judge")
     assert rank("docrag.eval.runner") < rank("docrag.apps.viewer")
     assert "docrag.apps.commands.ask" in startup_modules() and "docrag.index.store" not in startup_modules()
-    assert not _deferred("docrag.index.registry") and _deferred("docrag.eval.runner")
-    assert _deferred("docrag.generation.extractive_units") and not _deferred("docrag.generation.base")
 
 
 def test_command_line_start_up_loads_no_heavy_package():

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.common import top_k_option
-from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options
-from docrag.config import DEFAULT_ANSWER_JUDGE, DEFAULT_CONTEXT, DEFAULT_LEVELS, DEFAULT_MODE
+from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress, top_k_option
+from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options, use_store
+from docrag.config import DEFAULT_ANSWER_JUDGE, DEFAULT_CONTEXT, DEFAULT_LEVELS, DEFAULT_MODE, load_settings
+from docrag.errors import DocragError, InputError
 from docrag.evidence import BLOCK_MODES, CONTEXTS, LEVELS
 
 
@@ -85,9 +86,6 @@ def register(app: typer.Typer) -> None:
                                        help="Pixel grounding: keep the best annotator per page or per question."),
     ) -> None:
         """Evaluate retrieval, answers and citations on a question set; resumes an interrupted RUN_DIR."""
-        from docrag.apps.commands.common import show_progress
-        from docrag.apps.commands.index import use_store
-
         use_store(store)
         from docrag.eval.report import GEN_COLUMNS, column_label, metric_label
         from docrag.eval.runner import EvalConfig, Evaluator
@@ -102,8 +100,6 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--pixel-average {pixel_average!r}: use query or page")
         if pixel_best not in ("page", "question"):
             raise typer.BadParameter(f"--pixel-best {pixel_best!r}: use page or question")
-        from docrag.config import load_settings
-        from docrag.errors import InputError
         from docrag.generation.conventions import coords_options
 
         settings = load_settings()   # resolved once, here; the runner gets them passed in
@@ -126,7 +122,6 @@ def register(app: typer.Typer) -> None:
             build_corpus(read_dataset(qa), corpus, show_progress=show_progress(progress))
         if engine not in ("local", "ray"):
             raise typer.BadParameter(f"{engine!r} is not one of local, ray", param_hint="--engine")
-        from docrag.apps.commands.common import encoding_options
 
         opts = {} if config.retriever == "none" else encoding_options(batch_size, device)
         extra: dict = {}
@@ -194,12 +189,8 @@ def register(app: typer.Typer) -> None:
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
         """Compare retrievers: nDCG@1/3/5/10, Recall@5/10, MRR@10, MAP@10, P@1/5 (in percent)."""
-        from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress
-        from docrag.apps.commands.index import use_store
-
         use_store(store)
         if preset is not None:
-            from docrag.config import load_settings
             from docrag.eval.presets import render_preset, run_preset
 
             result = run_preset(preset, load_settings(), k=k, show_progress=show_progress(progress),
@@ -213,7 +204,6 @@ def register(app: typer.Typer) -> None:
         if corpus is None or qa is None:
             raise typer.BadParameter("give CORPUS and --qa (or --preset finragbench-v|vidore-v3)")
         from docrag.corpus import Corpus
-        from docrag.errors import DocragError
         from docrag.eval.compare import compare_retrievers, render_table, write_compare_json
         from docrag.eval.data import load_qa
         from docrag.eval.retrieval_metrics import COMPARE_METRICS, parse_metric

@@ -78,6 +78,9 @@ NO_ANSWER = "not enough information"
 __all__ = ["NO_ANSWER", "ExtractiveGenerator", "Unit", "_embedder", "tokenize", "units_of"]
 _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|curve|series|axis)\b|图|曲线|趋势",
                       re.IGNORECASE)
+_TEXT_Q = re.compile(r"\baccording to the (?:text|paragraph|passage|prose)|\bin the text\b|文中|正文|文字说明",
+                     re.IGNORECASE)
+_RATIO_STATED = re.compile(r"\d\s*(?:倍|times\b)", re.IGNORECASE)
 _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
 _NO_NUMBER_LOSS = 0.6
@@ -240,7 +243,8 @@ class ExtractiveGenerator:
         return out
 
     @staticmethod
-    def _prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool) -> float:
+    def _prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool,
+               wants_text: bool = False) -> float:
         """Titles name things but rarely answer; quantity questions want digits; chart questions
         want figures and table questions cells."""
         prior = 1.0
@@ -252,6 +256,8 @@ class ExtractiveGenerator:
             prior *= 1.5 if wants_chart else 0.7
         elif unit.kind == "cell":
             prior *= 1.1 if wants_table else (0.85 if wants_chart else 1.0)
+            if wants_text:
+                prior *= 0.8
         if wants_number and unit.kind != "figure":
             prior *= 1.15 if _has_quantity(unit.text) else 0.8
         return prior
@@ -391,9 +397,10 @@ class ExtractiveGenerator:
         w = self.lexical_weight if self.embed else 1.0
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
+        wants_text = bool(_TEXT_Q.search(question))
         years = set(_YEAR.findall(question))
         cues = _cues(units, question)
-        scores = [self._prior(u, wants_number, wants_chart, wants_table) * (w * lx + (1 - w) * sm)
+        scores = [self._prior(u, wants_number, wants_chart, wants_table, wants_text) * (w * lx + (1 - w) * sm)
                   * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
@@ -404,7 +411,8 @@ class ExtractiveGenerator:
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
         op = operation_of(question)
-        stated = op in ("growth", "share") and "%" in best.text  # the text states the percentage itself
+        # the text states the percentage or the ratio itself
+        stated = (op in ("growth", "share") and "%" in best.text) or (op == "ratio" and _RATIO_STATED.search(best.text))
         if op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
             cell = next((i for i in order if units[i].kind == "cell"), None)
             if cell is not None and scores[cell] >= 0.7 * scores[bi]:
@@ -472,7 +480,8 @@ class ExtractiveGenerator:
         if _AMOUNT_Q.search(question) and not any(_has_quantity(u.text) or u.kind != "sentence" for u in used):
             confidence = round(confidence * _NO_NUMBER_LOSS, 4)   # asked for an amount, quoted none
             meta["no_number"] = True
-        nouns, share = missing_nouns(question, pages)
+        # Chinese nouns are looked for in the best unit's document: a question is about one report
+        nouns, share = missing_nouns(question, [p for p in pages if p.doc_id == best.page.doc_id])
         if nouns:  # Chinese: a share of the question's nouns appears on no page read
             confidence = round(confidence * (1 - share) ** 2, 4)
             meta["missing_nouns"] = nouns

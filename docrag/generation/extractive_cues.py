@@ -22,8 +22,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from docrag.generation.extractive_units import Unit, _jieba, tokenize
+
 if TYPE_CHECKING:
-    from docrag.generation.extractive_units import Unit
     from docrag.types import Page
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -56,8 +57,6 @@ def most_specific(labels: Sequence[str], question: str) -> set[str]:
 def _confusable(named: set[str], label: str) -> bool:
     """``label`` is not one of the ``named`` labels but shares a term with one, or lies inside one
     ("维吉尼亚鸢尾" beside "变色鸢尾"; "Total" beside "Total arrests")."""
-    from docrag.generation.extractive_units import tokenize
-
     if label in named or not label:
         return False
     terms = set(tokenize(label))
@@ -118,7 +117,8 @@ def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> li
 # what a question asks for, not what it is about: "多长时间", "什么时候", "比例" need not be on the page
 _ASKED = re.compile(r"^(?:多[长久大高远少]|几|什么|哪|怎|如何|为何)")
 _ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "时间", "日期", "年份", "金额", "价格", "原因",
-                           "作用", "方法", "办法", "名称", "名字", "意思", "含义", "结果", "范围", "单位"})
+                           "作用", "方法", "办法", "名称", "名字", "意思", "含义", "结果", "范围", "单位",
+                           "无法", "时候", "情况", "方式", "部分"})   # and words jieba tags n* that name nothing
 
 
 def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
@@ -129,10 +129,9 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
         return [], 0.0
     import jieba.posseg as posseg
 
-    from docrag.generation.extractive_units import _jieba
-
     _jieba()  # quiet
     plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
+    plain = _LEAST_Q.sub(" ", _MOST_Q.sub(" ", plain))   # "最年长": a maximum column answers it, not a word
     nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)
                                if w.flag.startswith("n") and len(w.word.lstrip("中在于从")) >= 2
                                and _CJK.search(w.word) and not _ASKED.match(w.word)

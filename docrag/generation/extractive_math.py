@@ -23,6 +23,7 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                          re.IGNORECASE)),
     ("sum", re.compile(r"\b(sum of|combined|together|in total|total of)\b|合计|总和|一共|加起来", re.IGNORECASE)),
     ("difference", re.compile(r"\b(difference|by how (much|many)|how (much|many) (more|less|fewer|higher|lower)|"
+                              r"how far apart|gap between|spread between|how (?:much|many)\b.*\bseparates?|"
                               r"change (in|from|between)|increase (in|from)|decrease (in|from)|"
                               r"(rise|grow|fall|drop|increase|decrease|decline)\w* (between|from))\b"
                               r"|相差|差额|差距|增加了多少|减少了多少|多了多少|少了多少|增长了多少", re.IGNORECASE)),

@@ -13,11 +13,13 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from docrag.devices import dtype_name, resolve_dtype
+from docrag.generation.extractive_lists import _line_boxes, definitions, list_items
 from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts, parse_tables
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
@@ -245,8 +247,21 @@ def units_of(page: Page, rank: int) -> list[Unit]:
                           context=f"{_CHART_WORDS} {text}",
                           kind="figure", extra={"caption": caption, "labels": text,
                                                 "values": data_labels(labels)}))
+    section = _sections(blocks)
+    defs, used = definitions([b for b in blocks if id(b) not in in_chart and b.box.is_valid()], page)
+    units.extend(Unit(f"{term} {text}", page, rank, block, box, context=section[id(block)])
+                 for term, text, box, block in defs)
     for block in blocks:
         if not block.box.is_valid() or id(block) in in_chart:
+            continue
+        if id(block) in used:   # lines of definitions: the rest of the block is cut into sentences
+            lines = [ln for ln in block.text.split("\n") if ln.strip()]
+            rest = [i for i in range(len(lines)) if i not in used[id(block)]]
+            if rest:
+                boxes = _line_boxes(block, page, len(lines)) or [block.box] * len(lines)
+                box = union(boxes[i] for i in rest)
+                units.extend(Unit(t, page, rank, block, box, context=section[id(block)])
+                             for t in _split_sentences("\n".join(lines[i] for i in rest)))
             continue
         if block.kind is BlockKind.FIGURE:
             cap = _caption_of(block, blocks)
@@ -274,55 +289,27 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         items = list_items(block, page)
         if items:
             for text, box, lead in items:
-                units.extend(Unit(t.strip(), page, rank, block, box, context=lead)
+                units.extend(Unit(t.strip(), page, rank, block, box, context=f"{section[id(block)]} {lead}".strip())
                              for t in (_split_sentences(text) if not lead else [re.sub(r"\s+", " ", text)])
                              if t.strip())
             continue
-        units.extend(Unit(t.strip(), page, rank, block, block.box) for t in _split_sentences(block.text) if t.strip())
+        units.extend(Unit(t.strip(), page, rank, block, block.box, context=section[id(block)])
+                     for t in _split_sentences(block.text) if t.strip())
     return units
 
 
-# a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
-_ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
-                         r"|[（(][一二三四五六七八九十]+[）)])")
-_MIN_ITEMS = 3
-_MAX_LEAD_CHARS = 160
+_MAX_SECTION_CHARS = 80
 
 
-def _line_boxes(block: Block, page: Page, n_lines: int) -> list[Box] | None:
-    """One box per text line of ``block``, from the page's words (None when the words do not fall
-    into exactly ``n_lines`` lines, e.g. a page without a word layer)."""
-    words = sorted((w for w in page.words if w.box.area > 0 and w.box.intersection_area(block.box) > 0.5 * w.box.area),
-                   key=lambda w: (w.box.y0, w.box.x0))
-    rows: list[list[Box]] = []
-    for w in words:
-        cy = (w.box.y0 + w.box.y1) / 2
-        last = rows[-1][-1] if rows else None
-        if last is not None and abs((last.y0 + last.y1) / 2 - cy) < 0.5 * max(1.0, w.box.height):
-            rows[-1].append(w.box)
-        else:
-            rows.append([w.box])
-    return [union(r) for r in rows] if len(rows) == n_lines else None
-
-
-def list_items(block: Block, page: Page) -> list[tuple[str, Box, str]]:
-    """A text block that is a list (at least ``_MIN_ITEMS`` lines start an item: options of a manual,
-    bullets, numbered steps) as ``(text, box, lead)`` per item, the lines before the first item
-    being the lead-in (quoted as sentences; scored, not quoted, with every item, as a table's headers
-    are with its cells). Boxes are the item's lines when the word layer matches the block's lines,
-    else the block's. Empty when the block is not a list."""
-    lines = [ln for ln in block.text.split("\n") if ln.strip()]
-    starts = [i for i, ln in enumerate(lines) if _ITEM_START.match(ln)]
-    if len(starts) < _MIN_ITEMS:
-        return []
-    boxes = _line_boxes(block, page, len(lines))
-    spans = ([(0, starts[0])] if starts[0] else []) + list(zip(starts, [*starts[1:], len(lines)], strict=True))
-    lead = re.sub(r"\s+", " ", " ".join(lines[: starts[0]])).strip()
-    lead_ctx = lead[-_MAX_LEAD_CHARS:]
-    out = []
-    for a, b in spans:
-        box = union(boxes[a:b]) if boxes else block.box
-        out.append(("\n".join(lines[a:b]), box, "" if a == 0 and starts[0] else lead_ctx))
+def _sections(blocks: Sequence[Block]) -> dict[int, str]:
+    """``{id(block): the text of the last title above it on the page}``: a sentence under "EXIT
+    STATUS" or "选项" is scored with that heading (not quoted), as a cell is with its headers."""
+    out: dict[int, str] = {}
+    current = ""
+    for block in blocks:
+        out[id(block)] = current
+        if block.kind is BlockKind.TITLE and len(block.text.strip()) <= _MAX_SECTION_CHARS:
+            current = re.sub(r"\s+", " ", block.text).strip()
     return out
 
 
