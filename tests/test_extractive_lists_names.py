@@ -228,7 +228,8 @@ def test_according_to_the_text_prefers_prose_over_the_table(tmp_path):
     cell = next(u for u in units_of(page, 1) if u.cell is not None)
     prior = extractive.ExtractiveGenerator._prior
     assert prior(cell, True, False, False, wants_text=True) == pytest.approx(0.8 * prior(cell, True, False, False))
-    assert extractive._TEXT_Q.search("文中提到的平均值是多少？") and not extractive._TEXT_Q.search("What is the text size?")
+    assert extractive._TEXT_Q.search("文中提到的平均值是多少？")
+    assert not extractive._TEXT_Q.search("What is the text size?")
 
 
 def test_a_ratio_stated_in_the_text_is_quoted_not_recomputed(tmp_path):
