@@ -34,7 +34,8 @@ much many more most less least any all each other same can could would should ma
 according report reported""".split())
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
+# Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|(?<=[!?;])(?=[\u3400-\u9fff])")
 _CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
 _CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "根据", "是否", "分别", "以及"})
 
