@@ -246,3 +246,24 @@ def test_chinese_nouns_are_looked_for_in_the_answering_document(tmp_path):
                                                             [cancer, diabetes])
     assert ans.citations[0].page_id == "a:1" and ans.meta["missing_nouns"] == ["平均年龄"]
     assert missing_nouns("乳腺肿瘤数据集中样本的平均年龄是多少？", [cancer, diabetes]) == ([], 0.0)   # all pages: found
+
+
+def test_a_figure_caption_above_a_table_does_not_name_the_table(tmp_path):
+    rows = [["Month", "Highest close"], ["August 2003", "26.62"]]
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 114), GREY, "Figure 1. Average closing price by month", extractive.BlockKind.CAPTION),
+        Region((72, 120, 540, 134), GREY, "Table 2. Closes by month", extractive.BlockKind.CAPTION),
+        Region((72, 140, 540, 180), GREY, "\n".join(" | ".join(r) for r in rows), extractive.BlockKind.TABLE),
+    ], doc_id="msft")
+    page.blocks[2].meta["rows"] = rows
+    cell = next(u for u in units_of(page, 1) if u.cell is not None)
+    assert "Table 2" in cell.context and "Figure 1" not in cell.context
+
+
+def test_superlative_questions_prefer_the_labelled_column_over_prose_without_one(extremes_page):
+    from docrag.generation.extractive_cues import extreme_fit
+
+    units = units_of(extremes_page, 1)
+    fit = dict(zip([u.text for u in units], extreme_fit(units, "What was the lowest pulse?"), strict=True))
+    assert fit["The study records body measurements of 20 men."] == 0.85
+    assert extreme_fit(units, "What was the mean pulse?") == [1.0] * len(units)

@@ -131,7 +131,8 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
 
     _jieba()  # quiet
     plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
-    plain = _LEAST_Q.sub(" ", _MOST_Q.sub(" ", plain))   # "最年长": a maximum column answers it, not a word
+    # "最年长的": a maximum column answers it, not a word; "最高价" stays (a column name)
+    plain = re.sub(rf"(?:{_MOST_Q.pattern}|{_LEAST_Q.pattern})(?=的|\s|$)", " ", plain, flags=re.IGNORECASE)
     nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)
                                if w.flag.startswith("n") and len(w.word.lstrip("中在于从")) >= 2
                                and _CJK.search(w.word) and not _ASKED.match(w.word)
@@ -216,19 +217,22 @@ def extreme_terms(units: Sequence[Unit], question: str) -> list[str]:
 
 
 def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6,
-                other: float = 0.8) -> list[float]:
+                other: float = 0.8, prose: float = 0.85) -> list[float]:
     """"The heaviest man", "the lowest pulse", "最高次数" ask for a table's maximum or minimum column
     (or row): cells labelled so win, cells labelled the other way lose, and other cells of a table that
     has such labels (means, medians) lose a little."""
     wants = _wanted_extremes(question)
     if not wants:
         return [1.0] * len(units)
+    labelled = [_extremes_of(u) & wants.keys() for u in units]
+    table_answers = any(labelled)
     out = []
-    for u in units:
+    for u, mine in zip(units, labelled, strict=True):
         has = _extremes_of(u)
-        if u.cell is None:
-            out.append(1.0)
-        elif has & wants.keys():
+        if u.cell is None:   # prose without the superlative loses to a column that is labelled so
+            says = any(rx.search(u.text) for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q)) if d in wants)
+            out.append(prose if table_answers and not says else 1.0)
+        elif mine:
             out.append(gain)
         elif has:
             out.append(loss)

@@ -247,8 +247,9 @@ def data_labels(labels: list[Block]) -> dict[str, str]:
 
 def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
     # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
+    # (a chart's "Figure N" caption just above names the chart, not the table)
     context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
-                       if b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
+                       if not _FIG_CAPTION.match(b.text) and b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
                        or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
                        or b.text.lstrip().startswith(("[", "(")))
     units = []
