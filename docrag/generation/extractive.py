@@ -103,8 +103,9 @@ def _fmt_cell(u: Unit) -> str:
         value = value if value.endswith("%") else f"{value}%"
     elif unit and unit not in value:
         value = f"{value} {unit}"
-    if table.scale:
-        value = f"{value} ({table.scale})"
+    scale = table.scale_for(tc)
+    if scale:
+        value = f"{value} ({scale})"
     labels = [x for x in (tc.row.label, *tc.headers) if x]
     return f"{value} — {', '.join(labels)}" if labels else value
 

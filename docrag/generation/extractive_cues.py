@@ -319,7 +319,7 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
         if tagged:
             out.append(1.5)
         elif u.cell is not None:  # a decimal in a table without a scale is a mean or a price, not a count
-            out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale) else 1.0)
+            out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale_for(u.cell)) else 1.0)
         else:
             out.append(1.0 if ints else 0.85)
     return out

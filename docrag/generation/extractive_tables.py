@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import unicodedata
 from dataclasses import dataclass, field
 
 from docrag.geometry import Box, union
@@ -27,7 +28,8 @@ _NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\
 _NOTE_IN = re.compile(r"\s(?:sources?|notes?)\s*:", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
-                    r"|万|亿|千", re.IGNORECASE)
+                    r"|百万|千万|万|亿|千", re.IGNORECASE)
+_SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
                    r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|元|吨|厘米|%)",
                    re.IGNORECASE)
@@ -99,6 +101,14 @@ class Table:
     rows: list[Row]
     unit: str = ""
     scale: str = ""
+    scale_of: str = ""   # the column the scale is stated for ("(volume: ..., millions)"); "" = every column
+
+    def scale_for(self, tc: TableCell) -> str:
+        """The table's scale when it applies to ``tc``'s column."""
+        if not self.scale or not self.scale_of:
+            return self.scale
+        named = unicodedata.normalize("NFKC", " ".join([*tc.headers, tc.row.label])).lower()
+        return self.scale if unicodedata.normalize("NFKC", self.scale_of).lower() in named else ""
 
     def cells(self) -> list[TableCell]:
         out = []
@@ -334,6 +344,10 @@ def _finish(table: Table) -> Table:
     head = " ".join(c.text for line in table.header_lines for c in line)
     m = _SCALE.search(f"{title} {head}")
     table.scale = (m.group(0) if m else "").strip("()")
+    if m:   # "(volume: average shares per day, millions)": the scale of one column
+        scoped = _SCOPED.search(f"{title} {head}")
+        if scoped and m.start() >= scoped.start() and m.end() <= scoped.end():
+            table.scale_of = scoped.group(1).strip()
     u = _UNIT.search(f"{head} {table.title}")
     table.unit = u.group(0) if u else ""
     return table

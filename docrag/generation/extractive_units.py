@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,7 +34,8 @@ much many more most less least any all each other same can could would should ma
 according report reported""".split())
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])")
+# Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|(?<=[!?;])(?=[\u3400-\u9fff])")
 _CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
 _CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "根据", "是否", "分别", "以及"})
 
@@ -62,7 +64,9 @@ def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens without stopwords; CJK text contributes one token per character
     (partial matches of names) plus its words (jieba, as the retriever; see :data:`CJK_WORDS`)."""
     out: list[str] = []
-    for tok in _TOKEN.findall(text.lower()):
+    # NFKC: corpora ingested before block text was normalized keep CJK compatibility ideographs
+    # (量 U+F97E for 量 U+91CF) that the question never has
+    for tok in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
         if _CJK.search(tok):
             chars = [ch for ch in tok if _CJK.match(ch)]
             out.extend(ch for ch in chars if ch not in _CJK_STOP)
@@ -175,6 +179,35 @@ _FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[
                           re.IGNORECASE)
 
 
+def _label_grid(block: Block) -> bool:
+    """A "table" that is a chart's printed labels: a few rows, none with a word label beside numbers
+    (rows of data labels, a row of categories), no caption inside."""
+    rows = block.meta.get("rows") or [line.split(" | ") for line in block.text.splitlines()]
+    if not rows or len(rows) > 6 or any(_FIG_CAPTION.match(" ".join(map(str, r)).strip()) for r in rows):
+        return False
+    for r in rows:
+        cells = [str(c).strip() for c in r if str(c).strip()]
+        numbers = sum(is_number(c) for c in cells)
+        if numbers and numbers < len(cells):
+            return False   # a label beside numbers: a real table row
+    return True
+
+
+def _chart_labels_from_tables(blocks: list[Block], page: Page) -> list[Block]:
+    """Layout sometimes boxes a bar chart's data labels and categories as a table; next to a
+    "Figure N" caption such a block is split back into its words, read as the chart's labels."""
+    caps = [b for b in blocks if b.kind is not BlockKind.TABLE and _FIG_CAPTION.match(b.text)]
+    out: list[Block] = []
+    for b in blocks:
+        near = any(min(abs(c.box.y0 - b.box.y1), abs(b.box.y0 - c.box.y1)) < 60 for c in caps)
+        if b.kind is BlockKind.TABLE and near and page.words and _label_grid(b):
+            words = [w for w in page.words if w.box.area > 0 and b.box.coverage_of(w.box) > 0.5]
+            out.extend(Block(BlockKind.TEXT, w.box, w.text, block_id=b.block_id) for w in words)
+        else:
+            out.append(b)
+    return out
+
+
 def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:
     """Vector charts that layout did not box (a few bars are too few drawings for a figure): a
     "Figure N" caption with the short labels printed above it (data labels, ticks, categories).
@@ -222,7 +255,7 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
         names = " ".join(x for x in (tc.row.label, *tc.headers) if x)
         units.append(Unit(tc.value, page, rank, block, tc.box(block.box),
-                          context=f"{table.title} {table.unit} {table.scale} {names}".strip(),
+                          context=f"{table.title} {table.unit} {table.scale_for(tc)} {names}".strip(),
                           kind="cell", cell=tc, table=table))
     for cap, cells in merged_charts(block, page):
         labels = [Block(BlockKind.TEXT, c.box, c.text) for c in cells if c.box is not None]
@@ -235,7 +268,8 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
 
 def units_of(page: Page, rank: int) -> list[Unit]:
     """Sentences of text blocks, value cells of tables and whole figures of ``page``, furniture left out."""
-    blocks = [b for b in (page.blocks or _pseudo_blocks(page)) if not is_furniture(b, page)]
+    blocks = _chart_labels_from_tables([b for b in (page.blocks or _pseudo_blocks(page)) if not is_furniture(b, page)],
+                                       page)
     units: list[Unit] = []
     in_chart: set[int] = set()
     for cap, labels in chart_regions(blocks):

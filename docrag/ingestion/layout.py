@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import unicodedata
 from dataclasses import dataclass
 
 from docrag.geometry import Box, union
@@ -43,7 +44,7 @@ def pdf_text_lines(textdict: dict, frame: PageFrame) -> list[TextLine]:
         for line in b.get("lines", []):
             toks, sizes, bold, chars = [], [], 0, 0
             for span in line.get("spans", []):
-                t = span.get("text", "").strip()
+                t = unicodedata.normalize("NFKC", span.get("text", "")).strip()   # as the word layer
                 if not t:
                     continue
                 toks.append(t)

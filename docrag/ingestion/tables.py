@@ -231,9 +231,18 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     return blocks
 
 
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+
+
 def _n_words(words: list[Word]) -> int:
-    """Words that carry letters or digits (dot leaders and dashes do not count)."""
-    return sum(any(ch.isalnum() for ch in w.text) for w in words)
+    """Words that carry letters or digits (dot leaders and dashes do not count); a run of Chinese or
+    Japanese text, which has no spaces, counts one word per two characters, so a line of Chinese
+    prose reads as prose, not as a one-cell table row."""
+    n = 0
+    for w in words:
+        cjk = len(_CJK_CHAR.findall(w.text))
+        n += max(1, cjk // 2) if cjk else int(any(ch.isalnum() for ch in w.text))
+    return n
 
 
 def _is_prose(row: Row) -> bool:
