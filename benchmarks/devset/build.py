@@ -6,8 +6,8 @@ data sets (``scikit-learn``). Each report has running headers, footers and page 
 furniture), paragraphs stating facts computed from the data, ruled tables and a vector bar chart
 with data labels; the Chinese reports use WenQuanYi Micro Hei. Every question's gold answer is
 computed from the data, and its gold boxes are where this script drew the evidence (PDF points,
-top-left origin). The parallel English/Chinese ``fresh``, ``fresh2`` and ``fresh3`` splits are built by
-``build_fresh.py``, ``build_fresh2.py`` and ``build_fresh3.py``. Writes
+top-left origin). The parallel English/Chinese ``fresh``, ``fresh2``, ``fresh3`` and ``fresh4`` splits are built
+by ``build_fresh.py``, ``build_fresh2.py``, ``build_fresh3.py`` and ``build_fresh4.py``. Writes
 ``pdfs/*.pdf`` and ``generated.jsonl`` next to this file.
 
     python benchmarks/devset/build.py
@@ -394,6 +394,7 @@ def main() -> None:
     from build_fresh import fresh_records  # the fresh split: parallel EN/ZH documents (its own module)
     from build_fresh2 import fresh2_records  # a second parallel EN/ZH held-out split, built after fresh was tuned on
     from build_fresh3 import fresh3_records  # a third one, built after fresh and fresh2 were tuned on
+    from build_fresh4 import fresh4_records  # a fourth one, built after fresh, fresh2 and fresh3 were tuned on
     from build_zh import breast_cancer_report  # a second Chinese held-out report (its own module)
 
     records = (stocks_report(False) + stocks_report(True) + wine_report(False) + wine_report(True) + mime_spec()
@@ -405,6 +406,7 @@ def main() -> None:
     records += fresh_records()
     records += fresh2_records()
     records += fresh3_records()
+    records += fresh4_records()
     path = HERE / "generated.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     print(f"{len(records)} questions -> {path}")
