@@ -249,9 +249,10 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
     # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
     # (a chart's "Figure N" caption just above names the chart, not the table)
     context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
-                       if not _FIG_CAPTION.match(b.text) and b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
-                       or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
-                       or b.text.lstrip().startswith(("[", "(")))
+                       if not _FIG_CAPTION.match(b.text)
+                       and (b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
+                            or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
+                            or b.text.lstrip().startswith(("[", "("))))
     units = []
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
         names = " ".join(x for x in (tc.row.label, *tc.headers) if x)
