@@ -267,3 +267,10 @@ def test_superlative_questions_prefer_the_labelled_column_over_prose_without_one
     fit = dict(zip([u.text for u in units], extreme_fit(units, "What was the lowest pulse?"), strict=True))
     assert fit["The study records body measurements of 20 men."] == 0.85
     assert extreme_fit(units, "What was the mean pulse?") == [1.0] * len(units)
+
+
+def test_latin_names_found_count_as_present_nouns(tmp_path):
+    text = "Cron 平时处于休眠状态，每分钟醒来一次，检查 crontab 文件。"
+    page = make_page(tmp_path, [Region((72, 100, 400, 130), GREY, text)])
+    missing, share = missing_nouns("cron 守护进程隔多长时间醒来检查一次 crontab？", [page])
+    assert missing == ["进程"] and share == pytest.approx(1 / 3)   # 进程 missing; cron, crontab found

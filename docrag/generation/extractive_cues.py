@@ -124,7 +124,8 @@ _ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "�
 def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
     """Chinese nouns of the question (jieba, part of speech n*, two or more characters) that no page
     read contains, and their share of the question's nouns -- the Chinese counterpart of capitalised
-    names missing from the pages ("火星", "年龄": the pages do not talk about it)."""
+    names missing from the pages ("火星", "年龄": the pages do not talk about it). The share counts the
+    question's Latin-script names found on the pages as present nouns."""
     if not _CJK.search(question):
         return [], 0.0
     import jieba.posseg as posseg
@@ -143,7 +144,10 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     # a compound noun is present when its sub-words are ("平均年龄" needs both 平均 and 年龄)
     parts = {w: [s for s in _jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
     missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]
-    return missing, len(missing) / len(nouns)
+    # the question's Latin-script names found there ("cron", "chmod") count as nouns that are present
+    spaced = " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages)
+    named = sum(_mentions(spaced, n) for n in question_names(question))
+    return missing, len(missing) / (len(nouns) + named)
 
 
 _LATIN_NAME = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9_.+-]*[A-Za-z0-9])(?![\w-])")
