@@ -96,13 +96,10 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def man_page(prog: str, lang: str, title: str, rows: list[tuple]) -> list[dict]:
-    """One man page as a PDF and its questions: rows of (question, section, token, must, answer, figures)."""
-    zh = lang == "zh"
-    lines = render_man(MAN[lang] / f"{prog}.1.gz")
-    name = f"{prog}_{lang}"
-    d = ManDoc(name, f"{prog}(1)", f"{prog.upper()}(1) - {title}", zh, "man-db 2.11.2")
-    d.sect(f"{prog.upper()}(1)", 15)
+def layout_man(d: ManDoc, lines: list[str], zh: bool) -> None:
+    """Draw rendered man-page lines: unindented lines are section headings, an option line with its
+    indented description one entry, indented runs paragraphs; examples, tables and line-broken lists
+    keep their lines."""
     blocks: list[list[str]] = []
     cur: list[str] = []
     for ln in [*lines, ""]:
@@ -122,10 +119,20 @@ def man_page(prog: str, lang: str, title: str, rows: list[tuple]) -> list[dict]:
             d.entry(blk[0].strip(), _clean(" ".join(blk[1:]), zh))
         elif all(_indent(x) >= 14 for x in blk):
             d.indented(_clean(" ".join(blk), zh))
-        elif _indent(blk[0]) == 9 or len(blk) > 1:  # examples and line-broken lists keep their lines
+        elif _indent(blk[0]) == 9 or len(blk) > 1:  # examples, tables, line-broken lists
             d.indented("\n".join(x.strip() for x in blk), 9 if _indent(blk[0]) == 9 else 10, _indent(blk[0]) == 9)
         else:
             d.entry(_clean(blk[0], zh), "")
+
+
+def man_page(prog: str, lang: str, title: str, rows: list[tuple]) -> list[dict]:
+    """One man page as a PDF and its questions: rows of (question, section, token, must, answer, figures)."""
+    zh = lang == "zh"
+    lines = render_man(MAN[lang] / f"{prog}.1.gz")
+    name = f"{prog}_{lang}"
+    d = ManDoc(name, f"{prog}(1)", f"{prog.upper()}(1) - {title}", zh, "man-db 2.11.2")
+    d.sect(f"{prog.upper()}(1)", 15)
+    layout_man(d, lines, zh)
     doc = d.save()
     return [q(doc, f"{name}-{i:02d}", question, answer, figs, "text", lang, d.gold(sec, tok, must), SPLIT)
             for i, (question, sec, tok, must, answer, figs) in enumerate(rows, start=1)]

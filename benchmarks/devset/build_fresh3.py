@@ -26,7 +26,7 @@ from pathlib import Path
 
 from build import q
 from build_fresh import VIM_TUTOR, FreshDoc, _paragraphs
-from build_fresh2 import ManDoc, _clean, _indent
+from build_fresh2 import ManDoc, layout_man
 
 SPLIT = "fresh3"
 MAN = {"en": Path("/usr/share/man"), "zh": Path("/usr/share/man/zh_CN")}
@@ -53,29 +53,7 @@ def man_page(prog: str, sec: int, lang: str, title: str, rows: list[tuple], name
     name = f"{name}_{lang}"
     d = ManDoc(name, f"{prog}({sec})", f"{prog.upper()}({sec}) - {title}", zh, "man-db 2.11.2")
     d.sect(f"{prog.upper()}({sec})", 15)
-    blocks: list[list[str]] = []
-    cur: list[str] = []
-    for ln in [*lines, ""]:
-        if ln and _indent(ln) == 0:
-            blocks += [cur] if cur else []
-            blocks.append([ln])
-            cur = []
-        elif ln:
-            cur.append(ln)
-        elif cur:
-            blocks.append(cur)
-            cur = []
-    for blk in blocks:
-        if len(blk) == 1 and _indent(blk[0]) == 0:
-            d.sect(blk[0].strip(), 12)
-        elif _indent(blk[0]) == 7 and len(blk) > 1 and all(_indent(x) >= 14 for x in blk[1:]):
-            d.entry(blk[0].strip(), _clean(" ".join(blk[1:]), zh))
-        elif all(_indent(x) >= 14 for x in blk):
-            d.indented(_clean(" ".join(blk), zh))
-        elif _indent(blk[0]) == 9 or len(blk) > 1:  # examples, tables and line-broken lists keep their lines
-            d.indented("\n".join(x.strip() for x in blk), 9 if _indent(blk[0]) == 9 else 10, _indent(blk[0]) == 9)
-        else:
-            d.entry(_clean(blk[0], zh), "")
+    layout_man(d, lines, zh)
     doc = d.save()
     return [q(doc, f"{name}-{i:02d}", question, answer, figs, "text", lang, d.gold(sec_, tok, must), SPLIT)
             for i, (question, sec_, tok, must, answer, figs) in enumerate(rows, start=1)]
