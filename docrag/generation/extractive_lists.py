@@ -15,10 +15,11 @@ keeps its own box (and is left to the sentence units).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from docrag.geometry import Box, union
-from docrag.types import Block, BlockKind, Page
+from docrag.types import Block, BlockKind, Page, Word
 
 # a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
 _ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
@@ -27,11 +28,26 @@ _MIN_ITEMS = 3
 _MAX_LEAD_CHARS = 160
 
 
-def _line_boxes(block: Block, page: Page, n_lines: int) -> list[Box] | None:
+class WordIndex:
+    """The page's words sorted by their top edge, so the words inside a block are found without
+    scanning the whole page for every block (build one per page and pass it along)."""
+
+    def __init__(self, page: Page) -> None:
+        self.words = sorted((w for w in page.words if w.box.area > 0), key=lambda w: w.box.y0)
+        self.tops = [w.box.y0 for w in self.words]
+        self.tallest = max((w.box.height for w in self.words), default=0.0)
+
+    def inside(self, box: Box) -> list[Word]:
+        """The words lying mostly (> 50% of their area) inside ``box``: only words whose top is
+        within the tallest word's height above ``box`` can overlap it."""
+        lo, hi = bisect_left(self.tops, box.y0 - self.tallest), bisect_right(self.tops, box.y1)
+        return [w for w in self.words[lo:hi] if w.box.intersection_area(box) > 0.5 * w.box.area]
+
+
+def _line_boxes(block: Block, page: Page, n_lines: int, index: WordIndex | None = None) -> list[Box] | None:
     """One box per text line of ``block``, from the page's words (None when the words do not fall
     into exactly ``n_lines`` lines, e.g. a page without a word layer)."""
-    words = sorted((w for w in page.words if w.box.area > 0 and w.box.intersection_area(block.box) > 0.5 * w.box.area),
-                   key=lambda w: (w.box.y0, w.box.x0))
+    words = sorted((index or WordIndex(page)).inside(block.box), key=lambda w: (w.box.y0, w.box.x0))
     rows: list[list[Box]] = []
     for w in words:
         cy = (w.box.y0 + w.box.y1) / 2
@@ -43,7 +59,7 @@ def _line_boxes(block: Block, page: Page, n_lines: int) -> list[Box] | None:
     return [union(r) for r in rows] if len(rows) == n_lines else None
 
 
-def list_items(block: Block, page: Page) -> list[tuple[str, Box, str]]:
+def list_items(block: Block, page: Page, index: WordIndex | None = None) -> list[tuple[str, Box, str]]:
     """A text block that is a list (at least ``_MIN_ITEMS`` lines start an item: options of a manual,
     bullets, numbered steps) as ``(text, box, lead)`` per item, the lines before the first item
     being the lead-in (quoted as sentences; scored, not quoted, with every item, as a table's headers
@@ -53,7 +69,7 @@ def list_items(block: Block, page: Page) -> list[tuple[str, Box, str]]:
     starts = [i for i, ln in enumerate(lines) if _ITEM_START.match(ln)]
     if len(starts) < _MIN_ITEMS:
         return []
-    boxes = _line_boxes(block, page, len(lines))
+    boxes = _line_boxes(block, page, len(lines), index)
     spans = ([(0, starts[0])] if starts[0] else []) + list(zip(starts, [*starts[1:], len(lines)], strict=True))
     lead = re.sub(r"\s+", " ", " ".join(lines[: starts[0]])).strip()
     lead_ctx = lead[-_MAX_LEAD_CHARS:]
@@ -72,10 +88,12 @@ _ENDS = re.compile(r"[.。!?！？:：;；)）]\s*$")
 _MAX_DEFINITION_LINES = 6
 
 
-def definitions(blocks: Sequence[Block], page: Page) -> tuple[list[tuple[str, str, Box, Block]], dict[int, set[int]]]:
+def definitions(blocks: Sequence[Block], page: Page,
+                index: WordIndex | None = None) -> tuple[list[tuple[str, str, Box, Block]], dict[int, set[int]]]:
     """Option lines and their descriptions over the page's text blocks (in reading order), as
     ``(term, description, box, first block)``, and the lines they use ``{id(block): {line index}}``
     (those lines are not cut into sentences again). A title ends a definition."""
+    index = index or WordIndex(page)
     stream: list[tuple[Block, int, str, Box]] = []
     for block in blocks:
         if block.kind is BlockKind.TITLE:
@@ -84,7 +102,7 @@ def definitions(blocks: Sequence[Block], page: Page) -> tuple[list[tuple[str, st
         if block.kind is not BlockKind.TEXT:
             continue
         lines = [ln for ln in block.text.split("\n") if ln.strip()]
-        boxes = _line_boxes(block, page, len(lines))
+        boxes = _line_boxes(block, page, len(lines), index)
         if boxes is None:
             stream.append((block, -1, "", block.box))   # unknown line geometry: a boundary
             continue

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from docrag.devices import dtype_name, resolve_dtype
-from docrag.generation.extractive_lists import _line_boxes, definitions, list_items
+from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts, parse_tables
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
@@ -284,7 +284,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
                           kind="figure", extra={"caption": caption, "labels": text,
                                                 "values": data_labels(labels)}))
     section = _sections(blocks)
-    defs, used = definitions([b for b in blocks if id(b) not in in_chart and b.box.is_valid()], page)
+    index = WordIndex(page)
+    defs, used = definitions([b for b in blocks if id(b) not in in_chart and b.box.is_valid()], page, index)
     units.extend(Unit(f"{term} {text}", page, rank, block, box, context=section[id(block)])
                  for term, text, box, block in defs)
     for block in blocks:
@@ -294,7 +295,7 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             lines = [ln for ln in block.text.split("\n") if ln.strip()]
             rest = [i for i in range(len(lines)) if i not in used[id(block)]]
             if rest:
-                boxes = _line_boxes(block, page, len(lines)) or [block.box] * len(lines)
+                boxes = _line_boxes(block, page, len(lines), index) or [block.box] * len(lines)
                 box = union(boxes[i] for i in rest)
                 units.extend(Unit(t, page, rank, block, box, context=section[id(block)])
                              for t in _split_sentences("\n".join(lines[i] for i in rest)))
@@ -322,7 +323,7 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if block.kind in (BlockKind.TITLE, BlockKind.CAPTION):
             units.append(Unit(re.sub(r"\s+", " ", block.text).strip(), page, rank, block, block.box, kind="title"))
             continue
-        items = list_items(block, page)
+        items = list_items(block, page, index)
         if items:
             for text, box, lead in items:
                 units.extend(Unit(t.strip(), page, rank, block, box, context=f"{section[id(block)]} {lead}".strip())
