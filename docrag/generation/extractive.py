@@ -65,6 +65,7 @@ from docrag.generation.extractive_units import (
     Unit,
     _embedder,
     _has_quantity,
+    page_text,
     tokenize,
     units_of,
 )
@@ -85,11 +86,11 @@ _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
 _NO_NUMBER_LOSS = 0.6
 _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
-_CONTEXT_WEIGHT = 0.3
+_CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
+_CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer word of the question
 _MAX_E5_CHARS = 300
-_E5_VECTORS: dict[str, Any] = {}
+_E5_VECTORS: dict[str, Any] = {}   # unit text -> E5 passage embedding (pages repeat across questions)
 _E5_FLOOR = 0.75
-_CJK_PART_WEIGHT = 0.5  # terms of the whole question, when one of its parts is answered
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 
 
@@ -121,8 +122,22 @@ def _missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
     """Capitalised names in the question (not its first word) that no page read mentions."""
     names = {m.group(1).rstrip(".") for m in _ENTITY.finditer(question.strip())}
     names = {n for n in names if n.lower() not in _STOPWORDS}
-    text = " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages).lower()
+    text = " ".join(page_text(p) for p in pages).lower()
     return sorted(n for n in names if n.lower() not in text)
+
+
+def _best_lexical(units: Sequence[Unit], lexical: Sequence[float], top: int,
+                  max_chars: int) -> tuple[list[int], list[str]]:
+    """The ``top`` units by lexical score (the only ones a sentence model embeds) and their texts."""
+    chosen = sorted(range(len(units)), key=lambda i: -lexical[i])[:top]
+    return chosen, [units[i].embed_text[:max_chars] for i in chosen]
+
+
+def _remember(cache: dict[str, Any], texts: Sequence[str], vectors: Any) -> None:
+    """Add unit embeddings to a cache, emptied first when it would pass ``_MAX_CACHED`` entries."""
+    if len(cache) + len(texts) > _MAX_CACHED:
+        cache.clear()
+    cache.update(zip(texts, vectors, strict=True))
 
 
 def _cues(units: Sequence[Unit], question: str) -> list[float]:
@@ -200,16 +215,13 @@ class ExtractiveGenerator:
         import numpy as np
 
         model = _embedder(self.device)
-        chosen = sorted(range(len(units)), key=lambda i: -lexical[i])[: self.embed_top]
-        texts = [units[i].embed_text[:_MAX_EMBED_CHARS] for i in chosen]
+        chosen, texts = _best_lexical(units, lexical, self.embed_top, _MAX_EMBED_CHARS)
         with _EMBED_LOCK:
             missing = list(dict.fromkeys(t for t in texts if t not in _UNIT_VECTORS))
             batch = [question] + missing
             vecs = model.encode(batch, batch_size=64, normalize_embeddings=True, show_progress_bar=False,
                                 convert_to_numpy=True)
-            if len(_UNIT_VECTORS) + len(missing) > _MAX_CACHED:
-                _UNIT_VECTORS.clear()
-            _UNIT_VECTORS.update(zip(missing, vecs[1:], strict=True))
+            _remember(_UNIT_VECTORS, missing, vecs[1:])
             mat = np.stack([_UNIT_VECTORS[t] for t in texts])
         out = [0.0] * len(units)
         for i, s in zip(chosen, mat @ vecs[0], strict=True):
@@ -225,15 +237,12 @@ class ExtractiveGenerator:
         import numpy as np
 
         model = load_e5("the extractive generator's Chinese scoring")
-        chosen = sorted(range(len(units)), key=lambda i: -lexical[i])[: self.embed_top_cjk]
-        texts = [units[i].embed_text[:_MAX_E5_CHARS] for i in chosen]
+        chosen, texts = _best_lexical(units, lexical, self.embed_top_cjk, _MAX_E5_CHARS)
         with _EMBED_LOCK:
             missing = list(dict.fromkeys(t for t in texts if t not in _E5_VECTORS))
             if missing:
-                vecs = np.asarray(model.passage(missing), dtype=np.float32).reshape(len(missing), -1)
-                if len(_E5_VECTORS) + len(missing) > _MAX_CACHED:
-                    _E5_VECTORS.clear()
-                _E5_VECTORS.update(zip(missing, vecs, strict=True))
+                _remember(_E5_VECTORS, missing,
+                          np.asarray(model.passage(missing), dtype=np.float32).reshape(len(missing), -1))
             mat = np.stack([_E5_VECTORS[t] for t in texts])
         qv = np.asarray(model.query([question]), dtype=np.float32).reshape(-1)
         sims = (mat @ qv) / (np.linalg.norm(mat, axis=1) * np.linalg.norm(qv) + 1e-9)
@@ -323,7 +332,7 @@ class ExtractiveGenerator:
             return 0.0
         seen: set[str] = set()
         for u in used:
-            seen |= set(tokenize(u.page.text or " ".join(b.text for b in u.page.blocks)))
+            seen |= set(tokenize(page_text(u.page)))
         seen |= matched   # terms the cited units answer without printing them ("lowest": a Minimum column)
         cover = sum(w for t, w in idf.items() if t in seen) / total
         match = max(lex, sem if self.embed else lex)
@@ -472,8 +481,7 @@ class ExtractiveGenerator:
             covered |= docs[i] & idf.keys()
             parts.append(_fmt_cell(u) if u.kind == "cell" else u.text)
 
-        confidence = self._confidence(idf, used, lex[bi], sem[bi], docs[bi],
-                                      set().union(*(docs[units.index(u)] for u in used)))
+        confidence = self._confidence(idf, used, lex[bi], sem[bi], docs[bi], covered)
         missing = _missing_entities(question, pages)
         if missing:  # a name the question asks about appears on no page read
             confidence = round(confidence * 0.6 ** len(missing), 4)

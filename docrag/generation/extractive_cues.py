@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from docrag.generation.extractive_units import Unit, _jieba, tokenize
+from docrag.generation.extractive_units import Unit, _jieba, page_text, tokenize
 
 if TYPE_CHECKING:
     from docrag.types import Page
@@ -108,7 +108,7 @@ def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> li
     for u in units:
         pid = u.page.page_id
         if pid not in share:
-            share[pid] = _cjk_share(u.page.text or " ".join(b.text for b in u.page.blocks))
+            share[pid] = _cjk_share(page_text(u.page))
         other = share[pid] == 0.0 if zh else share[pid] > 0.5
         out.append(loss if other else 1.0)
     return out
@@ -140,12 +140,12 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
                                and w.word not in _ANSWER_TYPES))
     if not nouns:
         return [], 0.0
-    text = re.sub(r"\s+", "", " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages))
+    spaced = " ".join(page_text(p) for p in pages)
+    text = re.sub(r"\s+", "", spaced)
     # a compound noun is present when its sub-words are ("平均年龄" needs both 平均 and 年龄)
     parts = {w: [s for s in _jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
     missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]
     # the question's Latin-script names found there ("cron", "chmod") count as nouns that are present
-    spaced = " ".join(p.text or " ".join(b.text for b in p.blocks) for p in pages)
     named = sum(_mentions(spaced, n) for n in question_names(question))
     return missing, len(missing) / (len(nouns) + named)
 
@@ -178,7 +178,7 @@ def name_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[fl
     for u in units:
         if u.page.page_id not in seen:
             seen.add(u.page.page_id)
-            docs.setdefault(u.page.doc_id, []).append(u.page.text or " ".join(b.text for b in u.page.blocks))
+            docs.setdefault(u.page.doc_id, []).append(page_text(u.page))
     found = {d: {n for n in names if _mentions(" ".join(t), n)} for d, t in docs.items()}
     somewhere = set().union(*found.values()) if found else set()
     return [loss ** len(somewhere - found[u.page.doc_id]) for u in units]
@@ -228,20 +228,22 @@ def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: f
     wants = _wanted_extremes(question)
     if not wants:
         return [1.0] * len(units)
-    labelled = [_extremes_of(u) & wants.keys() for u in units]
-    table_answers = any(labelled)
+    labels = [_extremes_of(u) for u in units]
+    table_answers = any(has & wants.keys() for has in labels)
+    has_extremes: dict[int, bool] = {}   # per table
     out = []
-    for u, mine in zip(units, labelled, strict=True):
-        has = _extremes_of(u)
+    for u, has in zip(units, labels, strict=True):
         if u.cell is None:   # prose without the superlative loses to a column that is labelled so
             says = any(rx.search(u.text) for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q)) if d in wants)
             out.append(prose if table_answers and not says else 1.0)
-        elif mine:
+        elif has & wants.keys():
             out.append(gain)
         elif has:
             out.append(loss)
         else:
-            out.append(other if _table_has_extremes(u) else 1.0)
+            if id(u.table) not in has_extremes:
+                has_extremes[id(u.table)] = _table_has_extremes(u)
+            out.append(other if has_extremes[id(u.table)] else 1.0)
     return out
 
 
@@ -249,8 +251,9 @@ def _table_has_extremes(u: Unit) -> bool:
     """The unit's table labels a column (or row) as a maximum or minimum."""
     if u.table is None:
         return False
-    names = " ".join([*(c.text for line in u.table.header_lines for c in line), *(r.label for r in u.table.rows)])
-    return bool(_MOST_LABEL.search(_PAREN.sub(" ", names)) or _LEAST_LABEL.search(_PAREN.sub(" ", names)))
+    names = _PAREN.sub(" ", " ".join([*(c.text for line in u.table.header_lines for c in line),
+                                      *(r.label for r in u.table.rows)]))
+    return bool(_MOST_LABEL.search(names) or _LEAST_LABEL.search(names))
 
 
 _REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)

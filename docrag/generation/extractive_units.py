@@ -76,6 +76,11 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+def page_text(page: Page) -> str:
+    """A page's text layer, else the text of its blocks."""
+    return page.text or " ".join(b.text for b in page.blocks)
+
+
 def _stem(tok: str) -> str:
     """A crude suffix stripper, so "employed", "employs" and "employ" meet (numbers untouched)."""
     if tok[:1].isdigit() or len(tok) <= 4:
