@@ -160,8 +160,9 @@ def main() -> None:
     ap.add_argument("--show-heldout", action="store_true",
                     help="with -v, print the answers of the heldout, fresh, fresh2, fresh3, fresh4 and fresh5 splits "
                     "too")
-    ap.add_argument("--split", choices=SPLITS,
-                    help="ask and score only this split (develop on tune without seeing held-out numbers)")
+    ap.add_argument("--split", choices=SPLITS, action="append",
+                    help="ask and score only this split (repeat for several; develop on tune without seeing "
+                    "held-out numbers)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -171,7 +172,7 @@ def main() -> None:
     recs = load_records()
     paths = sorted({r["path"] for r in recs if r.get("path") and Path(r["path"]).exists()})  # all: one corpus
     missing = {r["id"] for r in recs if r.get("path") and not Path(r["path"]).exists()}
-    recs = [r for r in recs if r["id"] not in missing and (not args.split or r["split"] == args.split)]
+    recs = [r for r in recs if r["id"] not in missing and (not args.split or r["split"] in args.split)]
     ingest(paths, args.work / "corpus", show_progress=False)
     rag = RAG(args.work / "corpus", retriever=args.retriever, index_dir=args.work / "indexes",
               show_progress=False)

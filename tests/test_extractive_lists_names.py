@@ -121,7 +121,7 @@ def test_superlatives_pick_the_maximum_or_minimum_column(extremes_page):
 
 
 def test_superlative_cues_read_headers_before_row_labels_and_ignore_units(extremes_page):
-    from docrag.generation.extractive_cues import extreme_fit, extreme_terms
+    from docrag.generation.extractive_extremes import extreme_fit, extreme_terms
 
     cells = [u for u in units_of(extremes_page, 1) if u.cell is not None]
     labels = [(u.cell.row.label, u.cell.headers[0]) for u in cells]
@@ -261,7 +261,7 @@ def test_a_figure_caption_above_a_table_does_not_name_the_table(tmp_path):
 
 
 def test_superlative_questions_prefer_the_labelled_column_over_prose_without_one(extremes_page):
-    from docrag.generation.extractive_cues import extreme_fit
+    from docrag.generation.extractive_extremes import extreme_fit
 
     units = units_of(extremes_page, 1)
     fit = dict(zip([u.text for u in units], extreme_fit(units, "What was the lowest pulse?"), strict=True))

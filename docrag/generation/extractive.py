@@ -43,15 +43,15 @@ from typing import Any
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_cues import (
     count_fit,
-    extreme_fit,
-    extreme_terms,
     label_fit,
     language_fit,
     missing_nouns,
     name_fit,
+    named_in,
     parts_of,
     reference_fit,
 )
+from docrag.generation.extractive_extremes import extreme_fit, extreme_row, extreme_terms
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -92,6 +92,17 @@ _MAX_E5_CHARS = 300
 _E5_VECTORS: dict[str, Any] = {}   # unit text -> E5 passage embedding (pages repeat across questions)
 _E5_FLOOR = 0.75
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
+
+
+_THAN = re.compile(r"\bthan\b|比", re.IGNORECASE)
+_LESS = re.compile(r"\b(?:fewer|less|lower|smaller|shorter|cheaper)\b.*\bthan\b|比.{1,24}?(?:少|低|小|短|便宜)",
+                   re.IGNORECASE)
+
+
+def _named_at(label: str, question: str) -> int:
+    """Where ``label`` (a row label) is named in ``question``, or -1."""
+    label = label.strip().lower()
+    return question.lower().find(label) if len(label) > 1 else -1
 
 
 def _fmt_cell(u: Unit) -> str:
@@ -258,7 +269,8 @@ class ExtractiveGenerator:
         """Titles name things but rarely answer; quantity questions want digits; chart questions
         want figures and table questions cells."""
         prior = 1.0
-        if unit.kind == "title" or unit.block.kind is BlockKind.CAPTION:
+        if unit.kind == "title" or unit.block.kind is BlockKind.CAPTION and unit.kind != "figure":  # a chart
+            # read from its caption and labels is a figure, not a caption
             prior *= 0.6
         if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
             prior *= 0.7
@@ -292,16 +304,23 @@ class ExtractiveGenerator:
             if same_row or same_col:
                 gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
                 row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
-                cands.append((s * (row_bonus if same_row else 1.0) * (1 + 0.5 * gain), u))
+                named_row = 3.0 if same_col and named_in(u.cell.row.label, question) else 1.0  # "A比B多几个"
+                cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
         if not cands:
             return None
         return max(cands, key=lambda x: x[0])[1]
 
     @staticmethod
-    def _ordered(op: str, a: Unit, b: Unit) -> tuple[Unit, Unit]:
-        """(earlier, later) for differences and growth, (part, whole) for shares and ratios."""
+    def _ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
+        """(earlier, later) for differences and growth, (part, whole) for shares and ratios; for a
+        comparison ("A比B多几个", "how many more ... A ... than B") (B, A), so the result is A − B."""
         ca, cb = a.cell, b.cell
         assert ca is not None and cb is not None
+        if op == "difference" and _THAN.search(question):
+            pa, pb = _named_at(ca.row.label, question), _named_at(cb.row.label, question)
+            if pa >= 0 and pb >= 0 and pa != pb:   # "A has fewer than B": B − A
+                first_named_last = (pa < pb) != bool(_LESS.search(question))
+                return (b, a) if first_named_last else (a, b)
         if op in ("share",):
             va, vb = parse_number(ca.value) or 0.0, parse_number(cb.value) or 0.0
             total_a = "total" in ca.row.label.lower() or any("total" in h.lower() for h in ca.headers)
@@ -420,6 +439,11 @@ class ExtractiveGenerator:
         if scores[bi] < self.min_score or (lex[bi] == 0 and sem[bi] < 0.2):
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
+        # "which region has the most time zones": the top value of the column named, from a close cell
+        ci = bi if best.kind == "cell" else next((i for i in order if units[i].kind == "cell"), None)
+        row = extreme_row(units, units[ci], question) if ci is not None and scores[ci] >= 0.7 * scores[bi] else None
+        if row is not None and row is not best:
+            bi, best = units.index(row), row
         op = operation_of(question)
         # the text states the percentage or the ratio itself
         stated = (op in ("growth", "share") and "%" in best.text) or (op == "ratio" and _RATIO_STATED.search(best.text))
@@ -440,7 +464,7 @@ class ExtractiveGenerator:
         if best.kind == "cell":
             other = self._second_operand(op, question, best, units, scores) if op else None
             if other is not None:
-                first, second = self._ordered(op, best, other)
+                first, second = self._ordered(op, best, other, question)
                 res = compute(op, first.cell.value, second.cell.value)  # type: ignore[union-attr]
                 if res is not None:
                     used = [first, second]

@@ -10,7 +10,7 @@ count questions, and decomposing a question that asks for two facts.
 * **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
 * **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
 * **Names**: Latin-script names in a Chinese question ("sort", "gzip") favour documents that mention them.
-* **Extremes**: "the heaviest", "the lowest", "最高" favour a table's maximum / minimum column or row.
+* **Extremes** (:mod:`~docrag.generation.extractive_extremes`): "the heaviest", "最高" favour a maximum column.
 * **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
@@ -22,13 +22,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
 from docrag.generation.extractive_units import Unit, _jieba, page_text, tokenize
 
 if TYPE_CHECKING:
     from docrag.types import Page
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_PAREN = re.compile(r"[（(][^)）]*[)）]")
 _GENERIC = frozenset({"", "total", "all", "value", "values", "item", "items", "合计", "总计", "项目", "特征", "指标"})
 
 
@@ -73,9 +73,10 @@ def label_fit(units: Sequence[Unit], question: str, *, col_loss: float = 0.55, r
         if u.table is None or id(u.table) in cols:
             continue
         lines = []
+        heads = {_norm(h) for tc in u.table.cells() for h in tc.headers}  # the stub header names no value
         for line in u.table.header_lines:
             texts = [c.text for c in line]
-            picked = most_specific(texts, question)
+            picked = most_specific([t for t in texts if _norm(t) in heads], question)
             if picked:
                 lines.append(({_norm(t) for t in texts}, picked))
         cols[id(u.table)] = lines
@@ -184,78 +185,6 @@ def name_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[fl
     return [loss ** len(somewhere - found[u.page.doc_id]) for u in units]
 
 
-_MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
-                     r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快)", re.IGNORECASE)
-_LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
-                      r"|最(?:低|小|少|轻|短|年轻|慢)", re.IGNORECASE)
-_MOST_LABEL = re.compile(r"\b(?:max(?:imum)?|highest|largest|high|top|peak|upper)\b|最大|最高|最多|上限", re.IGNORECASE)
-_LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\b|最小|最低|最少|下限", re.IGNORECASE)
-
-
-def _wanted_extremes(question: str) -> dict[str, list[str]]:
-    """{"max"|"min": the superlative words of the question that ask for it}."""
-    return {d: [m.group(0) for m in rx.finditer(question)] for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q))
-            if rx.search(question)}
-
-
-def _extremes_of(u: Unit) -> set[str]:
-    """"max"/"min" when the cell's column headers (else its row label; units in parentheses such as
-    "beats/min" ignored) name a maximum or minimum."""
-    if u.cell is None:
-        return set()
-    for label in (" ".join(u.cell.headers), u.cell.row.label):
-        label = _PAREN.sub(" ", label)
-        has = {d for d, rx in (("max", _MOST_LABEL), ("min", _LEAST_LABEL)) if rx.search(label)}
-        if has:
-            return has
-    return set()
-
-
-def extreme_terms(units: Sequence[Unit], question: str) -> list[str]:
-    """Per unit, the question's superlative words its labels answer ("lowest" for a cell under
-    "Minimum", "最重" under "最大值"), to be counted as matched; "" for the others."""
-    wants = _wanted_extremes(question)
-    if not wants:
-        return [""] * len(units)
-    return [" ".join(w for d in _extremes_of(u) & wants.keys() for w in wants[d]) for u in units]
-
-
-def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6,
-                other: float = 0.8, prose: float = 0.85) -> list[float]:
-    """"The heaviest man", "the lowest pulse", "最高次数" ask for a table's maximum or minimum column
-    (or row): cells labelled so win, cells labelled the other way lose, and other cells of a table that
-    has such labels (means, medians) lose a little."""
-    wants = _wanted_extremes(question)
-    if not wants:
-        return [1.0] * len(units)
-    labels = [_extremes_of(u) for u in units]
-    table_answers = any(has & wants.keys() for has in labels)
-    has_extremes: dict[int, bool] = {}   # per table
-    out = []
-    for u, has in zip(units, labels, strict=True):
-        if u.cell is None:   # prose without the superlative loses to a column that is labelled so
-            says = any(rx.search(u.text) for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q)) if d in wants)
-            out.append(prose if table_answers and not says else 1.0)
-        elif has & wants.keys():
-            out.append(gain)
-        elif has:
-            out.append(loss)
-        else:
-            if id(u.table) not in has_extremes:
-                has_extremes[id(u.table)] = _table_has_extremes(u)
-            out.append(other if has_extremes[id(u.table)] else 1.0)
-    return out
-
-
-def _table_has_extremes(u: Unit) -> bool:
-    """The unit's table labels a column (or row) as a maximum or minimum."""
-    if u.table is None:
-        return False
-    names = _PAREN.sub(" ", " ".join([*(c.text for line in u.table.header_lines for c in line),
-                                      *(r.label for r in u.table.rows)]))
-    return bool(_MOST_LABEL.search(names) or _LEAST_LABEL.search(names))
-
-
 _REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)
 
 
@@ -310,16 +239,42 @@ def count_cue(question: str) -> tuple[str, str] | None:
     return None
 
 
+_COUNTED_AFTER = re.compile(r"(?:多少|几)[" + _MEASURE + r"]([\u3400-\u9fff]+)")
+_COUNTED_BEFORE = re.compile(r"([\u3400-\u9fff]+?)(?:共|一共|总共)?有?(?:多少|几)[" + _MEASURE + r"]")
+_COUNT_HEAD = ("数", "数量", "个数", "总数", "数目")
+
+
+def counted_noun(question: str) -> str:
+    """What a Chinese count question counts: "有多少个时区" -> 时区, "…的国家和地区有多少个" -> 国家和地区."""
+    m = _COUNTED_AFTER.search(question)
+    if m:
+        return re.split(r"[的吗呢]", m.group(1))[0]
+    m = _COUNTED_BEFORE.search(question)
+    return re.split(r"[的，,、]", m.group(1))[-1] if m else ""
+
+
+def _counts_column(headers: Sequence[str], noun: str) -> bool:
+    """The cell's column counts ``noun`` ("时区数", "时区个数" for 时区)."""
+    heads = [_norm(h).replace(" ", "") for h in headers]
+    return any(h.startswith(noun) and h[len(noun):] in (*_COUNT_HEAD, "") for h in heads)
+
+
 def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     """A factor per unit for count questions: a whole number followed by the measure word asked for
-    (or next to the noun asked about) gains, decimal values (means, prices) lose."""
+    (or next to the noun asked about), or in a column that counts that noun ("时区数"), gains; decimal
+    values (means, prices) lose."""
     cue = count_cue(question)
     if cue is None:
         return [1.0] * len(units)
     lang, word = cue
     stem = word[:-1] if word.endswith("s") else word
+    noun = counted_noun(question) if lang == "zh" else ""  # English headers name the noun itself
     out = []
     for u in units:
+        if (noun and u.cell is not None and _INT.fullmatch(u.cell.value.strip())
+                and _counts_column(u.cell.headers, noun)):
+            out.append(1.25)
+            continue
         text = u.text
         ints = [m for m in _INT.finditer(text) if not _YEAR.match(m.group(0))]
         if lang == "zh":

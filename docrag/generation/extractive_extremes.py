@@ -1,0 +1,123 @@
+"""Superlatives in questions: "the heaviest", "the lowest", "最高" favour a table's maximum / minimum column
+(or row), and "which region has the most time zones" takes the row with the largest value of the column
+the question names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from docrag.generation.extractive_tables import parse_number
+from docrag.generation.extractive_units import Unit, tokenize
+
+_PAREN = re.compile(r"[（(][^)）]*[)）]")
+_MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
+                     r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快)", re.IGNORECASE)
+_LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
+                      r"|最(?:低|小|少|轻|短|年轻|慢)", re.IGNORECASE)
+_MOST_LABEL = re.compile(r"\b(?:max(?:imum)?|highest|largest|high|top|peak|upper)\b|最大|最高|最多|上限", re.IGNORECASE)
+_LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\b|最小|最低|最少|下限", re.IGNORECASE)
+
+
+def _wanted_extremes(question: str) -> dict[str, list[str]]:
+    """{"max"|"min": the superlative words of the question that ask for it}."""
+    return {d: [m.group(0) for m in rx.finditer(question)] for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q))
+            if rx.search(question)}
+
+
+def _extremes_of(u: Unit) -> set[str]:
+    """"max"/"min" when the cell's column headers (else its row label; units in parentheses such as
+    "beats/min" ignored) name a maximum or minimum."""
+    if u.cell is None:
+        return set()
+    for label in (" ".join(u.cell.headers), u.cell.row.label):
+        label = _PAREN.sub(" ", label)
+        has = {d for d, rx in (("max", _MOST_LABEL), ("min", _LEAST_LABEL)) if rx.search(label)}
+        if has:
+            return has
+    return set()
+
+
+def extreme_terms(units: Sequence[Unit], question: str) -> list[str]:
+    """Per unit, the question's superlative words its labels answer ("lowest" for a cell under
+    "Minimum", "最重" under "最大值"), to be counted as matched; "" for the others."""
+    wants = _wanted_extremes(question)
+    if not wants:
+        return [""] * len(units)
+    return [" ".join(w for d in _extremes_of(u) & wants.keys() for w in wants[d]) for u in units]
+
+
+def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6,
+                other: float = 0.8, prose: float = 0.85) -> list[float]:
+    """"The heaviest man", "the lowest pulse", "最高次数" ask for a table's maximum or minimum column
+    (or row): cells labelled so win, cells labelled the other way lose, and other cells of a table that
+    has such labels (means, medians) lose a little."""
+    wants = _wanted_extremes(question)
+    if not wants:
+        return [1.0] * len(units)
+    labels = [_extremes_of(u) for u in units]
+    table_answers = any(has & wants.keys() for has in labels)
+    has_extremes: dict[int, bool] = {}   # per table
+    out = []
+    for u, has in zip(units, labels, strict=True):
+        if u.cell is None:   # prose without the superlative loses to a column that is labelled so
+            says = any(rx.search(u.text) for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q)) if d in wants)
+            out.append(prose if table_answers and not says else 1.0)
+        elif has & wants.keys():
+            out.append(gain)
+        elif has:
+            out.append(loss)
+        else:
+            if id(u.table) not in has_extremes:
+                has_extremes[id(u.table)] = _table_has_extremes(u)
+            out.append(other if has_extremes[id(u.table)] else 1.0)
+    return out
+
+
+def _table_has_extremes(u: Unit) -> bool:
+    """The unit's table labels a column (or row) as a maximum or minimum."""
+    if u.table is None:
+        return False
+    names = _PAREN.sub(" ", " ".join([*(c.text for line in u.table.header_lines for c in line),
+                                      *(r.label for r in u.table.rows)]))
+    return bool(_MOST_LABEL.search(names) or _LEAST_LABEL.search(names))
+
+
+_WHICH = re.compile(r"\b(?:which|what)\b|哪", re.IGNORECASE)
+
+
+def _column_fit(headers: Sequence[str], terms: set[str]) -> float:
+    """How much of a column's header the question names, as the share of its terms (lone Chinese
+    characters count half)."""
+    own = {t for h in headers for t in tokenize(_PAREN.sub(" ", h))}
+    if not own:
+        return 0.0
+    weight = {t: 0.5 if len(t) == 1 and not t.isascii() else 1.0 for t in own}
+    return sum(weight[t] for t in own & terms) / sum(weight.values())
+
+
+def extreme_row(units: Sequence[Unit], best: Unit, question: str) -> Unit | None:
+    """"Which region has the most time zones?", "哪个地区的时区最多？": the cell with the largest (smallest)
+    value in the column of ``best``'s table that the question names, when no column is labelled as the
+    maximum asked for; None when the question is not such a question or no column is named."""
+    wants = _wanted_extremes(question)
+    if best.cell is None or best.table is None or len(wants) != 1 or not _WHICH.search(question):
+        return None
+    if _extremes_of(best) & wants.keys():
+        return None   # a "Maximum" column answers it
+    plain = question
+    for words in wants.values():
+        for w in words:
+            plain = plain.replace(w, " ")
+    terms = set(tokenize(plain))
+    cells = [u for u in units if u.table is best.table and u.cell is not None
+             and parse_number(u.cell.value) is not None]
+    fits = {tuple(u.cell.headers): _column_fit(u.cell.headers, terms) for u in cells}  # type: ignore[union-attr]
+    if not fits or max(fits.values()) == 0.0:
+        return None
+    column = max(fits, key=lambda k: fits[k])
+    if list(fits.values()).count(fits[column]) > 1:
+        return None   # two columns fit as well: no telling which one is asked about
+    col = [u for u in cells if tuple(u.cell.headers) == column]  # type: ignore[union-attr]
+    pick = max if "max" in wants else min
+    return pick(col, key=lambda u: parse_number(u.cell.value) or 0.0)  # type: ignore[union-attr]

@@ -1,0 +1,94 @@
+"""``extractive`` on tables asked about in Chinese and English: the stub header, count columns ("时区数"),
+"which row has the most", comparisons ("A比B多几个") and charts read from their caption."""
+
+from __future__ import annotations
+
+import pytest
+
+import docrag.generation.extractive as extractive
+from docrag.generation import get_generator
+from docrag.generation.extractive_cues import count_fit, counted_noun, label_fit
+from docrag.generation.extractive_extremes import extreme_row
+from docrag.generation.extractive_math import operation_of
+from docrag.generation.extractive_units import units_of
+from tests.support.synthetic_pages import Region, make_page
+
+GREY = (200, 200, 200)
+ZONES_ZH = [["地区", "时区数", "国家和地区数", "最北纬度", "最南纬度"], ["欧洲", "58", "49", "60.17", "35.90"],
+            ["美洲", "144", "53", "76.77", "-54.80"], ["亚洲", "82", "50", "67.47", "-8.55"]]
+ZONES_EN = [["Region", "Time zones", "Countries", "Northernmost", "Southernmost"],
+            ["Europe", "58", "49", "60.17", "35.90"], ["America", "144", "53", "76.77", "-54.80"],
+            ["Asia", "82", "50", "67.47", "-8.55"]]
+COUNTRIES = [["国家", "时区数", "占比(%)"], ["美国", "29", "6.94"], ["巴西", "16", "3.83"]]
+
+
+def _table_page(tmp_path, rows, prose, doc_id="tz"):
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 130), GREY, prose),
+        Region((72, 150, 540, 150 + 18 * len(rows)), GREY, "\n".join(" | ".join(r) for r in rows),
+               extractive.BlockKind.TABLE),
+    ], doc_id=doc_id)
+    page.blocks[1].meta["rows"] = rows
+    return page
+
+
+@pytest.fixture()
+def zones_zh(tmp_path):
+    return _table_page(tmp_path, ZONES_ZH, "时区表列出了418个时区，其中216个国家和地区只有一个时区。")
+
+
+def _cells(page):
+    return [u for u in units_of(page, 1) if u.cell is not None]
+
+
+def test_the_stub_header_named_in_the_question_does_not_demote_value_columns(zones_zh):
+    cells = _cells(zones_zh)
+    fit = {(u.cell.row.label, u.cell.headers[0]): f for u, f in zip(cells, label_fit(cells, "欧洲地区有多少个时区？"),
+                                                                   strict=True)}
+    assert fit[("欧洲", "时区数")] == 1.0 and fit[("欧洲", "国家和地区数")] == 1.0   # "地区" heads the row labels
+
+
+def test_a_chinese_count_question_prefers_the_column_that_counts_its_noun(zones_zh):
+    assert counted_noun("时区表中欧洲地区有多少个时区？") == "时区"
+    assert counted_noun("非洲地区有时区的国家和地区有多少个？") == "国家和地区"
+    cells = _cells(zones_zh)
+    fit = {(u.cell.row.label, u.cell.headers[0]): f for u, f in zip(cells, count_fit(cells, "欧洲有多少个时区？"),
+                                                                   strict=True)}
+    assert fit[("欧洲", "时区数")] > fit[("欧洲", "国家和地区数")] == 1.0 > fit[("欧洲", "最北纬度")]
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("时区表中欧洲地区有多少个时区？", [zones_zh]).answer.startswith("58 — 欧洲, 时区数")
+
+
+def test_which_row_has_the_most_takes_the_largest_value_of_the_named_column(zones_zh, tmp_path):
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("哪个地区的时区最多？", [zones_zh]).answer.startswith("144 — 美洲, 时区数")
+    assert gen.generate("哪个地区的时区最少？", [zones_zh]).answer.startswith("58 — 欧洲, 时区数")
+    en = _table_page(tmp_path, ZONES_EN, "The table lists 418 time zones.", doc_id="tzen")
+    assert gen.generate("Which region has the most time zones?", [en]).answer.startswith("144 — America")
+    cells = _cells(zones_zh)
+    europe = next(u for u in cells if u.cell.row.label == "欧洲" and u.cell.headers == ["时区数"])
+    assert extreme_row(cells, europe, "欧洲有多少个时区？") is None            # no superlative
+    assert extreme_row(cells, europe, "时区最多的是多少个？") is None          # not a "which" question
+
+
+def test_a_chinese_comparison_is_a_difference_in_the_order_the_question_names(tmp_path):
+    for q in ("美国的时区比巴西多几个？", "从2005年到2007年，年末收盘价上涨了多少？", "男性比女性多多少人？"):
+        assert operation_of(q) == "difference", q
+    assert operation_of("收盘价上涨了百分之多少？") == "growth" and operation_of("哪个地区比欧洲多？") == ""
+    page = _table_page(tmp_path, COUNTRIES, "共有九个国家和地区的时区最多。", doc_id="cc")
+    gen = get_generator("extractive", embed=False)
+    for q in ("美国的时区比巴西多几个？", "巴西的时区比美国少几个？"):
+        ans = gen.generate(q, [page])
+        assert ans.meta["arithmetic"]["value"] == 13 and ans.answer.startswith("13 = 29 − 16"), q
+
+
+def test_a_chart_read_from_its_caption_is_weighed_as_a_figure_not_a_caption(tmp_path):
+    labels = [((117, 250, 138, 260), "151.80"), ((117, 312, 142, 323), "2005年"), ((201, 210, 222, 219), "411.19"),
+              ((201, 312, 226, 323), "2006年"), ((70, 96, 85, 106), "美元")]
+    caption = Region((72, 331, 300, 342), GREY, "图1 各年平均收盘价(美元)", extractive.BlockKind.CAPTION)
+    page = make_page(tmp_path, [*(Region(box, GREY, t) for box, t in labels), caption], doc_id="goog")
+    fig = next(u for u in units_of(page, 1) if u.kind == "figure")
+    assert fig.block.kind is extractive.BlockKind.CAPTION
+    assert extractive.ExtractiveGenerator._prior(fig, True, True, False) == pytest.approx(1.5)
+    ans = get_generator("extractive", embed=False).generate("图1中2006年的平均收盘价是多少？", [page])
+    assert ans.answer.startswith("411.19 — 2006年")
