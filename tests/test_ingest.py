@@ -7,7 +7,7 @@ import pytest
 
 from docrag.corpus import Corpus
 from docrag.errors import InputError
-from docrag.geometry import Box
+from docrag.geometry import Box, Space
 from docrag.ingestion import IngestReport, ingest
 from docrag.ingestion.textlayer import _merge_split_numbers, detect_lang, garbage_ratio, join_words
 from docrag.types import BlockKind, TextSource
@@ -321,3 +321,21 @@ def test_garbage_detection_keeps_accounting_tables_and_flags_junk():
     assert text_is_garbage("\ue000\ue001\ue002 abc")
     assert text_is_garbage("·" * 60)  # an invisible layer of symbols only
     assert not text_is_garbage("") and not text_is_garbage("Q3 $(1)")
+
+
+def test_chinese_body_paragraphs_are_text_not_titles():
+    """The body size is weighed by printed width (a Chinese character is two Latin ones wide), and a line
+    ending in 。 is a sentence: short Chinese paragraphs beside long small-print ids stay body text."""
+    from docrag.ingestion.layout import TextLine, classify
+
+    def line(y: float, text: str, size: float) -> list[TextLine]:
+        return [TextLine(Box(72, y, 72 + 7 * len(text), y + size, Space.POINT, (612, 792)), text, size, False)]
+
+    groups = [line(70, "关于会话与座位的日志消息", 15.0)]
+    for i in range(4):
+        y = 100 + 80 * i
+        groups += [line(y, f"座位 {i} 已被移除", 12.0), line(y + 20, f"消息 ID {i}e7852bfe46784ed0accde04bc864c2", 8.5),
+                   line(y + 40, f"座位 {i} 已被移除并不再可用。", 10.5)]
+    kinds = [b.kind for b in classify(groups)]
+    assert kinds[0] is BlockKind.TITLE and kinds[1::3] == [BlockKind.TITLE] * 4
+    assert kinds[3::3] == [BlockKind.TEXT] * 4 and kinds[2::3] == [BlockKind.TEXT] * 4

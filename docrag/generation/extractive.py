@@ -440,7 +440,8 @@ class ExtractiveGenerator:
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
         # "which region has the most time zones": the top value of the column named, from a close cell
-        ci = bi if best.kind == "cell" else next((i for i in order if units[i].kind == "cell"), None)
+        ci = bi if best.kind == "cell" else None if best.kind == "figure" else next(
+            (i for i in order if units[i].kind == "cell"), None)   # a chart's series are not table rows
         row = extreme_row(units, units[ci], question) if ci is not None and scores[ci] >= 0.7 * scores[bi] else None
         if row is not None and row is not best:
             bi, best = units.index(row), row

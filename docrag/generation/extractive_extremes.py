@@ -113,8 +113,8 @@ def extreme_row(units: Sequence[Unit], best: Unit, question: str) -> Unit | None
     cells = [u for u in units if u.table is best.table and u.cell is not None
              and parse_number(u.cell.value) is not None]
     fits = {tuple(u.cell.headers): _column_fit(u.cell.headers, terms) for u in cells}  # type: ignore[union-attr]
-    if not fits or max(fits.values()) == 0.0:
-        return None
+    if not fits or max(fits.values()) < 0.5:
+        return None   # no column is named by most of its header
     column = max(fits, key=lambda k: fits[k])
     if list(fits.values()).count(fits[column]) > 1:
         return None   # two columns fit as well: no telling which one is asked about

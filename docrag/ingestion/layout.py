@@ -22,6 +22,7 @@ CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|table|source|note|�
 FIGURE_CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|图)\s*" + _NUMERAL, re.IGNORECASE)
 TABLE_CAPTION_RE = re.compile(r"^(table|表)\s*" + _NUMERAL, re.IGNORECASE)
 LIST_RE = re.compile(r"^([•●▪■◦‣\-–*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|[ivx]{1,4}[.)])\s")
+_WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and full-width forms
 
 
 @dataclass
@@ -95,10 +96,11 @@ def classify(groups: list[list[TextLine]]) -> list[Block]:
     """Blocks of kind title / list / caption / text, decided from font size, weight and wording."""
     if not groups:
         return []
-    weights: dict[float, int] = {}
-    for g in groups:
+    weights: dict[float, int] = {}   # the body size is the one most text is printed in, by printed width:
+    for g in groups:                  # a Chinese character is as wide as two Latin ones
         for line in g:
-            weights[round(line.size, 1)] = weights.get(round(line.size, 1), 0) + len(line.text)
+            width = len(line.text) + len(_WIDE.findall(line.text))
+            weights[round(line.size, 1)] = weights.get(round(line.size, 1), 0) + width
     body = max(weights, key=weights.get)
     blocks = []
     for g in groups:
@@ -109,7 +111,7 @@ def classify(groups: list[list[TextLine]]) -> list[Block]:
         short = len(g) <= 3 and n_words <= 20
         if CAPTION_RE.match(g[0].text) and n_words <= 80:
             kind = BlockKind.CAPTION
-        elif short and (size >= body * 1.15 or (bold and size >= body * 0.95)) and text[-1:] not in ".;,":
+        elif short and (size >= body * 1.15 or (bold and size >= body * 0.95)) and text[-1:] not in ".;,。；，":
             kind = BlockKind.TITLE
         elif sum(bool(LIST_RE.match(line.text)) for line in g) >= max(1, len(g) // 3) and LIST_RE.match(g[0].text):
             kind = BlockKind.LIST
