@@ -67,8 +67,9 @@ def test_which_row_has_the_most_takes_the_largest_value_of_the_named_column(zone
     assert gen.generate("Which region has the most time zones?", [en]).answer.startswith("144 — America")
     cells = _cells(zones_zh)
     europe = next(u for u in cells if u.cell.row.label == "欧洲" and u.cell.headers == ["时区数"])
-    assert extreme_row(cells, europe, "欧洲有多少个时区？") is None            # no superlative
-    assert extreme_row(cells, europe, "时区最多的是多少个？") is None          # not a "which" question
+    ones = [1.0] * len(cells)
+    assert extreme_row(cells, ones, europe, "欧洲有多少个时区？") is None            # no superlative
+    assert extreme_row(cells, ones, europe, "时区最多的是多少个？") is None          # not a "which" question
 
 
 def test_a_chinese_comparison_is_a_difference_in_the_order_the_question_names(tmp_path):
@@ -92,3 +93,40 @@ def test_a_chart_read_from_its_caption_is_weighed_as_a_figure_not_a_caption(tmp_
     assert extractive.ExtractiveGenerator._prior(fig, True, True, False) == pytest.approx(1.5)
     ans = get_generator("extractive", embed=False).generate("图1中2006年的平均收盘价是多少？", [page])
     assert ans.answer.startswith("411.19 — 2006年")
+
+
+LANGS = [["Type", "Individual", "Total"], ["Living", "7001", "7063"], ["Extinct", "608", "608"],
+         ["Constructed", "23", "23"]]
+LANGS_ZH = [["类型", "个体语言", "合计"], ["现存语言", "7001", "7063"], ["灭绝语言", "608", "608"],
+            ["人造语言", "23", "23"]]
+
+
+def test_a_count_question_prefers_the_row_it_names_over_a_general_count(tmp_path):
+    from docrag.generation.extractive_cues import _counted_phrase
+
+    assert _counted_phrase("How many constructed languages have an ISO 639-3 code?") == "constructed languages"
+    assert counted_noun("有多少种人造语言拥有 ISO 639-3 代码？") == "人造语言"
+    gen = get_generator("extractive", embed=False)
+    en = _table_page(tmp_path, LANGS, "ISO 639-3 assigns a three-letter code to 7,910 languages.", doc_id="en")
+    prose = "ISO 639-3 为7910种语言分配了三字母代码，其中184种语言还有两字母代码。"
+    zh = _table_page(tmp_path, LANGS_ZH, prose, doc_id="zh")
+    units = units_of(en, 1)
+    fit = dict(zip((u.text if u.cell is None else (u.cell.row.label, u.cell.headers[0]) for u in units),
+                   count_fit(units, "How many constructed languages have an ISO 639-3 code?"), strict=True))
+    assert fit[("Constructed", "Total")] == 1.25 and fit[("Extinct", "Total")] == 1.0   # the row it names
+    assert fit["ISO 639-3 assigns a three-letter code to 7,910 languages."] == 0.85   # languages in general
+    assert gen.generate("有多少种人造语言拥有 ISO 639-3 代码？", [zh]).answer.startswith("23 — 人造语言")
+    fits = count_fit(units_of(zh, 1), "ISO 639-3 为多少种语言分配了代码？")   # 7910种语言 counts 语言
+    assert max(fits) == 1.5
+
+
+def test_which_row_looks_in_the_table_whose_column_the_question_names(tmp_path):
+    bands = [["区划数", "国家和地区数"], ["少于10个", "50"], ["10至19个", "76"]]
+    countries = [["国家", "行政区划数"], ["英国", "220"], ["法国", "119"]]
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 160), GREY, "\n".join(" | ".join(r) for r in bands), extractive.BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in countries), extractive.BlockKind.TABLE),
+    ], doc_id="subdiv")
+    page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = bands, countries
+    ans = get_generator("extractive", embed=False).generate("哪个国家的行政区划最多？", [page])
+    assert ans.answer.startswith("220 — 英国, 行政区划数")

@@ -124,8 +124,9 @@ def _fmt_cell(u: Unit) -> str:
 
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|least|shortest)\b"
-                      r"|最高|最大|最多|最低|最小|最少", re.IGNORECASE)
-_LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少"}
+                      r"|最高|最大|最多|最常见|最普遍|最低|最小|最少|最少见", re.IGNORECASE)
+_WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
+_LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
 _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 
 
@@ -334,8 +335,8 @@ class ExtractiveGenerator:
         if ea != eb:
             return (a, b) if ea else (b, a)
         if ca.row is cb.row:
-            ax = ca.cell.box.x0 if ca.cell.box is not None else ca.row.cells.index(ca.cell)
-            bx = cb.cell.box.x0 if cb.cell.box is not None else cb.row.cells.index(cb.cell)
+            ax = ca.cell.box.x0 if ca.cell.box is not None else ca.row.position(ca.cell)
+            bx = cb.cell.box.x0 if cb.cell.box is not None else cb.row.position(cb.cell)
             return (a, b) if ax <= bx else (b, a)
         return (a, b) if ca.row.index <= cb.row.index else (b, a)
 
@@ -439,10 +440,7 @@ class ExtractiveGenerator:
         if scores[bi] < self.min_score or (lex[bi] == 0 and sem[bi] < 0.2):
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
-        # "which region has the most time zones": the top value of the column named, from a close cell
-        ci = bi if best.kind == "cell" else None if best.kind == "figure" else next(
-            (i for i in order if units[i].kind == "cell"), None)   # a chart's series are not table rows
-        row = extreme_row(units, units[ci], question) if ci is not None and scores[ci] >= 0.7 * scores[bi] else None
+        row = extreme_row(units, scores, best, question)   # "which region has the most time zones"
         if row is not None and row is not best:
             bi, best = units.index(row), row
         op = operation_of(question)
@@ -479,7 +477,8 @@ class ExtractiveGenerator:
             values = best.extra.get("values") or {}
             asked = [(k, v) for k, v in values.items() if set(tokenize(k)) & idf.keys()]
             extreme = _EXTREME.search(question)
-            if extreme and values and not asked:  # "which bar is highest": the largest data label
+            if extreme and values and (not asked or _WHICH_Q.search(question)):  # "which bar is highest": the
+                # largest data label (a label that shares a word with the question is not the one asked for)
                 pick = min if extreme.group(0).lower() in _LOW else max
                 k = pick(values, key=lambda k: parse_number(values[k]) or 0.0)
                 asked = [(k, values[k])]

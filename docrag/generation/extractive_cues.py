@@ -247,10 +247,44 @@ _COUNT_HEAD = ("数", "数量", "个数", "总数", "数目")
 def counted_noun(question: str) -> str:
     """What a Chinese count question counts: "有多少个时区" -> 时区, "…的国家和地区有多少个" -> 国家和地区."""
     m = _COUNTED_AFTER.search(question)
-    if m:
-        return re.split(r"[的吗呢]", m.group(1))[0]
+    if m:  # the words up to the first verb: "多少种人造语言拥有…" -> 人造语言
+        import jieba.posseg as posseg
+
+        _jieba()  # quiet
+        noun = ""
+        for w in posseg.lcut(re.split(r"[的吗呢]", m.group(1))[0]):
+            if noun and w.flag.startswith("v"):
+                break
+            noun += w.word
+        return noun
     m = _COUNTED_BEFORE.search(question)
     return re.split(r"[的，,、]", m.group(1))[-1] if m else ""
+
+
+_PHRASE_END = frozenset("do does did is are was were have has had can could will would in on at of for to from by "
+                        "with there".split())
+
+
+def _counted_phrase(question: str) -> str:
+    """What an English count question counts: "How many constructed languages have …" -> constructed languages."""
+    m = re.search(r"\bhow many\s+(.*)", question, re.IGNORECASE)
+    words: list[str] = []
+    for w in (m.group(1).split() if m else []):
+        w = w.strip("?,.").lower()
+        if not w or w in _PHRASE_END or len(words) == 3:
+            break
+        words.append(w)
+    return " ".join(words)
+
+
+def _names_row(label: str, phrase: str) -> bool:
+    """The row label is named within the counted phrase ("Constructed" in "constructed languages")."""
+    lab = _norm(label)
+    if len(lab) < 2 or lab in _GENERIC:
+        return False
+    if _CJK.search(lab):
+        return lab.replace(" ", "") in phrase.replace(" ", "")
+    return re.search(r"(?<![\w])" + re.escape(lab) + r"(?![\w])", phrase) is not None
 
 
 def _counts_column(headers: Sequence[str], noun: str) -> bool:
@@ -269,16 +303,18 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     lang, word = cue
     stem = word[:-1] if word.endswith("s") else word
     noun = counted_noun(question) if lang == "zh" else ""  # English headers name the noun itself
+    phrase = _counted_phrase(question) if lang == "en" else noun
     out = []
     for u in units:
-        if (noun and u.cell is not None and _INT.fullmatch(u.cell.value.strip())
-                and _counts_column(u.cell.headers, noun)):
-            out.append(1.25)
+        if u.cell is not None and _INT.fullmatch(u.cell.value.strip()) and (
+                noun and _counts_column(u.cell.headers, noun) or phrase and _names_row(u.cell.row.label, phrase)):
+            out.append(1.25)   # "多少个时区" under 时区数; "how many constructed languages" in row Constructed
             continue
         text = u.text
         ints = [m for m in _INT.finditer(text) if not _YEAR.match(m.group(0))]
-        if lang == "zh":
-            tagged = any(text[m.end():m.end() + 1] == word for m in ints)
+        if lang == "zh":  # "184种语言" does not count 人造语言
+            tagged = any(text[m.end():m.end() + 1] == word and text[m.end() + 1:].lstrip().startswith(noun[:2])
+                         for m in ints)
         else:
             tagged = bool(stem) and any(re.match(r"\s+(?:\S+\s+){0,2}?" + re.escape(stem), text[m.end():],
                                                  re.IGNORECASE) for m in ints)
@@ -286,6 +322,8 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
             out.append(1.5)
         elif u.cell is not None:  # a decimal in a table without a scale is a mean or a price, not a count
             out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale_for(u.cell)) else 1.0)
+        elif lang == "en" and stem and not re.search(r"(?<![\w])" + re.escape(stem), text, re.IGNORECASE):
+            out.append(0.85)   # "How many constructed languages": a count of languages in general
         else:
             out.append(1.0 if ints else 0.85)
     return out

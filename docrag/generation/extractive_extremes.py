@@ -12,7 +12,7 @@ from docrag.generation.extractive_units import Unit, tokenize
 
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
 _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
-                     r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快)", re.IGNORECASE)
+                     r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快|常见|普遍)", re.IGNORECASE)
 _LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
                       r"|最(?:低|小|少|轻|短|年轻|慢)", re.IGNORECASE)
 _MOST_LABEL = re.compile(r"\b(?:max(?:imum)?|highest|largest|high|top|peak|upper)\b|最大|最高|最多|上限", re.IGNORECASE)
@@ -96,12 +96,14 @@ def _column_fit(headers: Sequence[str], terms: set[str]) -> float:
     return sum(weight[t] for t in own & terms) / sum(weight.values())
 
 
-def extreme_row(units: Sequence[Unit], best: Unit, question: str) -> Unit | None:
+def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, question: str,
+                near: float = 0.5) -> Unit | None:
     """"Which region has the most time zones?", "哪个地区的时区最多？": the cell with the largest (smallest)
-    value in the column of ``best``'s table that the question names, when no column is labelled as the
-    maximum asked for; None when the question is not such a question or no column is named."""
+    value in the column the question names, among the tables of the cells scoring at least ``near`` of
+    the best unit, when no column is labelled as the maximum asked for; None when the question is not
+    such a question, ``best`` is a chart (its series are not table rows) or no column is named."""
     wants = _wanted_extremes(question)
-    if best.cell is None or best.table is None or len(wants) != 1 or not _WHICH.search(question):
+    if best.kind == "figure" or len(wants) != 1 or not _WHICH.search(question):
         return None
     if _extremes_of(best) & wants.keys():
         return None   # a "Maximum" column answers it
@@ -110,14 +112,23 @@ def extreme_row(units: Sequence[Unit], best: Unit, question: str) -> Unit | None
         for w in words:
             plain = plain.replace(w, " ")
     terms = set(tokenize(plain))
-    cells = [u for u in units if u.table is best.table and u.cell is not None
-             and parse_number(u.cell.value) is not None]
-    fits = {tuple(u.cell.headers): _column_fit(u.cell.headers, terms) for u in cells}  # type: ignore[union-attr]
-    if not fits or max(fits.values()) < 0.5:
-        return None   # no column is named by most of its header
-    column = max(fits, key=lambda k: fits[k])
-    if list(fits.values()).count(fits[column]) > 1:
-        return None   # two columns fit as well: no telling which one is asked about
-    col = [u for u in cells if tuple(u.cell.headers) == column]  # type: ignore[union-attr]
+    top = max(scores, default=0.0)
+    tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)
+              if u.cell is not None and u.table is not None and s >= near * top}
+    fits: dict[tuple[int, tuple[str, ...]], tuple[float, float]] = {}   # (table, column) -> (fit, best score)
+    for u, s in zip(units, scores, strict=True):
+        if u.cell is None or id(u.table) not in tables or parse_number(u.cell.value) is None:
+            continue
+        key = (id(u.table), tuple(u.cell.headers))
+        fit = fits[key][0] if key in fits else _column_fit(u.cell.headers, terms)
+        fits[key] = (fit, max(s, fits[key][1] if key in fits else 0.0))
+    if not fits:
+        return None
+    column = max(fits, key=lambda k: fits[k])   # the best-named column; equal names: the better-scoring table
+    fit = fits[column][0]
+    if fit < 0.5 or any(k != column and k[0] == column[0] and f == fit for k, (f, _) in fits.items()):
+        return None   # no column named by most of its header, or two columns of one table named as well
+    col = [u for u in units if u.cell is not None and id(u.table) == column[0]
+           and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None]
     pick = max if "max" in wants else min
     return pick(col, key=lambda u: parse_number(u.cell.value) or 0.0)  # type: ignore[union-attr]

@@ -67,6 +67,10 @@ class Row:
     cells: list[Cell] = field(default_factory=list)   # value cells, left to right
     index: int = 0
 
+    def position(self, cell: Cell) -> int:
+        """Where ``cell`` is in the row, by identity (equal values repeat: "608 | 608")."""
+        return next(i for i, c in enumerate(self.cells) if c is cell)
+
     @property
     def box(self) -> Box | None:
         boxes = [b for b in [self.label_box, *(c.box for c in self.cells)] if b is not None]
@@ -119,7 +123,7 @@ class Table:
 
     def headers_for(self, cell: Cell, row: Row) -> list[str]:
         if cell.box is None:  # structure from meta rows: align right, spread spanning headers
-            idx = row.cells.index(cell)
+            idx = row.position(cell)
             n = len(row.cells)
             out = []
             for line in self.header_lines:
