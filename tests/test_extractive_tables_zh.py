@@ -130,3 +130,25 @@ def test_which_row_looks_in_the_table_whose_column_the_question_names(tmp_path):
     page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = bands, countries
     ans = get_generator("extractive", embed=False).generate("哪个国家的行政区划最多？", [page])
     assert ans.answer.startswith("220 — 英国, 行政区划数")
+
+
+def test_which_row_prefers_the_table_whose_row_header_the_question_names(tmp_path):
+    countries = [["国家或地区", "时区数"], ["美国", "29"], ["俄罗斯", "26"]]
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 180), GREY, "\n".join(" | ".join(r) for r in ZONES_ZH), extractive.BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in countries), extractive.BlockKind.TABLE),
+    ], doc_id="tz2")
+    page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = ZONES_ZH, countries
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("哪个地区的时区最多？", [page]).answer.startswith("144 — 美洲")
+    assert gen.generate("哪个国家或地区的时区最多？", [page]).answer.startswith("29 — 美国")
+
+
+def test_a_clause_after_the_counted_noun_narrows_the_count(tmp_path):
+    rows = [["国家", "行政区划数", "有上级区划数"], ["法国", "127", "101"]]
+    page = _table_page(tmp_path, rows, "共有4,800个行政区划。", doc_id="fr")
+    cells = _cells(page)
+    narrow = dict(zip([u.cell.headers[0] for u in cells],
+                      count_fit(cells, "法国有多少个行政区划位于更大的行政区划之内？"), strict=True))
+    plain = dict(zip([u.cell.headers[0] for u in cells], count_fit(cells, "法国有多少个行政区划？"), strict=True))
+    assert plain["行政区划数"] == 1.25 and narrow["行政区划数"] == 1.0

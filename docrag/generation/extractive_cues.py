@@ -304,10 +304,14 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     stem = word[:-1] if word.endswith("s") else word
     noun = counted_noun(question) if lang == "zh" else ""  # English headers name the noun itself
     phrase = _counted_phrase(question) if lang == "en" else noun
+    m = _COUNTED_AFTER.search(question)
+    # "多少个行政区划位于更大的行政区划之内": a clause after the noun narrows the count; its column counts all
+    narrowed = bool(m and noun and _CJK.search(m.group(1)[len(noun):]))
     out = []
     for u in units:
         if u.cell is not None and _INT.fullmatch(u.cell.value.strip()) and (
-                noun and _counts_column(u.cell.headers, noun) or phrase and _names_row(u.cell.row.label, phrase)):
+                noun and not narrowed and _counts_column(u.cell.headers, noun)
+                or phrase and _names_row(u.cell.row.label, phrase)):
             out.append(1.25)   # "多少个时区" under 时区数; "how many constructed languages" in row Constructed
             continue
         text = u.text

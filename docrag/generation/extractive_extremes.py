@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docrag.generation.extractive_tables import parse_number
+from docrag.generation.extractive_tables import Table, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
@@ -96,6 +96,14 @@ def _column_fit(headers: Sequence[str], terms: set[str]) -> float:
     return sum(weight[t] for t in own & terms) / sum(weight.values())
 
 
+def _names_stub(table: Table, question: str) -> int:
+    """How long a header over the table's row labels the question names ("哪个地区" over 非洲, 美洲: 2;
+    "哪个国家或地区" names 国家或地区, 5, over 地区): the longest wins."""
+    heads = {h for tc in table.cells() for h in tc.headers}
+    return max((len(c.text.strip()) for line in table.header_lines for c in line
+                if c.text not in heads and c.text.strip() and c.text.strip().lower() in question.lower()), default=0)
+
+
 def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, question: str,
                 near: float = 0.5) -> Unit | None:
     """"Which region has the most time zones?", "哪个地区的时区最多？": the cell with the largest (smallest)
@@ -124,7 +132,8 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         fits[key] = (fit, max(s, fits[key][1] if key in fits else 0.0))
     if not fits:
         return None
-    column = max(fits, key=lambda k: fits[k])   # the best-named column; equal names: the better-scoring table
+    named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
+    column = max(fits, key=lambda k: (fits[k][0] >= 0.5, named[k[0]], fits[k]))
     fit = fits[column][0]
     if fit < 0.5 or any(k != column and k[0] == column[0] and f == fit for k, (f, _) in fits.items()):
         return None   # no column named by most of its header, or two columns of one table named as well
