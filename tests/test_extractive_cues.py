@@ -160,3 +160,12 @@ def test_parts_prefer_one_document_that_answers_them_all(tmp_path):
     ans = get_generator("extractive", embed=False).generate(question, [a1, b1, b2])
     assert {c.page_id for c in ans.citations} == {"b:1", "b:2"}
     assert "569" in ans.answer and "1995" in ans.answer
+
+
+def test_one_paraphrased_noun_lowers_the_confidence_without_declining(tmp_path):
+    page = make_page(tmp_path, [Region((72, 100, 540, 130), (200, 200, 200),
+                                       "当输入 : 命令时，按 CTRL-D 可以查看可能的补全结果。")], doc_id="vim")
+    ans = get_generator("extractive", embed=False).generate("输入冒号命令时，按哪个键可以列出可能的补全结果？", [page])
+    assert ans.meta["missing_nouns"] == ["冒号"] and ans.meta["missing_share"] < 1
+    assert ans.answer.startswith("当输入 : 命令时") and ans.confidence >= 0.3
+    assert extractive._NOUN_FLOOR == pytest.approx(0.6)
