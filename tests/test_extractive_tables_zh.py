@@ -152,3 +152,24 @@ def test_a_clause_after_the_counted_noun_narrows_the_count(tmp_path):
                       count_fit(cells, "法国有多少个行政区划位于更大的行政区划之内？"), strict=True))
     plain = dict(zip([u.cell.headers[0] for u in cells], count_fit(cells, "法国有多少个行政区划？"), strict=True))
     assert plain["行政区划数"] == 1.25 and narrow["行政区划数"] == 1.0
+
+
+def test_a_quoted_key_picks_the_row_and_the_row_is_named_by_all_its_text_cells(tmp_path):
+    from docrag.generation.extractive_cues import key_fit
+    from docrag.generation.extractive_tables import _UNIT
+
+    ranges = [["文字类型", "编号范围", "代码数"], ["从右向左书写的字母文字", "100-199", "33"],
+              ["从左向右书写的字母文字", "200-299", "40"], ["元音附标文字", "300-399", "58"]]
+    page = _table_page(tmp_path, ranges, "ISO 15924 为182种书写系统分配了代码。", doc_id="sc")
+    cells = _cells(page)
+    keys = dict(zip([u.cell.value for u in cells], key_fit(cells, "编号范围 300-399 中有多少个代码？"), strict=True))
+    assert keys["300-399"] == keys["100-199"] == 0.5 and keys["58"] == 1.0   # the column of keys
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("编号范围 300-399 中有多少个代码？", [page]).answer.startswith("58 — 元音附标文字, 代码数")
+    ans = gen.generate("200-299 范围的代码比 100-199 范围多多少个？", [page])
+    assert ans.meta["arithmetic"]["value"] == 7      # 多多少 is "how many more", not 少
+    assert not _UNIT.search("元音附标文字") and _UNIT.search("收入(元)")
+    codes = [["代码", "编号", "文字"], ["Hira", "410", "平假名"], ["Hang", "286", "谚文"]]
+    page2 = _table_page(tmp_path, codes, "东亚文字的代码。", doc_id="ea")
+    assert _cells(page2)[1].cell.row.notes == ["谚文"]
+    assert gen.generate("谚文的编号是多少？", [page2]).answer.startswith("286 — Hang")

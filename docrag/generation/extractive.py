@@ -43,6 +43,7 @@ from typing import Any
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_cues import (
     count_fit,
+    key_fit,
     label_fit,
     language_fit,
     missing_nouns,
@@ -53,7 +54,7 @@ from docrag.generation.extractive_cues import (
 )
 from docrag.generation.extractive_extremes import extreme_fit, extreme_row, extreme_terms
 from docrag.generation.extractive_math import compute, operation_of
-from docrag.generation.extractive_tables import parse_number, unit_of
+from docrag.generation.extractive_tables import Row, parse_number, unit_of
 from docrag.generation.extractive_units import (
     _CJK,
     _EMBED_LOCK,
@@ -99,15 +100,23 @@ _E5_FLOOR = 0.75
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 
 
+_RANGE = re.compile(r"\d[\d,.]*\s*[-–−]\s*\d")   # "100-199", "1.35 - 1.42": a range, not an operand
 _THAN = re.compile(r"\bthan\b|比", re.IGNORECASE)
-_LESS = re.compile(r"\b(?:fewer|less|lower|smaller|shorter|cheaper)\b.*\bthan\b|比.{1,24}?(?:少|低|小|短|便宜)",
+_LESS = re.compile(r"\b(?:fewer|less|lower|smaller|shorter|cheaper)\b.*\bthan\b|比.{1,24}?(?<!多)(?:少|低|小|短|便宜)",
                    re.IGNORECASE)
 
 
-def _named_at(label: str, question: str) -> int:
-    """Where ``label`` (a row label) is named in ``question``, or -1."""
-    label = label.strip().lower()
-    return question.lower().find(label) if len(label) > 1 else -1
+def _named_at(row: Row, question: str) -> int:
+    """Where ``question`` first names the row (its label, or a cell text such as "200-299"), or -1."""
+    q = question.lower()
+    names = (row.label.strip().lower(), *(n.strip().lower() for n in row.notes))
+    at = [q.find(t) for t in names if len(t) > 1 and t in q]
+    for c in row.cells:   # a key printed in the row ("200-299"), quoted whole: not "21" inside "2021"
+        key = c.text.strip().lower()
+        m = re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", q) if _RANGE.match(key) else None
+        if m:
+            at.append(m.start())
+    return min(at, default=-1)
 
 
 def _fmt_cell(u: Unit) -> str:
@@ -160,7 +169,7 @@ def _remember(cache: dict[str, Any], texts: Sequence[str], vectors: Any) -> None
 def _cues(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
-    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit):
+    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit, key_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
@@ -303,14 +312,15 @@ class ExtractiveGenerator:
         cands = []
         for u, s in zip(units, scores, strict=True):
             if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
-                    u.cell.row is tc.row:
-                continue
+                    u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()):
+                continue   # a range such as "100-199" is a key, not an operand
             same_row = u.cell.row is tc.row
             same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
             if same_row or same_col:
                 gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
                 row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
-                named_row = 3.0 if same_col and named_in(u.cell.row.label, question) else 1.0  # "A比B多几个"
+                named_row = 3.0 if same_col and (named_in(u.cell.row.label, question)   # "A比B多几个"
+                                                 or _named_at(u.cell.row, question) >= 0) else 1.0
                 cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
         if not cands:
             return None
@@ -323,7 +333,7 @@ class ExtractiveGenerator:
         ca, cb = a.cell, b.cell
         assert ca is not None and cb is not None
         if op == "difference" and _THAN.search(question):
-            pa, pb = _named_at(ca.row.label, question), _named_at(cb.row.label, question)
+            pa, pb = _named_at(ca.row, question), _named_at(cb.row, question)
             if pa >= 0 and pb >= 0 and pa != pb:   # "A has fewer than B": B − A
                 first_named_last = (pa < pb) != bool(_LESS.search(question))
                 return (b, a) if first_named_last else (a, b)

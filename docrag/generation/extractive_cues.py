@@ -19,6 +19,7 @@ count questions, and decomposing a question that asks for two facts.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -166,6 +167,19 @@ def question_names(question: str) -> list[str]:
 
 def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.IGNORECASE) is not None
+
+
+def key_fit(units: Sequence[Unit], question: str, loss: float = 0.5) -> list[float]:
+    """A cell whose printed value the question quotes ("the number range 300-399") is the key that picks
+    the row, not the answer: its column (the keys) loses to the other cells of its row."""
+    q = unicodedata.normalize("NFKC", question).lower()
+
+    def quoted(u: Unit) -> bool:
+        v = unicodedata.normalize("NFKC", u.cell.value).strip().lower() if u.cell is not None else ""
+        return len(v) >= 3 and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w]|\.\d)", q) is not None
+
+    keys = {(id(u.table), tuple(u.cell.headers)) for u in units if quoted(u)}  # type: ignore[union-attr]
+    return [loss if u.cell is not None and (id(u.table), tuple(u.cell.headers)) in keys else 1.0 for u in units]
 
 
 def name_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[float]:

@@ -31,7 +31,8 @@ _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+
                     r"|百万|千万|万|亿|千", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
-                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|元|吨|厘米|%)",
+                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|厘米|%"
+                   r"|(?:(?<=[（(/：:万亿千百\s])|^)(?:元|吨)(?=[)）/\s]|$))",   # 元 of 元音 is no unit
                    re.IGNORECASE)
 
 
@@ -66,6 +67,7 @@ class Row:
     label_box: Box | None
     cells: list[Cell] = field(default_factory=list)   # value cells, left to right
     index: int = 0
+    notes: list[str] = field(default_factory=list)    # the row's other text cells ("Hangul" beside "Hang")
 
     def position(self, cell: Cell) -> int:
         """Where ``cell`` is in the row, by identity (equal values repeat: "608 | 608")."""
@@ -265,7 +267,8 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
         if has_label and _NOTE_IN.search(first.text):  # "Total Source: SAVE 2009": the note ran into the label
             first.text = first.text[: _NOTE_IN.search(first.text).start()].strip() or first.text
         label = first.text if has_label else (rows[-1].label if rows else "")
-        rows.append(Row(label, first.box if has_label else None, values, len(rows)))
+        notes = [c.text for c in rest if not any(c is v for v in values)]
+        rows.append(Row(label, first.box if has_label else None, values, len(rows), notes))
     rows = _with_sections(rows)
     return Table(block, title, header, [r for r in rows if r.cells])
 
@@ -308,7 +311,8 @@ def _from_meta(block: Block, title: str) -> Table | None:
         if not rows and not values:
             header.append([Cell(x, None) for x in cells])
             continue
-        rows.append(Row(cells[0] if has_label else "", None, values, len(rows)))
+        notes = [x for x in cells[1:] if not is_number(x)] if has_label else []
+        rows.append(Row(cells[0] if has_label else "", None, values, len(rows), notes))
     return Table(block, title, header, [r for r in rows if r.cells])
 
 

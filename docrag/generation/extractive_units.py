@@ -32,6 +32,7 @@ whom whose when where why how that this these those it its as do does did has ha
 they them he she his her we our you your i me my not no yes if so such into over under about between per
 much many more most less least any all each other same can could would should may might will shall
 according report reported""".split())
+_PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
@@ -260,7 +261,10 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
                             or b.text.lstrip().startswith(("[", "("))))
     units = []
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
-        names = " ".join(x for x in (tc.row.label, *tc.headers) if x)
+        # the row's other keys name it too: "Hangul" beside code "Hang", the range "300-399"
+        others = [*tc.row.notes, *(c.text for c in tc.row.cells
+                                    if c is not tc.cell and not _PLAIN_NUMBER.fullmatch(c.text.strip()))]
+        names = " ".join(x for x in (tc.row.label, *tc.headers, *others) if x)
         units.append(Unit(tc.value, page, rank, block, tc.box(block.box),
                           context=f"{table.title} {table.unit} {table.scale_for(tc)} {names}".strip(),
                           kind="cell", cell=tc, table=table))
