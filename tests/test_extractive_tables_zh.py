@@ -32,6 +32,15 @@ def _table_page(tmp_path, rows, prose, doc_id="tz"):
     return page
 
 
+def _two_tables(tmp_path, first, second, doc_id):
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 180), GREY, "\n".join(" | ".join(r) for r in first), extractive.BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in second), extractive.BlockKind.TABLE),
+    ], doc_id=doc_id)
+    page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = first, second
+    return page
+
+
 @pytest.fixture()
 def zones_zh(tmp_path):
     return _table_page(tmp_path, ZONES_ZH, "时区表列出了418个时区，其中216个国家和地区只有一个时区。")
@@ -123,22 +132,14 @@ def test_a_count_question_prefers_the_row_it_names_over_a_general_count(tmp_path
 def test_which_row_looks_in_the_table_whose_column_the_question_names(tmp_path):
     bands = [["区划数", "国家和地区数"], ["少于10个", "50"], ["10至19个", "76"]]
     countries = [["国家", "行政区划数"], ["英国", "220"], ["法国", "119"]]
-    page = make_page(tmp_path, [
-        Region((72, 100, 540, 160), GREY, "\n".join(" | ".join(r) for r in bands), extractive.BlockKind.TABLE),
-        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in countries), extractive.BlockKind.TABLE),
-    ], doc_id="subdiv")
-    page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = bands, countries
+    page = _two_tables(tmp_path, bands, countries, "subdiv")
     ans = get_generator("extractive", embed=False).generate("哪个国家的行政区划最多？", [page])
     assert ans.answer.startswith("220 — 英国, 行政区划数")
 
 
 def test_which_row_prefers_the_table_whose_row_header_the_question_names(tmp_path):
     countries = [["国家或地区", "时区数"], ["美国", "29"], ["俄罗斯", "26"]]
-    page = make_page(tmp_path, [
-        Region((72, 100, 540, 180), GREY, "\n".join(" | ".join(r) for r in ZONES_ZH), extractive.BlockKind.TABLE),
-        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in countries), extractive.BlockKind.TABLE),
-    ], doc_id="tz2")
-    page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = ZONES_ZH, countries
+    page = _two_tables(tmp_path, ZONES_ZH, countries, "tz2")
     gen = get_generator("extractive", embed=False)
     assert gen.generate("哪个地区的时区最多？", [page]).answer.startswith("144 — 美洲")
     assert gen.generate("哪个国家或地区的时区最多？", [page]).answer.startswith("29 — 美国")

@@ -123,31 +123,38 @@ VIM_QA = {  # (question, lesson, token, answer)
            ("哪个命令可以把一个文件的内容插入到光标下方？", "5.4", ":r", ":r FILENAME")]}
 
 
-def vim_tutor35(lang: str) -> list[dict]:
-    """Lessons 3.1-5.4 with their summaries (lessons 1.1-2.1 are the ``fresh`` split's), one paragraph a block."""
+def vim_lessons(lang: str, chunks: slice, name: str, titles: tuple[str, str], heads: tuple[str, str],
+                sects: tuple[str, str], qa: dict[str, list], split: str) -> list[dict]:
+    """Lessons of the Vim tutor (the ``chunks`` between its ~~~ rules), one paragraph a block, under lesson
+    headings; gold boxes are every paragraph of the lesson and of its summary that has the answer token."""
     zh = lang == "zh"
     src = VIM_TUTOR[lang].read_text(encoding="utf-8")
-    chunks = re.split(r"\n~{20,}\n", src)[16:31]  # lesson 3.1 .. the lesson 5 summary
-    name = f"vimtutor35_{lang}"
-    d = FreshDoc(name, "Vim tutor, lessons 3-5" if not zh else "Vim 教程第三至五讲",
-                 "Vim Tutor - Lessons 3 to 5" if not zh else "Vim 教程 - 第三讲至第五讲", zh, "Vim 9.0")
-    d.sect("Vim Tutor: put, replace, change, search and files" if not zh
-           else "Vim 教程：置入、替换、更改、搜索与文件", 15)
-    for chunk in chunks:
+    d = FreshDoc(name, titles[zh], heads[zh], zh, "Vim 9.0")
+    d.sect(sects[zh], 15)
+    for chunk in re.split(r"\n~{20,}\n", src)[chunks]:
         head, _, body = chunk.strip("\n").partition("\n")
         d.sect(re.sub(r"\s+", " ", head.strip()))
         for par in _paragraphs(body, zh):
             d.block(par)
     doc = d.save()
-    cn = "一二三四五"
+    cn = "一二三四五六七"
     out = []
-    for i, (question, lesson, tok, answer) in enumerate(VIM_QA[lang], start=1):
+    for i, (question, lesson, tok, answer) in enumerate(qa[lang], start=1):
         major, minor = lesson.split(".")
         sec = f"Lesson {lesson}" if not zh else f"第{cn[int(major) - 1]}讲第{cn[int(minor) - 1]}节"
         summary = f"Lesson {major} SUMMARY" if not zh else f"第{cn[int(major) - 1]}讲小结"
         out.append(q(doc, f"{name}-{i:02d}", question, answer, [tok], "text", lang,
-                     d.find(sec, tok) + d.find(summary, tok), SPLIT))
+                     d.find(sec, tok) + d.find(summary, tok), split))
     return out
+
+
+def vim_tutor35(lang: str) -> list[dict]:
+    """Lessons 3.1-5.4 with their summaries (lessons 1.1-2.1 are the ``fresh`` split's), one paragraph a block."""
+    return vim_lessons(lang, slice(16, 31), f"vimtutor35_{lang}",  # lesson 3.1 .. the lesson 5 summary
+                       ("Vim tutor, lessons 3-5", "Vim 教程第三至五讲"),
+                       ("Vim Tutor - Lessons 3 to 5", "Vim 教程 - 第三讲至第五讲"),
+                       ("Vim Tutor: put, replace, change, search and files", "Vim 教程：置入、替换、更改、搜索与文件"),
+                       VIM_QA, SPLIT)
 
 
 UNANSWERABLE = [("What was Microsoft's closing share price on 2 January 2003?", "en"),

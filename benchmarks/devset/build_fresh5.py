@@ -18,13 +18,11 @@ origin). The questions and golds were committed before any generator ran on thes
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from build import q
-from build_fresh import VIM_TUTOR, FreshDoc, _paragraphs
 from build_fresh2 import ManDoc, layout_man
-from build_fresh3 import render_man_tbl
+from build_fresh3 import render_man_tbl, vim_lessons
 
 SPLIT = "fresh5"
 MAN = {"en": Path("/usr/share/man/man8/catman.8.gz"), "zh": Path("/usr/share/man/zh_CN/man8/catman.8.gz")}
@@ -85,29 +83,11 @@ VIM_QA = {  # (question, lesson, token, answer)
 
 def vim_tutor67(lang: str) -> list[dict]:
     """Lessons 6.1-7.3 with their summaries (1.1-2.1 are the ``fresh`` split's, 3.1-5.4 ``fresh3``'s)."""
-    zh = lang == "zh"
-    src = VIM_TUTOR[lang].read_text(encoding="utf-8")
-    chunks = re.split(r"\n~{20,}\n", src)[31:41]  # lesson 6.1 .. the lesson 7 summary
-    name = f"vimtutor67_{lang}"
-    d = FreshDoc(name, "Vim tutor, lessons 6-7" if not zh else "Vim 教程第六至七讲",
-                 "Vim Tutor - Lessons 6 and 7" if not zh else "Vim 教程 - 第六讲和第七讲", zh, "Vim 9.0")
-    d.sect("Vim Tutor: open, append, copy, options, help and completion" if not zh
-           else "Vim 教程：打开、附加、复制、选项、帮助与补全", 15)
-    for chunk in chunks:
-        head, _, body = chunk.strip("\n").partition("\n")
-        d.sect(re.sub(r"\s+", " ", head.strip()))
-        for par in _paragraphs(body, zh):
-            d.block(par)
-    doc = d.save()
-    cn = "一二三四五六七"
-    out = []
-    for i, (question, lesson, tok, answer) in enumerate(VIM_QA[lang], start=1):
-        major, minor = lesson.split(".")
-        sec = f"Lesson {lesson}" if not zh else f"第{cn[int(major) - 1]}讲第{cn[int(minor) - 1]}节"
-        summary = f"Lesson {major} SUMMARY" if not zh else f"第{cn[int(major) - 1]}讲小结"
-        out.append(q(doc, f"{name}-{i:02d}", question, answer, [tok], "text", lang,
-                     d.find(sec, tok) + d.find(summary, tok), SPLIT))
-    return out
+    return vim_lessons(lang, slice(31, 41), f"vimtutor67_{lang}",  # lesson 6.1 .. the lesson 7 summary
+                       ("Vim tutor, lessons 6-7", "Vim 教程第六至七讲"),
+                       ("Vim Tutor - Lessons 6 and 7", "Vim 教程 - 第六讲和第七讲"),
+                       ("Vim Tutor: open, append, copy, options, help and completion",
+                        "Vim 教程：打开、附加、复制、选项、帮助与补全"), VIM_QA, SPLIT)
 
 
 UNANSWERABLE = [("How many of the living languages in ISO 639-3 have more than one million speakers?", "en"),
