@@ -155,15 +155,31 @@ def test_an_amount_question_answered_without_a_number_loses_confidence(tmp_path)
 
 
 def _lines_page(tmp_path, blocks: list[list[str]], *, title: str = "OPTIONS"):
-    """Text blocks given as lines (one word box per line, 14 pt apart), after a title block."""
+    """Text blocks given as lines (one word box per line, 14 pt apart; a line starting with two spaces
+    is indented 24 pt), after a title block."""
     regions, words, y = [Region((72, 60, 300, 74), GREY, title, extractive.BlockKind.TITLE)], [], 90.0
     for lines in blocks:
-        regions.append(Region((72, y, 540, y + 14 * len(lines)), GREY, "\n".join(lines)))
-        words += [(t, y + 14 * i) for i, t in enumerate(lines)]
+        regions.append(Region((72, y, 540, y + 14 * len(lines)), GREY, "\n".join(t.strip() for t in lines)))
+        words += [(t.strip(), 96 if t.startswith("  ") else 72, y + 14 * i) for i, t in enumerate(lines)]
         y += 14 * len(lines) + 10
     page = make_page(tmp_path, regions, doc_id="man")
-    page.words = [Word(t, page.box_pt(72, top + 2, 72 + 5 * len(t), top + 12)) for t, top in words]
+    page.words = [Word(t, page.box_pt(x, top + 2, x + 5 * len(t), top + 12)) for t, x, top in words]
     return page
+
+
+def test_a_term_over_an_indented_description_starts_an_entry_mid_block(tmp_path):
+    from docrag.generation.extractive_lists import definitions
+
+    page = _lines_page(tmp_path, [  # grep --help: layout cut each entry between its description and the next term
+        ["-E, --extended-regexp", "  PATTERNS are extended regular expressions", "-F, --fixed-strings"],
+        ["  PATTERNS are strings", "-f, --file=FILE"],
+        ["  take PATTERNS from FILE"],
+    ])
+    defs, _ = definitions(page.blocks, page)
+    assert [(t, d) for t, d, _, _ in defs] == [("-E, --extended-regexp", "PATTERNS are extended regular expressions"),
+                                               ("-F, --fixed-strings", "PATTERNS are strings"),
+                                               ("-f, --file=FILE", "take PATTERNS from FILE")]
+    assert defs[2][2].coords == pytest.approx((72, 158, 96 + 5 * 23, 192))   # cited by its two lines, across blocks
 
 
 def test_an_option_line_glued_to_the_previous_block_is_quoted_with_its_description(tmp_path):

@@ -86,6 +86,7 @@ _TERM_LINE = re.compile(rf"^\s*{_OPT}(?:,\s*{_OPT})*\s*$")
 _OPTION_START = re.compile(r"^\s*-{1,2}[A-Za-z0-9?]")
 _ENDS = re.compile(r"[.。!?！？:：;；)）]\s*$")
 _MAX_DEFINITION_LINES = 6
+_INDENT = 6.0   # points a description is indented under its term
 
 
 def definitions(blocks: Sequence[Block], page: Page,
@@ -108,9 +109,12 @@ def definitions(blocks: Sequence[Block], page: Page,
             continue
         stream.extend((block, i, ln, box) for i, (ln, box) in enumerate(zip(lines, boxes, strict=True)))
     def starts_entry(k: int) -> bool:
-        """Line ``k`` may begin an entry: it opens its block, or the line before it ends a sentence
-        (an option named inside wrapped prose, "... 当使用\n--symbolic 时 ...", does not)."""
-        return stream[k][1] == 0 or (k > 0 and stream[k - 1][1] >= 0 and _ENDS.search(stream[k - 1][2]) is not None)
+        """Line ``k`` may begin an entry: it opens its block, the line before it ends a sentence, or the
+        line after it is indented under it (a definition list: "-f, --file=FILE" over "  take PATTERNS
+        from FILE"); an option named inside wrapped prose ("... 当使用\n--symbolic\n时 ...") does not."""
+        if stream[k][1] == 0 or (k > 0 and stream[k - 1][1] >= 0 and _ENDS.search(stream[k - 1][2]) is not None):
+            return True
+        return k + 1 < len(stream) and stream[k + 1][1] >= 0 and stream[k + 1][3].x0 - stream[k][3].x0 >= _INDENT
 
     out: list[tuple[str, str, Box, Block]] = []
     used: dict[int, set[int]] = {}
