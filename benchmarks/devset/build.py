@@ -130,6 +130,12 @@ def q(doc: str, qid: str, question: str, answer: str, figures: list[str], catego
             "boxes": [{"page": p, "bbox": [round(v, 1) for v in b]} for p, b in boxes], "split": split}
 
 
+def numbered(golds: list[tuple], qs: list[str], doc: str, name: str, lang: str, split: str) -> list[dict]:
+    """Records ``{name}-01``... of a report: question ``i`` with gold ``(answer, figures, category, boxes)``."""
+    return [q(doc, f"{name}-{i:02d}", question, ans, figs, cat, lang, boxes, split)
+            for i, (question, (ans, figs, cat, boxes)) in enumerate(zip(qs, golds, strict=True), start=1)]
+
+
 def _stocks() -> dict[str, dict[str, float]]:
     """Year-end (last month of the year) closing price per ticker, from matplotlib's Stocks.csv."""
     path = Path(matplotlib.get_data_path()) / "sample_data" / "Stocks.csv"

@@ -25,7 +25,7 @@ import gettext
 import json
 from pathlib import Path
 
-from build import q
+from build import numbered
 from build_fresh import FreshDoc
 
 SPLIT = "fresh5"
@@ -34,11 +34,6 @@ STAMP = "iso-codes 4.15.0"
 TYPES = [("L", "Living", "现存语言"), ("E", "Extinct", "灭绝语言"), ("A", "Ancient", "古代语言"),
          ("H", "Historical", "历史语言"), ("C", "Constructed", "人造语言"), ("S", "Special", "特殊代码")]
 KINDS_ZH = {"Province": "省", "District": "区", "Municipality": "市镇", "Region": "大区", "State": "州"}
-
-
-def _records(golds: list[tuple], qs: list[str], doc: str, name: str, lang: str) -> list[dict]:
-    return [q(doc, f"{name}-{i:02d}", question, ans, figs, cat, lang, boxes, SPLIT)
-            for i, (question, (ans, figs, cat, boxes)) in enumerate(zip(qs, golds, strict=True), start=1)]
 
 
 def _json(name: str, key: str) -> list[dict]:
@@ -132,7 +127,7 @@ def iso639_report(lang: str) -> list[dict]:
               [(2, r2[top[0]])]),
              (t(f"{n:,}; {letters['b']}", f"{n}种；{letters['b']}个"), [str(letters["b"])], "multi_page",
               [(1, b_n), (2, r2["b"])])]
-    return _records(golds, qs, doc, name, lang)
+    return numbered(golds, qs, doc, name, lang, SPLIT)
 
 
 def _band(v: int) -> int:
@@ -232,4 +227,4 @@ def subdiv_report(lang: str) -> list[dict]:
              (t(f"{n:,}; {bands[4]}", f"{n}个；{bands[4]}个"), [str(bands[4])], "multi_page", [(1, b_n), (2, r2[4])]),
              (t(f"{t1['PH'][0]}; {f2(kshare['Region'])}%", f"{t1['PH'][0]}个；{f2(kshare['Region'])}%"),
               [f2(kshare["Region"])], "multi_page", [(1, r1["PH"]), (2, b_chart)])]
-    return _records(golds, qs, doc, name, lang)
+    return numbered(golds, qs, doc, name, lang, SPLIT)

@@ -24,7 +24,7 @@ import json
 import re
 from pathlib import Path
 
-from build import q
+from build import numbered
 from build_fresh import FreshDoc
 
 SPLIT = "fresh6"
@@ -38,11 +38,6 @@ KINDS = {0: ("Hieroglyphic and cuneiform", "象形文字和楔形文字"),
 EAST_ASIA = {"Bopo": "注音符号", "Hang": "谚文（韩文字母）", "Jamo": "韩文字母（别名）", "Kore": "朝鲜文（别名）",
              "Hira": "平假名", "Kana": "片假名", "Hrkt": "日文假名（别名）", "Jpan": "日文（别名）", "Hani": "汉字",
              "Hans": "汉字（简体变体）", "Hant": "汉字（繁体变体）", "Hanb": "汉字和注音符号（别名）"}
-
-
-def _records(golds: list[tuple], qs: list[str], doc: str, name: str, lang: str) -> list[dict]:
-    return [q(doc, f"{name}-{i:02d}", question, ans, figs, cat, lang, boxes, SPLIT)
-            for i, (question, (ans, figs, cat, boxes)) in enumerate(zip(qs, golds, strict=True), start=1)]
 
 
 def scripts_report(lang: str) -> list[dict]:
@@ -127,7 +122,7 @@ def scripts_report(lang: str) -> list[dict]:
              (f"{f2(share[4])}%", [f2(share[4])], "chart", [(2, b_chart)]),
              (t(f"{n}; {num['Kana']}", f"{n}种；{num['Kana']}"), [num["Kana"]], "multi_page",
               [(1, b_n), (2, r2["Kana"])])]
-    return _records(golds, qs, doc, name, lang)
+    return numbered(golds, qs, doc, name, lang, SPLIT)
 
 
 def _leaps() -> list[tuple[int, int, int]]:
@@ -253,4 +248,4 @@ def leap_report(lang: str) -> list[dict]:
              (f"{f2(share[1990])}%", [f2(share[1990])], "chart", [(2, b_chart)]),
              (t(f"{n}; {_after(tai, 2008, 12)}", f"{n}个；{_after(tai, 2008, 12)}"), [str(_after(tai, 2008, 12))],
               "multi_page", [(1, b_n), (2, r2[iso(x08)])])]
-    return _records(golds, qs, doc, name, lang)
+    return numbered(golds, qs, doc, name, lang, SPLIT)

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import collections
 import gettext
-import json
 import re
 from pathlib import Path
 
-from build import q
+from build import numbered
 from build_fresh import FreshDoc
+from build_fresh5_report import _json
 
 SPLIT = "fresh7"
 ISO = Path("/usr/share/iso-codes/json")
@@ -38,15 +38,6 @@ WORDS = [("Dollar", "元"), ("Franc", "法郎"), ("Peso", "比索"), ("Pound", "
 X_ZH = {"XAF": "CFA 法郎 BEAC", "XAG": "银", "XAU": "金", "XCD": "东加勒比元", "XDR": "特别提款权（SDR）",
         "XOF": "CFA 法郎 BCEAO", "XPD": "钯", "XPF": "CFP 法郎", "XPT": "铂", "XSU": "苏克雷",
         "XUA": "非洲开发银行记账单位"}
-
-
-def _records(golds: list[tuple], qs: list[str], doc: str, name: str, lang: str) -> list[dict]:
-    return [q(doc, f"{name}-{i:02d}", question, ans, figs, cat, lang, boxes, SPLIT)
-            for i, (question, (ans, figs, cat, boxes)) in enumerate(zip(qs, golds, strict=True), start=1)]
-
-
-def _json(name: str, key: str) -> list[dict]:
-    return json.loads((ISO / name).read_text(encoding="utf-8"))[key]
 
 
 def currency_report(lang: str) -> list[dict]:
@@ -130,7 +121,7 @@ def currency_report(lang: str) -> list[dict]:
              (f"{f2(share['Pound'])}%", [f2(share["Pound"])], "chart", [(2, b_chart)]),
              (t(f"{n}; {num['XAG']}", f"{n}种；{num['XAG']}"), [num["XAG"]], "multi_page",
               [(1, b_n), (2, r2["XAG"])])]
-    return _records(golds, qs, doc, name, lang)
+    return numbered(golds, qs, doc, name, lang, SPLIT)
 
 
 def former_report(lang: str) -> list[dict]:
@@ -216,4 +207,4 @@ def former_report(lang: str) -> list[dict]:
              (f"{f2(share[1990])}%", [f2(share[1990])], "chart", [(2, b_chart)]),
              (t(f"{n}; {by['TPTL']['withdrawal_date']}", f"{n}个；{by['TPTL']['withdrawal_date']}"),
               [by["TPTL"]["withdrawal_date"]], "multi_page", [(1, b_n), (2, r2["TPTL"])])]
-    return _records(golds, qs, doc, name, lang)
+    return numbered(golds, qs, doc, name, lang, SPLIT)
