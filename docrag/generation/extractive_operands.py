@@ -1,0 +1,87 @@
+"""Which two table cells an arithmetic question combines, and in which order: the second operand of a
+difference, sum, ratio, share or growth beside the best cell (same row for a change over time, a row the
+question names for a comparison, never a range such as "100-199"), and (earlier, later) / (part,
+whole) / "A比B多几个" order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from docrag.generation.extractive_cues import named_in
+from docrag.generation.extractive_tables import Row, parse_number
+from docrag.generation.extractive_units import Unit, tokenize
+
+_EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
+_RANGE = re.compile(r"\d[\d,.]*\s*[-–−]\s*\d")   # "100-199", "1.35 - 1.42": a range, not an operand
+_THAN = re.compile(r"\bthan\b|比", re.IGNORECASE)
+_LESS = re.compile(r"\b(?:fewer|less|lower|smaller|shorter|cheaper)\b.*\bthan\b|比.{1,24}?(?<!多)(?:少|低|小|短|便宜)",
+                   re.IGNORECASE)
+
+
+def _named_at(row: Row, question: str) -> int:
+    """Where ``question`` first names the row (its label, or a cell text such as "200-299"), or -1."""
+    q = question.lower()
+    names = (row.label.strip().lower(), *(n.strip().lower() for n in row.notes))
+    at = [q.find(t) for t in names if len(t) > 1 and t in q]
+    for c in row.cells:   # a key printed in the row ("200-299"), quoted whole: not "21" inside "2021"
+        key = c.text.strip().lower()
+        m = re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", q) if _RANGE.match(key) else None
+        if m:
+            at.append(m.start())
+    return min(at, default=-1)
+
+
+def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
+                   scores: Sequence[float]) -> Unit | None:
+    """The cell the arithmetic pairs with ``best``: the best-scoring cell of the same table that
+    shares its row or its column."""
+    tc = best.cell
+    if tc is None:
+        return None
+    asked = set(tokenize(question))
+    named = set(tokenize(f"{tc.row.label} {' '.join(tc.headers)}"))
+    cands = []
+    for u, s in zip(units, scores, strict=True):
+        if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
+                u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()):
+            continue   # a range such as "100-199" is a key, not an operand
+        same_row = u.cell.row is tc.row
+        same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
+        if same_row or same_col:
+            gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
+            row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
+            named_row = 3.0 if same_col and (named_in(u.cell.row.label, question)   # "A比B多几个"
+                                             or _named_at(u.cell.row, question) >= 0) else 1.0
+            cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
+    if not cands:
+        return None
+    return max(cands, key=lambda x: x[0])[1]
+
+def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
+    """(earlier, later) for differences and growth, (part, whole) for shares and ratios; for a
+    comparison ("A比B多几个", "how many more ... A ... than B") (B, A), so the result is A − B."""
+    ca, cb = a.cell, b.cell
+    assert ca is not None and cb is not None
+    if op == "difference" and _THAN.search(question):
+        pa, pb = _named_at(ca.row, question), _named_at(cb.row, question)
+        if pa >= 0 and pb >= 0 and pa != pb:   # "A has fewer than B": B − A
+            first_named_last = (pa < pb) != bool(_LESS.search(question))
+            return (b, a) if first_named_last else (a, b)
+    if op in ("share",):
+        va, vb = parse_number(ca.value) or 0.0, parse_number(cb.value) or 0.0
+        total_a = "total" in ca.row.label.lower() or any("total" in h.lower() for h in ca.headers)
+        total_b = "total" in cb.row.label.lower() or any("total" in h.lower() for h in cb.headers)
+        if total_a != total_b:
+            return (b, a) if total_a else (a, b)
+        return (a, b) if va <= vb else (b, a)
+    if op == "ratio":
+        return a, b
+    ea, eb = bool(_EARLIER.search(" ".join(ca.headers))), bool(_EARLIER.search(" ".join(cb.headers)))
+    if ea != eb:
+        return (a, b) if ea else (b, a)
+    if ca.row is cb.row:
+        ax = ca.cell.box.x0 if ca.cell.box is not None else ca.row.position(ca.cell)
+        bx = cb.cell.box.x0 if cb.cell.box is not None else cb.row.position(cb.cell)
+        return (a, b) if ax <= bx else (b, a)
+    return (a, b) if ca.row.index <= cb.row.index else (b, a)
