@@ -11,7 +11,7 @@ For every answerable record of the split, the NFKC-normalised text inside its go
 
 Unanswerable records must have no answer, figures, pages or boxes. Exits 1 and lists the failures.
 
-    python benchmarks/devset/check_golds.py --split fresh7
+    python benchmarks/devset/check_golds.py --split fresh8
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def check(rec: dict) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--split", required=True, help="the split to check, e.g. fresh7")
+    ap.add_argument("--split", required=True, help="the split to check, e.g. fresh8")
     args = ap.parse_args()
     lines = (HERE / "generated.jsonl").read_text(encoding="utf-8").splitlines()
     recs = [r for r in (json.loads(x) for x in lines if x.strip()) if r["split"] == args.split]
