@@ -151,14 +151,16 @@ def layout_help(d: ManDoc, lines: list[str], zh: bool, numbered: str = "") -> No
             d.entry(" ".join(heads), _clean(" ".join(body), zh))
 
 
-def help_page(prog: str, lang: str, version: str, rows: list[tuple]) -> list[dict]:
+def help_page(prog: str, lang: str, version: str, rows: dict[str, list[tuple]], split: str = SPLIT,
+              numbered: dict[str, str] | None = None) -> list[dict]:
+    """The ``--help`` of ``prog`` as a reference page (``numbered``: per language, headings for the option
+    groups of a help without sections), with its questions."""
     zh = lang == "zh"
     name = f"{prog}_help_{lang}"
     title = {"en": f"{prog} --help reference", "zh": f"{prog} --help 参考"}[lang]
     d = ManDoc(name, title, f"GNU {prog} - {'command-line help' if not zh else '命令行帮助'}", zh, version)
     d.sect(f"{prog} --help", 15)
-    layout_help(d, help_text(prog, lang), zh, "" if prog == "grep" else ("Options, part {}" if not zh
-                                                                          else "选项（第 {} 部分）"))
+    layout_help(d, help_text(prog, lang), zh, (numbered or {}).get(lang, ""))
     doc = d.save()
 
     def gold(tok: str, must: str) -> list[tuple[int, tuple[float, ...]]]:
@@ -168,10 +170,11 @@ def help_page(prog: str, lang: str, version: str, rows: list[tuple]) -> list[dic
             raise SystemExit(f"{name}: no block has {tok!r} and {must!r}")
         return hits
 
-    return [q(doc, f"{name}-{i:02d}", question, answer, figs, "text", lang, gold(tok, must), SPLIT)
+    return [q(doc, f"{name}-{i:02d}", question, answer, figs, "text", lang, gold(tok, must), split)
             for i, (question, tok, must, answer, figs) in enumerate(rows[lang], start=1)]
 
 
+DIFF_PARTS = {"en": "Options, part {}", "zh": "选项（第 {} 部分）"}   # diff's help has no section headings
 UNANSWERABLE = [("Which ISO 4217 currency code did the Netherlands Antilles use before the guilder?", "en"),
                 ("How many former countries were given a new ISO 3166-1 code in the same year they were withdrawn?",
                  "en"),
@@ -189,7 +192,8 @@ def fresh7_records() -> list[dict]:
 
     out = []
     for lang in ("en", "zh"):
-        out += (help_page("grep", lang, "GNU grep 3.8", GREP_QA) + help_page("diff", lang, "GNU diffutils 3.8", DIFF_QA)
+        out += (help_page("grep", lang, "GNU grep 3.8", GREP_QA)
+                + help_page("diff", lang, "GNU diffutils 3.8", DIFF_QA, numbered=DIFF_PARTS)
                 + currency_report(lang) + former_report(lang))
     for i, (question, lang) in enumerate(UNANSWERABLE, start=1):
         out.append({"id": f"fresh7-none-{i:02d}", "question": question, "answer": "", "figures": [],

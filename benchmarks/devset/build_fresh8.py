@@ -18,11 +18,7 @@ origin). The questions and golds were committed before any generator ran on thes
 
 from __future__ import annotations
 
-import re
-
-from build import q
-from build_fresh2 import ManDoc
-from build_fresh7 import help_text, layout_help
+from build_fresh7 import help_page
 
 SPLIT = "fresh8"
 
@@ -82,27 +78,6 @@ UNIQ_QA = {
            ("uniq 的哪个选项输出所有重复的行？", "-D", "输出所有重复的行", "-D", ["-D"])]}
 
 
-def help_page(prog: str, lang: str, version: str, rows: dict[str, list[tuple]]) -> list[dict]:
-    """The ``--help`` of ``prog`` laid out as ``build_fresh7.py`` lays out grep's, with its questions."""
-    zh = lang == "zh"
-    name = f"{prog}_help_{lang}"
-    title = {"en": f"{prog} --help reference", "zh": f"{prog} --help 参考"}[lang]
-    d = ManDoc(name, title, f"GNU {prog} - {'command-line help' if not zh else '命令行帮助'}", zh, version)
-    d.sect(f"{prog} --help", 15)
-    layout_help(d, help_text(prog, lang), zh)
-    doc = d.save()
-
-    def gold(tok: str, must: str) -> list[tuple[int, tuple[float, ...]]]:
-        pat = re.compile(rf"(?<![A-Za-z0-9-]){re.escape(tok)}(?![A-Za-z0-9-])")
-        hits = [(p, b) for _, p, b, t in d.drawn if pat.search(t) and must in t]
-        if not hits:
-            raise SystemExit(f"{name}: no block has {tok!r} and {must!r}")
-        return hits
-
-    return [q(doc, f"{name}-{i:02d}", question, answer, figs, "text", lang, gold(tok, must), SPLIT)
-            for i, (question, tok, must, answer, figs) in enumerate(rows[lang], start=1)]
-
-
 UNANSWERABLE = [("By default, how many sorts does sort run concurrently when --parallel is not given?", "en"),
                 ("In which year did German get its ISO 639-2 bibliographic code ger?", "en"),
                 ("未指定 --parallel 时，sort 默认并发执行多少个排序线程？", "zh"),
@@ -115,8 +90,8 @@ def fresh8_records() -> list[dict]:
 
     out = []
     for lang in ("en", "zh"):
-        out += (help_page("sort", lang, "GNU coreutils 9.1", SORT_QA)
-                + help_page("uniq", lang, "GNU coreutils 9.1", UNIQ_QA) + iso639_2_report(lang))
+        out += (help_page("sort", lang, "GNU coreutils 9.1", SORT_QA, SPLIT)
+                + help_page("uniq", lang, "GNU coreutils 9.1", UNIQ_QA, SPLIT) + iso639_2_report(lang))
     for i, (question, lang) in enumerate(UNANSWERABLE, start=1):
         out.append({"id": f"fresh8-none-{i:02d}", "question": question, "answer": "", "figures": [],
                     "category": "unanswerable", "lang": lang, "doc": "", "pages": [], "boxes": [], "split": SPLIT})
