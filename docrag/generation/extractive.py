@@ -97,6 +97,8 @@ _NOUN_FLOOR = 0.6
 _MAX_E5_CHARS = 300
 _E5_VECTORS: dict[str, Any] = {}   # unit text -> E5 passage embedding (pages repeat across questions)
 _E5_FLOOR = 0.75
+
+
 def _fmt_cell(u: Unit) -> str:
     """A value with its unit, scale and labels: ``455,000 — China, Silicon carbide, 2010``."""
     tc, table = u.cell, u.table
@@ -262,8 +264,8 @@ class ExtractiveGenerator:
         """Titles name things but rarely answer; quantity questions want digits; chart questions
         want figures and table questions cells."""
         prior = 1.0
-        if unit.kind == "title" or unit.block.kind is BlockKind.CAPTION and unit.kind != "figure":  # a chart
-            # read from its caption and labels is a figure, not a caption
+        # a chart read from its caption and labels is a figure, not a caption
+        if unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure"):
             prior *= 0.6
         if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
             prior *= 0.7

@@ -169,6 +169,12 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text, re.IGNORECASE) is not None
 
 
+def quoted_at(value: str, question: str) -> re.Match[str] | None:
+    """Where ``question`` quotes a printed value whole ("300-399", not "21" inside "2021" or "3.5" in
+    "3.55"); both lower-cased by the caller."""
+    return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w]|\.\d)", question)
+
+
 def key_fit(units: Sequence[Unit], question: str, loss: float = 0.5) -> list[float]:
     """A cell whose printed value the question quotes ("the number range 300-399") is the key that picks
     the row, not the answer: its column (the keys) loses to the other cells of its row."""
@@ -176,7 +182,7 @@ def key_fit(units: Sequence[Unit], question: str, loss: float = 0.5) -> list[flo
 
     def quoted(u: Unit) -> bool:
         v = unicodedata.normalize("NFKC", u.cell.value).strip().lower() if u.cell is not None else ""
-        return len(v) >= 3 and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w]|\.\d)", q) is not None
+        return len(v) >= 3 and quoted_at(v, q) is not None
 
     keys = {(id(u.table), tuple(u.cell.headers)) for u in units if quoted(u)}  # type: ignore[union-attr]
     return [loss if u.cell is not None and (id(u.table), tuple(u.cell.headers)) in keys else 1.0 for u in units]
@@ -291,16 +297,6 @@ def _counted_phrase(question: str) -> str:
     return " ".join(words)
 
 
-def _names_row(label: str, phrase: str) -> bool:
-    """The row label is named within the counted phrase ("Constructed" in "constructed languages")."""
-    lab = _norm(label)
-    if len(lab) < 2 or lab in _GENERIC:
-        return False
-    if _CJK.search(lab):
-        return lab.replace(" ", "") in phrase.replace(" ", "")
-    return re.search(r"(?<![\w])" + re.escape(lab) + r"(?![\w])", phrase) is not None
-
-
 def _counts_column(headers: Sequence[str], noun: str) -> bool:
     """The cell's column counts ``noun`` ("时区数", "时区个数" for 时区)."""
     heads = [_norm(h).replace(" ", "") for h in headers]
@@ -325,7 +321,7 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     for u in units:
         if u.cell is not None and _INT.fullmatch(u.cell.value.strip()) and (
                 noun and not narrowed and _counts_column(u.cell.headers, noun)
-                or phrase and _names_row(u.cell.row.label, phrase)):
+                or phrase and len(_norm(u.cell.row.label)) >= 2 and named_in(u.cell.row.label, phrase)):
             out.append(1.25)   # "多少个时区" under 时区数; "how many constructed languages" in row Constructed
             continue
         text = u.text

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docrag.generation.extractive_cues import named_in
+from docrag.generation.extractive_cues import named_in, quoted_at
 from docrag.generation.extractive_tables import Row, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
@@ -26,7 +26,7 @@ def _named_at(row: Row, question: str) -> int:
     at = [q.find(t) for t in names if len(t) > 1 and t in q]
     for c in row.cells:   # a key printed in the row ("200-299"), quoted whole: not "21" inside "2021"
         key = c.text.strip().lower()
-        m = re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", q) if _RANGE.match(key) else None
+        m = quoted_at(key, q) if _RANGE.match(key) else None
         if m:
             at.append(m.start())
     return min(at, default=-1)
