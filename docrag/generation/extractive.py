@@ -90,9 +90,9 @@ _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNOR
 _CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
 _CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer word of the question
 # a Chinese noun of the question missing from the answering document is often a paraphrase (冒号 for ":",
-# 报告 for "reported"): unless every noun is missing, the loss stops at this factor. Calibrated on the
-# 205 Chinese dev-set questions: (1 - share)^2 alone declined 4 answerable questions for 7 of 22
-# unanswerable ones; with the floor 0 for 5 (see BENCHMARKS.md)
+# 报告 for "reported"): unless every noun is missing, the loss stops at this factor. On the 270 Chinese
+# dev-set questions (benchmarks/decline_calibration.py, BENCHMARKS.md) (1 - share)^2 alone declines 4
+# of 242 answerable questions and 8 of 28 unanswerable ones; with the floor 0 and 5
 _NOUN_FLOOR = 0.6
 _MAX_E5_CHARS = 300
 _E5_VECTORS: dict[str, Any] = {}   # unit text -> E5 passage embedding (pages repeat across questions)
