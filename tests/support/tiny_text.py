@@ -10,15 +10,25 @@ TEXT = ["total revenue grew in 2011 to billion dollars", "operating costs and em
         "household financial literacy survey results", "what was the total revenue query document"]
 
 
+def _vocab(special: list[str]) -> dict[str, int]:
+    """A fixed vocabulary: the special tokens, the words of ``TEXT``, then every letter and digit alone
+    and as a ``##`` continuation. Training a WordPiece vocabulary instead breaks frequency ties in
+    a different order in each process, so token ids (and every score of a seeded model) would vary
+    from run to run."""
+    words = sorted({w for line in TEXT for w in line.lower().split()})
+    chars = sorted(set("abcdefghijklmnopqrstuvwxyz0123456789"))
+    pieces = [*special, *words, *chars, *(f"##{c}" for c in chars), *".,:;!?-()'%$&/"]
+    return {p: i for i, p in enumerate(dict.fromkeys(pieces))}
+
+
 def _wordpiece(extra: tuple[str, ...] = ()):
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
     special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *extra]
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok = Tokenizer(models.WordPiece(_vocab(special), unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(TEXT, trainers.WordPieceTrainer(vocab_size=300, special_tokens=special))
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
