@@ -52,6 +52,7 @@ from docrag.generation.extractive_cues import (
     reference_fit,
 )
 from docrag.generation.extractive_extremes import extreme_fit, extreme_row, extreme_terms
+from docrag.generation.extractive_lists import option_fit
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
@@ -149,7 +150,7 @@ def _remember(cache: dict[str, Any], texts: Sequence[str], vectors: Any) -> None
 def _cues(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
-    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit, key_fit):
+    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit, key_fit, option_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
@@ -165,10 +166,16 @@ def _cjk_weight(term: str, terms: set[str]) -> float:
     return 1.0
 
 
-def _year_fit(u: Unit, years: set[str]) -> float:
-    """A cell in a column of another year than the question names is less likely the answer."""
-    if not years or u.cell is None:
+def _year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]]) -> float:
+    """A cell in a column of another year than the question names is less likely the answer, and so is
+    text on a page that never mentions the year asked about (``page_years``: the years of each page)."""
+    if not years:
         return 1.0
+    if u.cell is None:
+        seen = page_years.get(u.page.page_id)
+        if seen is None:
+            seen = page_years[u.page.page_id] = frozenset(_YEAR.findall(page_text(u.page)))
+        return 1.0 if years & seen else 0.75
     col = set(_YEAR.findall(" ".join(u.cell.headers)))
     if not col:
         return 1.0
@@ -369,9 +376,10 @@ class ExtractiveGenerator:
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))
         wants_text = bool(_TEXT_Q.search(question))
         years = set(_YEAR.findall(question))
+        page_years: dict[str, frozenset[str]] = {}
         cues = _cues(units, question)
         scores = [self._prior(u, wants_number, wants_chart, wants_table, wants_text) * (w * lx + (1 - w) * sm)
-                  * _year_fit(u, years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
+                  * _year_fit(u, years, page_years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = order[0]

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_tables import Table, parse_number
-from docrag.generation.extractive_units import Unit, tokenize
+from docrag.generation.extractive_units import Unit, _jieba, tokenize
 
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
 _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
@@ -84,6 +84,20 @@ def _table_has_extremes(u: Unit) -> bool:
 
 
 _WHICH = re.compile(r"\b(?:which|what)\b|哪", re.IGNORECASE)
+# the thing asked for: "which *country* has ...", "哪个*地区*的时区最多"
+_ASKED_EN = re.compile(r"\b(?:which|what)\s+([a-z][\w-]*)", re.IGNORECASE)
+_ASKED_ZH = re.compile(r"哪(?:一个|一|个|些|种|家|位)?([\u3400-\u9fff]+)")
+
+
+def _without_asked(question: str) -> str:
+    """The question less the thing a "which" question asks for: it names the table's rows (its stub),
+    so a column labelled with it ("Countries" in a table of ranges) is not the value to compare."""
+    question = _ASKED_EN.sub(lambda m: m.group(0).replace(m.group(1), " "), question)
+
+    def first_word(m: re.Match[str]) -> str:   # 哪个年代撤销的 -> 年代 (jieba's first word)
+        word = next(iter(_jieba().lcut(m.group(1))), "")
+        return m.group(0).replace(word, " ", 1) if len(word) >= 2 else m.group(0)
+    return _ASKED_ZH.sub(first_word, question)
 
 
 def _column_fit(headers: Sequence[str], terms: set[str]) -> float:
@@ -119,7 +133,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     for words in wants.values():
         for w in words:
             plain = plain.replace(w, " ")
-    terms = set(tokenize(plain))
+    terms = set(tokenize(_without_asked(plain))) or set(tokenize(plain))
     top = max(scores, default=0.0)
     tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)
               if u.cell is not None and u.table is not None and s >= near * top}

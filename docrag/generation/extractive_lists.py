@@ -17,9 +17,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from docrag.geometry import Box, union
 from docrag.types import Block, BlockKind, Page, Word
+
+if TYPE_CHECKING:
+    from docrag.generation.extractive_units import Unit
 
 # a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
 _ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
@@ -109,10 +113,12 @@ def definitions(blocks: Sequence[Block], page: Page,
             continue
         stream.extend((block, i, ln, box) for i, (ln, box) in enumerate(zip(lines, boxes, strict=True)))
     def starts_entry(k: int) -> bool:
-        """Line ``k`` may begin an entry: it opens its block, the line before it ends a sentence, or the
-        line after it is indented under it (a definition list: "-f, --file=FILE" over "  take PATTERNS
-        from FILE"); an option named inside wrapped prose ("... 当使用\n--symbolic\n时 ...") does not."""
-        if stream[k][1] == 0 or (k > 0 and stream[k - 1][1] >= 0 and _ENDS.search(stream[k - 1][2]) is not None):
+        """Line ``k`` may begin an entry: it opens its block, the line before it ends a sentence or is
+        indented under it (the description of the previous term), or the line after it is indented under
+        it (a definition list: "-f, --file=FILE" over "  take PATTERNS from FILE"); an option named inside
+        wrapped prose ("... 当使用\n--symbolic\n时 ...") does not."""
+        if stream[k][1] == 0 or (k > 0 and stream[k - 1][1] >= 0 and (
+                _ENDS.search(stream[k - 1][2]) is not None or stream[k - 1][3].x0 - stream[k][3].x0 >= _INDENT)):
             return True
         return k + 1 < len(stream) and stream[k + 1][1] >= 0 and stream[k + 1][3].x0 - stream[k][3].x0 >= _INDENT
 
@@ -135,3 +141,22 @@ def definitions(blocks: Sequence[Block], page: Page,
                 used.setdefault(id(b), set()).add(k)
         i = j
     return out, used
+
+
+# "which option ...", "what ls flag ...", "哪个选项", "用什么参数": the question asks for an option itself
+_OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w.-]+\s+){0,3}?(?:option|flag|switch)(?:es|s)?\b"
+                       r"|(?:哪|什么)[一个些种]*(?:[A-Za-z][\w.-]*\s*)?(?:命令行)?(?:选项|参数|开关)", re.IGNORECASE)
+
+# an editor option in the text: set (Vim's ":set ic") or named in quotes ("Some options are: 'ic' ...")
+_SET_OPTION = re.compile(r"(?<!\S):set\s+\w|(?<!\w)'[a-z][a-z0-9]{1,15}'(?!\w)")
+
+
+def option_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[float]:
+    """A question asking which option does something is answered by an option's own line: text that
+    starts with no option syntax (a usage line, "Mandatory arguments to long options ...", prose that
+    mentions options) and sets or quotes no editor option (":set ic", "'ic'") loses ``loss``, so it neither answers nor
+    comes first in the citations."""
+    if not _OPTION_Q.search(question):
+        return [1.0] * len(units)
+    return [1.0 if _OPTION_START.match(u.text) or _SET_OPTION.search(u.text)
+            or (u.cell is not None and _OPTION_START.match(u.cell.row.label)) else loss for u in units]

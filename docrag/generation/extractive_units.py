@@ -82,14 +82,20 @@ def page_text(page: Page) -> str:
     return page.text or " ".join(b.text for b in page.blocks)
 
 
+@lru_cache(maxsize=200_000)
 def _stem(tok: str) -> str:
-    """A crude suffix stripper, so "employed", "employs" and "employ" meet (numbers untouched)."""
-    if tok[:1].isdigit() or len(tok) <= 4:
+    """Porter stems, as the bm25 retriever's, so "reverses" meets "reverse" and "directories" meets
+    "directory" (numbers untouched)."""
+    if tok[:1].isdigit():
         return tok
-    for suffix in ("ing", "ed", "es", "s"):
-        if tok.endswith(suffix) and len(tok) - len(suffix) >= 4:
-            return tok[: -len(suffix)]
-    return tok
+    return _porter().stem(tok)
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
 
 
 @dataclass

@@ -1,0 +1,110 @@
+"""``extractive`` on option references and dated questions: "which option" wants an option's own line,
+English words meet their inflections (Porter stems), a term after an indented description starts a new
+entry, "which country has the most X" does not compare the column that counts countries, and text on a
+page that never mentions the asked year loses."""
+
+from __future__ import annotations
+
+import pytest
+
+import docrag.generation.extractive as extractive
+from docrag.generation import get_generator
+from docrag.generation.extractive_extremes import _without_asked
+from docrag.generation.extractive_lists import definitions, option_fit
+from docrag.generation.extractive_units import tokenize, units_of
+from tests.support.synthetic_pages import Region, make_page
+from tests.test_extractive_lists_names import _lines_page
+from tests.test_extractive_tables_zh import _two_tables
+
+GREY = (200, 200, 200)
+
+
+def _blocks_page(tmp_path, texts: list[str], doc_id: str = "help"):
+    return make_page(tmp_path, [Region((72, 100 + 40 * i, 540, 130 + 40 * i), GREY, t) for i, t in enumerate(texts)],
+                     doc_id=doc_id)
+
+
+def test_which_option_questions_want_an_option_line(tmp_path):
+    page = _blocks_page(tmp_path, ["List information about the FILEs, one per line if asked.",
+                                   "Mandatory arguments to long options are mandatory for short options too.",
+                                   "-C list entries by columns", "-1 list one file per line"])
+    units = units_of(page, 1)
+    fit = dict(zip([u.text for u in units], option_fit(units, "Which ls option lists a single file on each line?"),
+                   strict=True))
+    assert fit["-1 list one file per line"] == 1.0 and fit["-C list entries by columns"] == 1.0
+    assert fit["List information about the FILEs, one per line if asked."] == 0.6
+    assert fit["Mandatory arguments to long options are mandatory for short options too."] == 0.6
+    assert set(option_fit(units, "What does ls list per line?")) == {1.0}   # not an option question
+    assert set(option_fit(units, "ls 的哪个选项让每一行只显示一个文件？")) == {1.0, 0.6}
+    ans = get_generator("extractive", embed=False).generate("Which ls option lists a single file on each line?",
+                                                            [page])
+    assert ans.answer.startswith("-1 list one file per line")
+
+
+def test_an_editor_option_set_or_quoted_in_prose_keeps_its_weight(tmp_path):
+    page = _blocks_page(tmp_path, ["Set the 'ic' (Ignore case) option by entering: :set ic",
+                                   "Some options are: 'ic' 'ignorecase' ignore case when searching",
+                                   "Searching ignores case once the option is set."])
+    units = units_of(page, 1)
+    assert option_fit(units, "Which option do you set so that a search ignores case?") == [1.0, 1.0, 0.6]
+
+
+def test_english_words_meet_their_inflections():
+    assert tokenize("reverses") == tokenize("reverse") == tokenize("reversed")
+    assert tokenize("directories") == tokenize("directory") and tokenize("listing") == tokenize("lists")
+    assert tokenize("2,005 3.50") == ["2005", "3.50"]   # numbers are not stemmed
+
+
+def test_an_inflected_question_word_finds_its_option(tmp_path):
+    page = _blocks_page(tmp_path, ["-U do not sort; list entries in directory order",
+                                   "-r, --reverse reverse order while sorting"])
+    ans = get_generator("extractive", embed=False).generate("Which option reverses the sort order?", [page])
+    assert ans.answer.startswith("-r, --reverse")
+
+
+def test_a_term_after_an_indented_description_starts_a_new_entry(tmp_path):
+    page = _lines_page(tmp_path, [  # ls --help: the next option carries its description on its own line
+        ["-g"], ["  like -l, but do not list owner", "--group-directories-first group directories before files"],
+    ])
+    defs, used = definitions(page.blocks, page)
+    assert [(t, d) for t, d, _, _ in defs] == [("-g", "like -l, but do not list owner")]
+    assert used[id(page.blocks[2])] == {0}   # the --group-directories-first line is left to the sentences
+    texts = [u.text for u in units_of(page, 1)]
+    assert "--group-directories-first group directories before files" in texts
+
+
+def test_which_country_does_not_compare_the_column_counting_countries(tmp_path):
+    bands = [["Subdivisions", "Countries"], ["Fewer than 10", "50"], ["10 to 19", "76"]]
+    countries = [["Country", "Subdivisions"], ["United Kingdom", "220"], ["France", "119"]]
+    page = _two_tables(tmp_path, bands, countries, "subdiv")
+    assert _without_asked("Which country has the most subdivisions?").split() == ["Which", "has", "the", "most",
+                                                                                 "subdivisions?"]
+    zh = _without_asked("哪个年代撤销的国家名称最多？")
+    assert "年代" not in zh and "撤销" in zh   # jieba's first word is the thing asked for
+    ans = get_generator("extractive", embed=False).generate("Which country has the most subdivisions?", [page])
+    assert ans.answer.startswith("220 — United Kingdom")
+
+
+def test_text_on_a_page_without_the_asked_year_loses(tmp_path):
+    other = _blocks_page(tmp_path, ["On the last trading day the stock closed at a price of 26.95 dollars."],
+                         doc_id="msft")
+    dated = _blocks_page(tmp_path, ["Prices of 2005.", "On the last trading day the stock closed at 414.86 dollars."],
+                         doc_id="goog")
+    gen = get_generator("extractive", embed=False)
+    question = "At what price did the stock close on the last trading day of 2005?"
+    seen: dict[str, frozenset[str]] = {}
+    fits = [extractive._year_fit(u, {"2005"}, seen) for u in units_of(other, 1) + units_of(dated, 2)]
+    assert fits == [0.75, 1.0, 1.0] and seen == {other.page_id: frozenset(), dated.page_id: frozenset({"2005"})}
+    assert extractive._year_fit(units_of(other, 1)[0], set(), {}) == 1.0
+    ans = gen.generate(question, [other, dated])
+    assert "414.86" in ans.answer.split("…")[0]
+    assert ans.citations[0].page_id == dated.page_id
+
+
+@pytest.mark.parametrize("question", ["Which sort option merges sorted files?", "What flag sets the width?",
+                                      "哪个选项设置输出宽度？", "用什么参数指定块大小？"])
+def test_option_questions_are_recognised(question, tmp_path):
+    page = _blocks_page(tmp_path, ["Usage: sort [OPTION]... [FILE]...", "-m, --merge merge already sorted files"])
+    units = units_of(page, 1)
+    assert [f for u, f in zip(units, option_fit(units, question), strict=True) if u.text.startswith("-m")] == [1.0]
+    assert {f for u, f in zip(units, option_fit(units, question), strict=True) if "Usage" in u.text} == {0.6}
