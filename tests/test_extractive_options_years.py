@@ -108,3 +108,59 @@ def test_option_questions_are_recognised(question, tmp_path):
     units = units_of(page, 1)
     assert [f for u, f in zip(units, option_fit(units, question), strict=True) if u.text.startswith("-m")] == [1.0]
     assert {f for u, f in zip(units, option_fit(units, question), strict=True) if "Usage" in u.text} == {0.6}
+
+
+RELEASES = [["Codename", "Release", "Released", "End of support", "Days"],   # meta rows: text row labels
+            ["Woody", "Debian 3.0", "2002-07-19", "2006-06-30", "1442"],
+            ["Sarge", "Debian 3.1", "2005-06-06", "2008-03-31", "1029"],
+            ["Squeeze", "Debian 6.0", "2011-02-06", "2014-05-31", "1210"]]
+LTS = [["Release", "End of LTS", "End of extended LTS"], ["Debian 10", "2024-06-30", "2029-06-30"],
+       ["Debian 11", "2026-08-31", "2031-06-30"]]
+
+
+def test_dates_are_table_values_but_not_numbers():
+    from docrag.generation.extractive_tables import is_date, parse_number
+
+    for text in ("2011-02-06", "2011/2/6", "2011年2月6日", "6 February 2011", "Feb. 6, 2011"):
+        assert is_date(text) and parse_number(text) is None
+    assert not is_date("1442") and not is_date("6 Squeeze 2011") and parse_number("2005") == 2005
+
+
+def test_date_cells_answer_date_questions(tmp_path):
+    from tests.test_extractive_tables_zh import _table_page
+
+    page = _table_page(tmp_path, RELEASES, "18 numbered releases have come out so far.", doc_id="deb")
+    cells = [u for u in units_of(page, 1) if u.cell is not None]
+    assert {u.cell.value: u.cell.headers[-1] for u in cells if u.cell.row.label == "Squeeze"} == {
+        "2011-02-06": "Released", "2014-05-31": "End of support", "1210": "Days"}
+    assert [u.cell.row.notes for u in cells if u.cell.row.label == "Squeeze"][0] == ["Debian 6.0"]
+    from docrag.generation.extractive_cues import date_fit
+    fits = dict(zip([u.cell.value for u in cells], date_fit(cells, "When did 6.0 Squeeze come out?"), strict=True))
+    assert fits["2011-02-06"] == 1.25 and fits["1210"] == 0.8
+    assert set(date_fit(cells, "How many days was 6.0 supported?")) == {1.0}
+    years = {u.cell.value: extractive._year_fit(u, {"2005"}, {}) for u in cells if u.cell.headers[-1] == "Released"}
+    assert years == {"2002-07-19": 0.75, "2005-06-06": 1.15, "2011-02-06": 0.75}
+    gen = get_generator("extractive", embed=False)
+    assert gen.generate("On what date was Debian 6.0 Squeeze released?", [page]).answer.startswith(
+        "2011-02-06 — Squeeze, Released")
+    # a "which" question asks for the row: its name cells join the label; the date names the year
+    assert gen.generate("Which Debian release came out in 2005?", [page]).answer.startswith(
+        "2005-06-06 — Sarge Debian 3.1, Released")
+    assert gen.generate("Which release was supported for the most days?", [page]).answer.startswith(
+        "1442 — Woody Debian 3.0, Days")
+
+
+def test_a_table_of_dates_only_is_read(tmp_path):
+    from tests.test_extractive_tables_zh import _table_page
+
+    page = _table_page(tmp_path, LTS, "Long-term support since Debian 6.0.", doc_id="lts")
+    ans = get_generator("extractive", embed=False, decline_below=0.0).generate(
+        "Until what date does LTS for Debian 10 last?", [page])
+    assert ans.answer.startswith("2024-06-30 — Debian 10, End of LTS")
+
+
+def test_text_that_states_other_years_only_loses(tmp_path):
+    page = _blocks_page(tmp_path, ["Releases came out from 1996 to 2025.", "Sarge came out in 2005.",
+                                   "Releases came out regularly."])
+    seen: dict[str, frozenset[str]] = {}
+    assert [extractive._year_fit(u, {"2005"}, seen) for u in units_of(page, 1)] == [0.75, 1.0, 1.0]

@@ -43,6 +43,7 @@ from typing import Any
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_cues import (
     count_fit,
+    date_fit,
     key_fit,
     label_fit,
     language_fit,
@@ -55,7 +56,7 @@ from docrag.generation.extractive_extremes import extreme_fit, extreme_row, extr
 from docrag.generation.extractive_lists import option_fit
 from docrag.generation.extractive_math import compute, operation_of
 from docrag.generation.extractive_operands import ordered, second_operand
-from docrag.generation.extractive_tables import parse_number, unit_of
+from docrag.generation.extractive_tables import is_date, parse_number, unit_of
 from docrag.generation.extractive_units import (
     _CJK,
     _EMBED_LOCK,
@@ -100,8 +101,10 @@ _E5_VECTORS: dict[str, Any] = {}   # unit text -> E5 passage embedding (pages re
 _E5_FLOOR = 0.75
 
 
-def _fmt_cell(u: Unit) -> str:
-    """A value with its unit, scale and labels: ``455,000 — China, Silicon carbide, 2010``."""
+def _fmt_cell(u: Unit, row_names: bool = False) -> str:
+    """A value with its unit, scale and labels: ``455,000 — China, Silicon carbide, 2010``; with
+    ``row_names`` (a "which" question asks for the row) the row's other text cells join its label:
+    ``1442 — 3.0 Woody, Days``."""
     tc, table = u.cell, u.table
     assert tc is not None and table is not None
     value = tc.value
@@ -113,7 +116,10 @@ def _fmt_cell(u: Unit) -> str:
     scale = table.scale_for(tc)
     if scale:
         value = f"{value} ({scale})"
-    labels = [x for x in (tc.row.label, *tc.headers) if x]
+    row = tc.row.label
+    if row_names:
+        row = " ".join([row, *(n for n in tc.row.notes[:2] if len(n) <= 40 and n not in row)]).strip()
+    labels = [x for x in (row, *tc.headers) if x]
     return f"{value} — {', '.join(labels)}" if labels else value
 
 
@@ -150,7 +156,8 @@ def _remember(cache: dict[str, Any], texts: Sequence[str], vectors: Any) -> None
 def _cues(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
-    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit, key_fit, option_fit):
+    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit, key_fit, option_fit,
+                date_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
@@ -167,11 +174,17 @@ def _cjk_weight(term: str, terms: set[str]) -> float:
 
 
 def _year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]]) -> float:
-    """A cell in a column of another year than the question names is less likely the answer, and so is
-    text on a page that never mentions the year asked about (``page_years``: the years of each page)."""
+    """A cell in a column of another year than the question names is less likely the answer, and so are
+    a date cell of another year, text that states other years only, and text on a page that never
+    mentions the year asked about (``page_years``: the years of each page)."""
     if not years:
         return 1.0
+    if u.cell is not None and is_date(u.cell.value):   # "which release came out in 2005": its date
+        return 1.15 if any(y in u.cell.value for y in years) else 0.75
     if u.cell is None:
+        own = set(_YEAR.findall(u.text))
+        if own and not own & years:   # it states other years only
+            return 0.75
         seen = page_years.get(u.page.page_id)
         if seen is None:
             seen = page_years[u.page.page_id] = frozenset(_YEAR.findall(page_text(u.page)))
@@ -419,7 +432,7 @@ class ExtractiveGenerator:
                     meta["arithmetic"] = {"op": op, "value": res.value,
                                           "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
             if not parts:
-                parts.append(_fmt_cell(best))
+                parts.append(_fmt_cell(best, row_names=bool(_WHICH_Q.search(question))))
         elif best.kind == "figure":
             labels = best.extra.get("labels", "")
             values = best.extra.get("values") or {}

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
+from docrag.generation.extractive_tables import is_date
 from docrag.generation.extractive_units import Unit, _jieba, page_text, tokenize
 
 if TYPE_CHECKING:
@@ -383,3 +384,16 @@ def parts_of(question: str) -> list[str]:
             or any(len(p.split()) < 2 for p in pieces):
         return [q]
     return pieces
+
+
+_DATE_Q = re.compile(r"\bwhen\b|\b(?:what|which)\s+(?:date|day)\b|\buntil what\b"
+                     r"|哪一?天|什么时候|何时|(?:什么|哪个)日期", re.IGNORECASE)
+
+
+def date_fit(units: Sequence[Unit], question: str, gain: float = 1.25, loss: float = 0.8) -> list[float]:
+    """"On what date", "when does ... end", "哪一天" ask for a date: where the tables read have date
+    cells, those gain and the other cells (day counts, version numbers) lose; prose is left alone."""
+    if not _DATE_Q.search(question) or not any(u.cell is not None and is_date(u.cell.value) for u in units):
+        return [1.0] * len(units)
+    return [1.0 if u.cell is None else gain if is_date(u.cell.value) else loss for u in units]
+

@@ -36,6 +36,17 @@ _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\bto
                    re.IGNORECASE)
 
 
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE = re.compile(rf"^(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|\d{{4}}年\d{{1,2}}月(?:\d{{1,2}}日)?"
+                   rf"|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}|{_MONTH}\s+\d{{1,2}},?\s+\d{{4}})$", re.IGNORECASE)
+
+
+def is_date(text: str) -> bool:
+    """True for a printed calendar date: ``2011-02-06``, ``2011/2/6``, ``2011年2月6日``, ``6 February 2011``,
+    ``Feb. 6, 2011``. A table's date is a value of its row (not a number: no arithmetic on it)."""
+    return bool(_DATE.match(text.strip()))
+
+
 def is_number(text: str) -> bool:
     """True for a printed figure: ``1,190,000``, ``-3.5%``, ``(12)``, ``455,000e``, ``1.35 - 1.42``."""
     return bool(_NUM.match(text.strip().replace("\u2009", "")))
@@ -44,6 +55,8 @@ def is_number(text: str) -> bool:
 def parse_number(text: str) -> float | None:
     """The value of a printed figure (``(12)`` is -12, ``1,234.5%`` is 1234.5); None when not one."""
     t = text.strip().replace("\u2009", "").replace("−", "-").replace("–", "-")
+    if is_date(t):
+        return None
     neg = t.startswith("(") and t.endswith(")")
     m = re.search(r"-?\d[\d,]*(?:\.\d+)?", t)
     if not m:
@@ -246,7 +259,7 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
         at_left = first.box.x0 - x_left < 0.12 * span
         has_label = at_left and (not is_number(first.text) or len(cells) >= 3)
         rest = cells[1:] if has_label else cells
-        values = [c for c in rest if is_number(c.text) and not (_YEAR.match(c.text) and not rows)]
+        values = [c for c in rest if (is_number(c.text) or is_date(c.text)) and not (_YEAR.match(c.text) and not rows)]
         if not rows and (not has_label or not values):
             if header and has_label and len(cells) == 1:  # "Ethanol ($/gal)": a section, not a header
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
@@ -307,11 +320,11 @@ def _from_meta(block: Block, title: str) -> Table | None:
         if not cells:
             continue
         has_label = not is_number(cells[0])
-        values = [Cell(x, None) for x in cells[1:] if is_number(x)] if has_label else []
+        values = [Cell(x, None) for x in cells[1:] if is_number(x) or is_date(x)] if has_label else []
         if not rows and not values:
             header.append([Cell(x, None) for x in cells])
             continue
-        notes = [x for x in cells[1:] if not is_number(x)] if has_label else []
+        notes = [x for x in cells[1:] if not is_number(x) and not is_date(x)] if has_label else []
         rows.append(Row(cells[0] if has_label else "", None, values, len(rows), notes))
     return Table(block, title, header, [r for r in rows if r.cells])
 
