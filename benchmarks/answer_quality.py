@@ -10,7 +10,8 @@ been tuned on; the *fresh4* split: a fourth, built once *fresh3* had been tuned 
 fifth, built once *fresh4* had been tuned on; the *fresh6* split: a sixth, built once *fresh5* had been tuned
 on; the *fresh7* split: a seventh, built once *fresh6* had been tuned on; the *fresh8* split: an eighth, built
 once *fresh7* had been tuned on; the *fresh9* split: a ninth, built once *fresh8* had been tuned on; the *fresh10*
-split: a tenth, built once *fresh9* had been tuned on), asks every question with the configured defaults
+split: a tenth, built once *fresh9* had been tuned on; the *fresh11* split: an eleventh, built once *fresh10* had
+been tuned on), asks every question with the configured defaults
 (retriever, generator, k) and reports:
 
 * ``page@1``: the first citation is on a gold page (same document);
@@ -41,7 +42,7 @@ SHARED = ROOT.parent / "shared" / "corpus"
 _NUM = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-          "fresh9", "fresh10")
+          "fresh9", "fresh10", "fresh11")
 
 
 def numbers(text: str) -> list[float]:
@@ -163,7 +164,7 @@ def main() -> None:
                     "tuning)")
     ap.add_argument("--show-heldout", action="store_true",
                     help="with -v, print the answers of the heldout, fresh, fresh2, fresh3, fresh4, fresh5, fresh6, "
-                    "fresh7, fresh8, fresh9 and fresh10 splits too")
+                    "fresh7, fresh8, fresh9, fresh10 and fresh11 splits too")
     ap.add_argument("--split", choices=SPLITS, action="append",
                     help="ask and score only this split (repeat for several; develop on tune without seeing "
                     "held-out numbers)")

@@ -7,10 +7,10 @@ furniture), paragraphs stating facts computed from the data, ruled tables and a 
 with data labels; the Chinese reports use WenQuanYi Micro Hei. Every question's gold answer is
 computed from the data, and its gold boxes are where this script drew the evidence (PDF points,
 top-left origin). The parallel English/Chinese ``fresh``, ``fresh2``, ``fresh3``, ``fresh4``, ``fresh5``,
-``fresh6``, ``fresh7``, ``fresh8``, ``fresh9`` and ``fresh10`` splits are built by ``build_fresh.py``,
+``fresh6``, ``fresh7``, ``fresh8``, ``fresh9``, ``fresh10`` and ``fresh11`` splits are built by ``build_fresh.py``,
 ``build_fresh2.py``, ``build_fresh3.py``, ``build_fresh4.py``, ``build_fresh5.py``, ``build_fresh6.py``,
-``build_fresh7.py``, ``build_fresh8.py``, ``build_fresh9.py`` and ``build_fresh10.py``. Writes ``pdfs/*.pdf`` and
-``generated.jsonl`` next to this file.
+``build_fresh7.py``, ``build_fresh8.py``, ``build_fresh9.py``, ``build_fresh10.py`` and ``build_fresh11.py``.
+Writes ``pdfs/*.pdf`` and ``generated.jsonl`` next to this file.
 
     python benchmarks/devset/build.py
 """
@@ -409,6 +409,7 @@ def main() -> None:
     from build_fresh8 import fresh8_records  # an eighth one, built after fresh to fresh7 were tuned on
     from build_fresh9 import fresh9_records  # a ninth one, built after fresh to fresh8 were tuned on
     from build_fresh10 import fresh10_records  # a tenth one, built after fresh to fresh9 were tuned on
+    from build_fresh11 import fresh11_records  # an eleventh one, built after fresh to fresh10 were tuned on
     from build_zh import breast_cancer_report  # a second Chinese held-out report (its own module)
 
     records = (stocks_report(False) + stocks_report(True) + wine_report(False) + wine_report(True) + mime_spec()
@@ -427,6 +428,7 @@ def main() -> None:
     records += fresh8_records()
     records += fresh9_records()
     records += fresh10_records()
+    records += fresh11_records()
     path = HERE / "generated.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     print(f"{len(records)} questions -> {path}")
