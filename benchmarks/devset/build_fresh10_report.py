@@ -27,24 +27,26 @@ STAMP = "distro-info-data 0.58"
 CSV = Path("/usr/share/distro-info/debian.csv")
 
 
-def _releases() -> list[dict[str, str]]:
-    if not CSV.exists():
-        raise SystemExit(f"{CSV} is missing: install the Debian package distro-info-data (0.58+deb12u6)")
-    return list(csv.DictReader(CSV.read_text(encoding="utf-8").splitlines()))
+def distro_releases(path: Path = CSV) -> list[dict[str, str]]:
+    """The rows of one of distro-info-data's release lists (``debian.csv``, ``ubuntu.csv``)."""
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: install the Debian package distro-info-data (0.58+deb12u6)")
+    return list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
 
 
-def _days(a: str, b: str) -> int:
+def days_between(a: str, b: str) -> int:
+    """Days from ISO date ``a`` to ISO date ``b``."""
     return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
 
 
 def releases_report(lang: str) -> list[dict]:
     zh = lang == "zh"
     t = (lambda en, cn: cn if zh else en)  # noqa: E731
-    allr = _releases()
+    allr = distro_releases()
     rel = [r for r in allr if r["release"]]
     planned = [r for r in allr if r["version"] and not r["release"]]
     branches = [r for r in allr if not r["version"]]
-    days = {r["version"]: _days(r["release"], r["eol"]) for r in rel}
+    days = {r["version"]: days_between(r["release"], r["eol"]) for r in rel}
     lts = [r for r in rel if r.get("eol-lts")]
     years = {r["version"]: round(days[r["version"]] / 365.25, 2) for r in lts}
     first, last = rel[0], rel[-1]

@@ -15,37 +15,26 @@ Gold answers are computed from the data as printed; gold boxes are where the evi
 
 from __future__ import annotations
 
-import csv
-import datetime as dt
 from pathlib import Path
 
 from build import numbered
 from build_fresh import FreshDoc
+from build_fresh10_report import days_between, distro_releases
 
 SPLIT = "fresh11"
 STAMP = "distro-info-data 0.58"
 CSV = Path("/usr/share/distro-info/ubuntu.csv")
 
 
-def _releases() -> list[dict[str, str]]:
-    if not CSV.exists():
-        raise SystemExit(f"{CSV} is missing: install the Debian package distro-info-data (0.58+deb12u6)")
-    return list(csv.DictReader(CSV.read_text(encoding="utf-8").splitlines()))
-
-
-def _days(a: str, b: str) -> int:
-    return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
-
-
 def releases_report(lang: str) -> list[dict]:
     zh = lang == "zh"
     t = (lambda en, cn: cn if zh else en)  # noqa: E731
-    allr = _releases()
+    allr = distro_releases(CSV)
     lts = [r for r in allr if r["version"].endswith(" LTS")]
     esm = [r for r in lts if r.get("eol-esm")]
     first, last = allr[0], allr[-1]
-    days = {r["version"]: _days(r["release"], r["eol"]) for r in lts}
-    dev = {r["version"]: _days(r["created"], r["release"]) for r in lts}
+    days = {r["version"]: days_between(r["release"], r["eol"]) for r in lts}
+    dev = {r["version"]: days_between(r["created"], r["release"]) for r in lts}
     v = {r["version"].removesuffix(" LTS"): r for r in allr}
     lv = lambda n: n if n in days else f"{n} LTS"  # noqa: E731
 
