@@ -8,16 +8,15 @@ character unigrams plus bigrams instead (no dictionary), ``bm25:jieba+bigram`` b
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 
 from docrag.errors import UnknownNameError
 from docrag.index.base import Retriever, page_text
 from docrag.index.device import check_options
 from docrag.index.registry import RETRIEVERS
 from docrag.types import Page
+from docrag.words import jieba, porter_stem
 
 TOKENIZER_VERSION = "1"
 DEFAULT_CJK = "jieba"  # measured: BENCHMARKS.md "Default retriever" (zh MRR@10 84.0 vs 80.1 with bigrams)
@@ -29,27 +28,7 @@ STOPWORDS = frozenset(
     "than per s".split())
 
 
-@lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return _stemmer().stem(word)
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
-
-
 CJK_MODES = ("bigram", "jieba", "jieba+bigram")
-
-
-@lru_cache(maxsize=1)
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
 
 
 def _cjk_terms(run: str, mode: str) -> list[str]:
@@ -59,7 +38,7 @@ def _cjk_terms(run: str, mode: str) -> list[str]:
         out.extend(chars)
         out.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
     if mode in ("jieba", "jieba+bigram"):
-        out.extend(w for w in _jieba().lcut_for_search("".join(chars)) if w.strip())
+        out.extend(w for w in jieba().lcut_for_search("".join(chars)) if w.strip())
     return out
 
 
@@ -74,7 +53,7 @@ def tokenize(text: str, cjk: str = DEFAULT_CJK) -> list[str]:
             out.append(tok.replace(",", "").rstrip("."))
         elif tok not in STOPWORDS and len(tok) > 0:
             # words that mix CJK and Latin letters arrive here only when they contain no CJK
-            out.append(_stem(tok))
+            out.append(porter_stem(tok))
     return out
 
 

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
 from docrag.generation.extractive_tables import is_date
-from docrag.generation.extractive_units import Unit, _jieba, page_text, tokenize
+from docrag.generation.extractive_units import Unit, page_text, tokenize
+from docrag.words import jieba
 
 if TYPE_CHECKING:
     from docrag.types import Page
@@ -133,7 +134,7 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
         return [], 0.0
     import jieba.posseg as posseg
 
-    _jieba()  # quiet
+    jieba()  # quiet
     plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
     # "最年长的": a maximum column answers it, not a word; "最高价" stays (a column name)
     plain = re.sub(rf"(?:{_MOST_Q.pattern}|{_LEAST_Q.pattern})(?=的|\s|$)", " ", plain, flags=re.IGNORECASE)
@@ -146,7 +147,7 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     spaced = " ".join(page_text(p) for p in pages)
     text = re.sub(r"\s+", "", spaced)
     # a compound noun is present when its sub-words are ("平均年龄" needs both 平均 and 年龄)
-    parts = {w: [s for s in _jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
+    parts = {w: [s for s in jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
     missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]
     # the question's Latin-script names found there ("cron", "chmod") count as nouns that are present
     named = sum(_mentions(spaced, n) for n in question_names(question))
@@ -271,7 +272,7 @@ def counted_noun(question: str) -> str:
     if m:  # the words up to the first verb: "多少种人造语言拥有…" -> 人造语言
         import jieba.posseg as posseg
 
-        _jieba()  # quiet
+        jieba()  # quiet
         noun = ""
         for w in posseg.lcut(re.split(r"[的吗呢]", m.group(1))[0]):
             if noun and w.flag.startswith("v"):

@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_tables import Table, parse_number
-from docrag.generation.extractive_units import Unit, _jieba, tokenize
+from docrag.generation.extractive_units import Unit, tokenize
+from docrag.words import jieba
 
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
 _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
@@ -95,7 +96,7 @@ def _without_asked(question: str) -> str:
     question = _ASKED_EN.sub(lambda m: m.group(0).replace(m.group(1), " "), question)
 
     def first_word(m: re.Match[str]) -> str:   # 哪个年代撤销的 -> 年代 (jieba's first word)
-        word = next(iter(_jieba().lcut(m.group(1))), "")
+        word = next(iter(jieba().lcut(m.group(1))), "")
         return m.group(0).replace(word, " ", 1) if len(word) >= 2 else m.group(0)
     return _ASKED_ZH.sub(first_word, question)
 

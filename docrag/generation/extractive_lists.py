@@ -117,10 +117,11 @@ def definitions(blocks: Sequence[Block], page: Page,
         indented under it (the description of the previous term), or the line after it is indented under
         it (a definition list: "-f, --file=FILE" over "  take PATTERNS from FILE"); an option named inside
         wrapped prose ("... 当使用\n--symbolic\n时 ...") does not."""
-        if stream[k][1] == 0 or (k > 0 and stream[k - 1][1] >= 0 and (
-                _ENDS.search(stream[k - 1][2]) is not None or stream[k - 1][3].x0 - stream[k][3].x0 >= _INDENT)):
-            return True
-        return k + 1 < len(stream) and stream[k + 1][1] >= 0 and stream[k + 1][3].x0 - stream[k][3].x0 >= _INDENT
+        def indented(j: int) -> bool:   # line j (a known line) is indented under line k
+            return 0 <= j < len(stream) and stream[j][1] >= 0 and stream[j][3].x0 - stream[k][3].x0 >= _INDENT
+
+        after_sentence = k > 0 and stream[k - 1][1] >= 0 and _ENDS.search(stream[k - 1][2]) is not None
+        return stream[k][1] == 0 or after_sentence or indented(k - 1) or indented(k + 1)
 
     out: list[tuple[str, str, Box, Block]] = []
     used: dict[int, set[int]] = {}
@@ -154,8 +155,8 @@ _SET_OPTION = re.compile(r"(?<!\S):set\s+\w|(?<!\w)'[a-z][a-z0-9]{1,15}'(?!\w)")
 def option_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[float]:
     """A question asking which option does something is answered by an option's own line: text that
     starts with no option syntax (a usage line, "Mandatory arguments to long options ...", prose that
-    mentions options) and sets or quotes no editor option (":set ic", "'ic'") loses ``loss``, so it neither answers nor
-    comes first in the citations."""
+    mentions options) and sets or quotes no editor option (":set ic", "'ic'") loses ``loss``, so it
+    neither answers nor comes first in the citations."""
     if not _OPTION_Q.search(question):
         return [1.0] * len(units)
     return [1.0 if _OPTION_START.match(u.text) or _SET_OPTION.search(u.text)

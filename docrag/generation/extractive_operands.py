@@ -58,6 +58,7 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
         return None
     return max(cands, key=lambda x: x[0])[1]
 
+
 def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
     """(earlier, later) for differences and growth, (part, whole) for shares and ratios; for a
     comparison ("A比B多几个", "how many more ... A ... than B") (B, A), so the result is A − B."""

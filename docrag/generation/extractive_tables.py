@@ -52,6 +52,11 @@ def is_number(text: str) -> bool:
     return bool(_NUM.match(text.strip().replace("\u2009", "")))
 
 
+def _is_value(text: str) -> bool:
+    """A cell that is a value of its row (a figure or a date), not a name or a note."""
+    return is_number(text) or is_date(text)
+
+
 def parse_number(text: str) -> float | None:
     """The value of a printed figure (``(12)`` is -12, ``1,234.5%`` is 1234.5); None when not one."""
     t = text.strip().replace("\u2009", "").replace("−", "-").replace("–", "-")
@@ -259,7 +264,7 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
         at_left = first.box.x0 - x_left < 0.12 * span
         has_label = at_left and (not is_number(first.text) or len(cells) >= 3)
         rest = cells[1:] if has_label else cells
-        values = [c for c in rest if (is_number(c.text) or is_date(c.text)) and not (_YEAR.match(c.text) and not rows)]
+        values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
         if not rows and (not has_label or not values):
             if header and has_label and len(cells) == 1:  # "Ethanol ($/gal)": a section, not a header
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
@@ -320,11 +325,11 @@ def _from_meta(block: Block, title: str) -> Table | None:
         if not cells:
             continue
         has_label = not is_number(cells[0])
-        values = [Cell(x, None) for x in cells[1:] if is_number(x) or is_date(x)] if has_label else []
+        values = [Cell(x, None) for x in cells[1:] if _is_value(x)] if has_label else []
         if not rows and not values:
             header.append([Cell(x, None) for x in cells])
             continue
-        notes = [x for x in cells[1:] if not is_number(x) and not is_date(x)] if has_label else []
+        notes = [x for x in cells[1:] if not _is_value(x)] if has_label else []
         rows.append(Row(cells[0] if has_label else "", None, values, len(rows), notes))
     return Table(block, title, header, [r for r in rows if r.cells])
 

@@ -9,7 +9,6 @@ become units.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import threading
@@ -26,6 +25,7 @@ from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
 from docrag.types import Block, BlockKind, Page
+from docrag.words import jieba, porter_stem
 
 _STOP = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
 whom whose when where why how that this these those it its as do does did has have had than then there their
@@ -44,20 +44,13 @@ _CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "
 CJK_WORDS = os.environ.get("DOCRAG_EXTRACTIVE_CJK", "jieba")  # "jieba" (as the bm25 retriever) or "bigram"
 
 
-@lru_cache(maxsize=1)
-def _jieba() -> Any:
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
 
 @lru_cache(maxsize=4096)
 def _cjk_words(run: str, mode: str) -> tuple[str, ...]:
     """Words of a run of Chinese characters: jieba's search mode (words and their sub-words, as the
     ``bm25`` retriever segments), or character pairs with ``DOCRAG_EXTRACTIVE_CJK=bigram``."""
     if mode == "jieba":
-        return tuple(w for w in _jieba().lcut_for_search(run) if len(w) >= 2 and w not in _CJK_STOP_WORDS)
+        return tuple(w for w in jieba().lcut_for_search(run) if len(w) >= 2 and w not in _CJK_STOP_WORDS)
     return tuple(a + b for a, b in zip(run, run[1:], strict=False))
 
 
@@ -82,20 +75,10 @@ def page_text(page: Page) -> str:
     return page.text or " ".join(b.text for b in page.blocks)
 
 
-@lru_cache(maxsize=200_000)
 def _stem(tok: str) -> str:
     """Porter stems, as the bm25 retriever's, so "reverses" meets "reverse" and "directories" meets
     "directory" (numbers untouched)."""
-    if tok[:1].isdigit():
-        return tok
-    return _porter().stem(tok)
-
-
-@lru_cache(maxsize=1)
-def _porter():
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
+    return tok if tok[:1].isdigit() else porter_stem(tok)
 
 
 @dataclass
