@@ -205,15 +205,23 @@ class Citation(_PageRef):
     boxes: list[Box] = field(default_factory=list)
     image_index: int | None = None   # 1-based index of the image in the prompt, when generated
     snapped: bool = False             # boxes were snapped to layout blocks
+    focus: list[Box] = field(default_factory=list)   # the matched lines, cells or words inside ``boxes``
+    quotes: list[str] = field(default_factory=list)  # the evidence text of ``focus``, in order
+    regions: list[int] = field(default_factory=list)  # page region numbers (docrag.regions) ``boxes`` came from
 
     def to_json(self) -> dict:
-        return {"page_id": self.page_id, "image_index": self.image_index, "snapped": self.snapped,
-                "boxes": [b.to_dict() for b in self.boxes]}
+        out = {"page_id": self.page_id, "image_index": self.image_index, "snapped": self.snapped,
+               "boxes": [b.to_dict() for b in self.boxes]}
+        if self.focus or self.quotes or self.regions:
+            out.update(focus=[b.to_dict() for b in self.focus], quotes=list(self.quotes), regions=list(self.regions))
+        return out
 
     @classmethod
     def from_json(cls, d: dict) -> Citation:
         return cls(page_id=d["page_id"], boxes=[Box.from_dict(b) for b in d.get("boxes", [])],
-                   image_index=d.get("image_index"), snapped=bool(d.get("snapped", False)))
+                   image_index=d.get("image_index"), snapped=bool(d.get("snapped", False)),
+                   focus=[Box.from_dict(b) for b in d.get("focus", [])], quotes=list(d.get("quotes", [])),
+                   regions=[int(n) for n in d.get("regions", [])])
 
 
 @dataclass

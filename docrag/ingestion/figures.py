@@ -23,6 +23,7 @@ MIN_GRAPHIC_ITEMS = 6         # a vector figure has at least this many graphic d
 CLUSTER_GAP_PT = 12.0         # graphic paths closer than this belong to one figure
 LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (ticks, legend)
 CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
+TABLE_CAPTION_BELOW_PT = 25.0  # a caption below a table counts as this much farther than one above
 
 
 def _is_graphic(d: dict, centers, to_display) -> bool:
@@ -186,6 +187,8 @@ def attach_captions(blocks: list[Block]) -> None:
             if min(c.box.x1, target.box.x1) - max(c.box.x0, target.box.x0) <= 0:
                 continue
             gap = max(target.box.y0 - c.box.y1, c.box.y0 - target.box.y1)
+            if target.kind is BlockKind.TABLE and c.box.y0 >= target.box.y1 - 1:
+                gap += TABLE_CAPTION_BELOW_PT   # a table's title is printed above it; one below is the next table's
             if gap < best_gap:
                 best, best_gap = c, gap
         if best is not None:
