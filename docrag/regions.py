@@ -108,16 +108,25 @@ def _attach_heads(target: Block, free: list[Block]) -> list[Block]:
     return taken
 
 
-def _same_unit(a: Box, b: Box, line_h: float) -> bool:
+_SENTENCE_END = re.compile(r"[.!?。！？:：;；]['\"”’)）]*\s*$")
+
+
+def _same_unit(u: _Unit, v: _Unit, line_h: float) -> bool:
     """``same_unit``: pieces of one line a few characters apart, blocks overlapping each other
-    (a drop cap, a run-in heading, a paragraph split at an indent), or stacked with no gap."""
+    (a drop cap, a run-in heading), or stacked with no gap where the upper one stops mid-sentence
+    (a paragraph split at a hanging indent)."""
+    a, b = u.box, v.box
     one_line = max(a.height, b.height) < 2 * line_h
     if _v_overlap(a, b) >= 0.3:
         if one_line and min(abs(b.x0 - a.x1), abs(a.x0 - b.x1)) < 2.5 * line_h:
             return True
         return _h_overlap(a, b) > 0.5
-    upper, lower = (a, b) if a.y0 <= b.y0 else (b, a)
-    return _h_overlap(a, b) > 0.3 and -0.5 * line_h <= _gap(upper, lower) <= 0.0
+    upper, lower = (u, v) if a.y0 <= b.y0 else (v, u)
+    if not (_h_overlap(a, b) > 0.3 and -0.5 * line_h <= _gap(upper.box, lower.box) <= 0.0):
+        return False
+    last = max(upper.blocks, key=lambda blk: blk.box.y1).text.rstrip()
+    first = min(lower.blocks, key=lambda blk: blk.box.y0).text.lstrip()
+    return not _SENTENCE_END.search(last) or first[:1].islower()
 
 
 def _text_units(blocks: list[Block]) -> list[_Unit]:
@@ -132,7 +141,7 @@ def _text_units(blocks: list[Block]) -> list[_Unit]:
                 line_h = min(_line_height(u.blocks), _line_height(v.blocks))
                 if TITLE in (u.kind, v.kind) and u.kind != v.kind:
                     continue
-                if _same_unit(u.box, v.box, line_h):
+                if _same_unit(u, v, line_h):
                     u.blocks.extend(v.blocks)
                     u.kind = LIST if LIST in (u.kind, v.kind) else u.kind
                     del units[j]

@@ -7,6 +7,13 @@ import logging
 from functools import lru_cache
 from typing import Any
 
+#: English words that say nothing about which passage holds an answer.
+STOPWORDS = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
+whom whose when where why how that this these those it its as do does did has have had than then there their
+they them he she his her we our you your i me my not no yes if so such into over under about between per
+much many more most less least any all each other same can could would should may might will shall
+according report reported""".split())
+
 
 @lru_cache(maxsize=200_000)
 def porter_stem(word: str) -> str:

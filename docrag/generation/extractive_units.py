@@ -25,13 +25,9 @@ from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
 from docrag.types import Block, BlockKind, Page
-from docrag.words import jieba, porter_stem
+from docrag.words import STOPWORDS, jieba, porter_stem
 
-_STOP = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
-whom whose when where why how that this these those it its as do does did has have had than then there their
-they them he she his her we our you your i me my not no yes if so such into over under about between per
-much many more most less least any all each other same can could would should may might will shall
-according report reported""".split())
+_STOP = STOPWORDS
 _PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

@@ -1,0 +1,209 @@
+"""Grounded citations against a model's own boxes, ViDoRe V3-style pixel Dice over gold pages.
+
+A scripted model gives each question's GOLD answer text and boxes degraded the way ViDoRe V3's
+models fail; the boxes are scored as the model drew them (``model``), snapped to layout blocks
+(``snap``, the old ``--snap``), and after grounding (``refine``: model boxes as a prior, kept
+where they agree with the evidence; ``replace``: model boxes ignored). ``--end-to-end`` adds the
+offline defaults (retriever + ``extractive`` generator) answering by themselves.
+
+Degradations: ``perfect`` (the gold boxes), ``none`` (the gold pages named, no box), ``whole_page``
+(one box over each gold page), ``shifted`` (each gold box moved by 10-30% of the page and rescaled
+by 0.7-1.3, seeded per question), ``wrong_region`` (the gold page's nearest region that misses the
+gold box), ``page_off`` (the gold boxes on another retrieved page). The model can only cite
+retrieved pages (top ``k``), so ``perfect`` is the ceiling retrieval allows.
+
+    python benchmarks/grounding.py --qa ../shared/corpus/qa.jsonl --pdfs ../shared/corpus/pdfs [--k 5]
+        [--retriever bm25] [--end-to-end] [--split kept] [--json out.json]
+
+Several ``--qa``/``--pdfs`` pairs may be given. Records need ``question``, ``answer``, ``doc``
+(file name), ``pages`` and ``boxes`` (``{page, bbox}`` in PDF points, top-left origin); optional
+``category``, ``lang``, ``split``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from tqdm import tqdm
+
+from docrag.citation.pixel_grounding import question_pixel_score
+from docrag.corpus import Corpus
+from docrag.evidence import GoldEvidence
+from docrag.geometry import Box
+from docrag.grounding import ground
+from docrag.regions import page_regions
+from docrag.types import Citation
+
+log = logging.getLogger("grounding-bench")
+DEGRADATIONS = ("perfect", "none", "whole_page", "shifted", "wrong_region", "page_off")
+SYSTEMS = ("model", "snap", "refine", "replace")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def load(qa_paths: list[str], pdf_dirs: list[str], work: Path) -> tuple[Corpus, list[dict]]:
+    """Ingest every PDF folder into one corpus under ``work`` and read the questions with gold boxes."""
+    import docrag
+
+    corpus_dir = work / "corpus"
+    docrag.ingest([Path(p) for p in pdf_dirs], out=corpus_dir, show_progress=False)
+    corpus = Corpus.open(corpus_dir)
+    by_name = {d.file_name: d.doc_id for d in corpus.documents()}
+    recs = []
+    for qa in qa_paths:
+        for line in Path(qa).read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            if not r.get("boxes") or r.get("doc") not in by_name:
+                continue
+            r["doc_id"] = by_name[r["doc"]]
+            r.setdefault("lang", "zh" if _CJK.search(r["question"]) else "en")
+            r.setdefault("category", "text")
+            recs.append(r)
+    return corpus, recs
+
+
+def gold_of(rec: dict, corpus: Corpus) -> list[GoldEvidence]:
+    out = []
+    for b in rec["boxes"]:
+        page = corpus.page(f"{rec['doc_id']}:{b['page']}")
+        out.append(GoldEvidence(page.page_id, page.box_pt(*b["bbox"])))
+    return out
+
+
+def degrade(kind: str, gold: list[GoldEvidence], pages: list, rng: random.Random) -> list[Citation]:
+    """The model's citations for one degradation (only pages it was shown)."""
+    shown = {p.page_id: p for p in pages}
+    by_page: dict[str, list[Box]] = defaultdict(list)
+    for g in gold:
+        if g.page_id in shown:
+            by_page[g.page_id].append(g.box)
+    if kind == "page_off":
+        others = [p.page_id for p in pages if p.page_id not in by_page]
+        if not others or not by_page:
+            return []
+        o = shown[others[0]]
+        return [Citation(o.page_id, boxes=[o.box_pt(min(b.x0, o.width_pt - 1), min(b.y0, o.height_pt - 1),
+                                                    min(b.x1, o.width_pt), min(b.y1, o.height_pt))
+                                           for bs in by_page.values() for b in bs])]
+    out = []
+    for pid, boxes in by_page.items():
+        page = shown[pid]
+        w, h = page.width_pt, page.height_pt
+        if kind == "perfect":
+            out.append(Citation(pid, boxes=list(boxes)))
+        elif kind == "none":
+            out.append(Citation(pid, boxes=[]))
+        elif kind == "whole_page":
+            out.append(Citation(pid, boxes=[page.box_pt(0, 0, w, h)]))
+        elif kind == "shifted":
+            moved = []
+            for b in boxes:
+                dx, dy = (rng.uniform(0.1, 0.3) * rng.choice((-1, 1)) for _ in range(2))
+                s = rng.uniform(0.7, 1.3)
+                cx, cy = (b.x0 + b.x1) / 2 + dx * w, (b.y0 + b.y1) / 2 + dy * h
+                hw, hh = b.width * s / 2, b.height * s / 2
+                x0, y0, x1, y1 = max(0, cx - hw), max(0, cy - hh), min(w, cx + hw), min(h, cy + hh)
+                if x1 - x0 > 1 and y1 - y0 > 1:
+                    moved.append(page.box_pt(x0, y0, x1, y1))
+            out.append(Citation(pid, boxes=moved))
+        elif kind == "wrong_region":
+            misses = [r.box for r in page_regions(page) if all(r.box.iou(b) < 0.1 for b in boxes)]
+            if misses:
+                cy = sum((b.y0 + b.y1) / 2 for b in boxes) / len(boxes)
+                out.append(Citation(pid, boxes=[min(misses, key=lambda m: abs((m.y0 + m.y1) / 2 - cy))]))
+            else:
+                out.append(Citation(pid, boxes=[]))
+    return out
+
+
+def dice(citations: list[Citation], gold: list[GoldEvidence], corpus: Corpus) -> float:
+    system: dict[str, list[Box]] = defaultdict(list)
+    for c in citations:
+        system[c.page_id].extend(c.boxes)
+    pages = {pid: corpus.page(pid) for pid in {*system, *(g.page_id for g in gold)}}
+    score = question_pixel_score(system, gold, pages, {g.page_id for g in gold})
+    return score.f1 if score is not None and score.pages else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--qa", action="append", required=True)
+    ap.add_argument("--pdfs", action="append", required=True)
+    ap.add_argument("--work", default="/tmp/docrag-grounding-bench")
+    ap.add_argument("--retriever", default=None, help="default: the configured retriever")
+    ap.add_argument("-k", "--k", type=int, default=5)
+    ap.add_argument("--split", default=None, help="only records of this split")
+    ap.add_argument("--end-to-end", action="store_true", help="also the offline defaults answering alone")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    from docrag.generation.snap import snap_citations
+    from docrag.pipeline import RAG
+
+    corpus, recs = load(args.qa, args.pdfs, Path(args.work))
+    if args.split:
+        recs = [r for r in recs if r.get("split") == args.split]
+    rag = RAG(corpus, retriever=args.retriever, show_progress=False)
+    hits = rag.index.search_batch([r["question"] for r in recs], k=args.k)
+    rows = []
+    for rec, hs in tqdm(list(zip(recs, hits, strict=True)), desc="questions", disable=not sys.stderr.isatty()):
+        gold = gold_of(rec, corpus)
+        pages = rag.pages_for(hs)
+        rng = random.Random(rec.get("id", rec["question"]))
+        row = {"id": rec.get("id"), "category": rec["category"], "lang": rec["lang"], "scores": {}}
+        for kind in DEGRADATIONS:
+            model = degrade(kind, gold, pages, rng)
+            by_id = {p.page_id: p for p in pages}
+            systems = {"model": model, "snap": snap_citations(model, by_id),
+                       "refine": ground(rec["question"], rec["answer"], pages, model_citations=model).citations,
+                       "replace": ground(rec["question"], rec["answer"], pages, model_citations=model,
+                                         mode="replace").citations}
+            row["scores"][kind] = {s: dice(c, gold, corpus) for s, c in systems.items()}
+        if args.end_to_end:
+            ans = rag.answer(rec["question"], hs)
+            row["scores"]["end_to_end"] = {"offline": dice(ans.citations, gold, corpus)}
+        rows.append(row)
+    report = summarize(rows)
+    print(render(report, len(rows), args))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"report": report, "rows": rows}, indent=1), encoding="utf-8")
+    return 0
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Mean Dice per degradation and system, overall and per category and language."""
+    out: dict = {}
+    groups = {"all": rows}
+    for key in ("category", "lang"):
+        for val in sorted({r[key] for r in rows}):
+            groups[f"{key}={val}"] = [r for r in rows if r[key] == val]
+    for name, rs in groups.items():
+        out[name] = {"n": len(rs)}
+        for kind in rs[0]["scores"] if rs else ():
+            out[name][kind] = {s: round(sum(r["scores"][kind][s] for r in rs) / len(rs), 3)
+                               for s in rs[0]["scores"][kind]}
+    return out
+
+
+def render(report: dict, n: int, args: argparse.Namespace) -> str:
+    lines = [f"pixel Dice over gold pages, {n} questions, k={args.k}, retriever={args.retriever or 'default'}", ""]
+    kinds = [k for k in report["all"] if k != "n"]
+    for kind in kinds:
+        systems = list(report["all"][kind])
+        lines.append(f"{kind:14s} " + "  ".join(f"{s:>8s}" for s in systems) + "   (by group: " +
+                     ", ".join(f"{g} {report[g][kind][systems[-2] if len(systems) > 1 else systems[0]]:.2f}"
+                               for g in report if g != "all" and kind in report[g]) + ")")
+        lines.append(f"{'':14s} " + "  ".join(f"{report['all'][kind][s]:8.3f}" for s in systems))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,428 @@
+"""Evidence grounding: cite what a person would box, whatever boxes the model drew.
+
+``docrag.ground(question, answer, pages, model_citations=None)`` aligns the answer's facts with the
+pages' own geometry and returns, per page, the smallest whole regions (:mod:`docrag.regions`:
+paragraph, table with its title, chart with its caption) holding the evidence, adjacent regions
+merged, at most :data:`MAX_BOXES_PER_PAGE` a page, with ``focus`` boxes (the matched lines, cells or
+words) and a confidence.
+
+Facts of an answer (:func:`answer_facts`): amounts (:mod:`docrag.quantities`: separators, sign,
+percent, scale words and a table's stated unit), dates in any common form, and its key words
+(Porter stems; jieba words for Chinese). Rules, each named where it applies:
+
+* ``fact_weight``   -- an amount weighs 1, a date 1, a year or a small whole number 0.3, an amount
+  the answer calls approximate ("about $1.3", "约") :data:`APPROX_WEIGHT` (read off a chart, it
+  is rarely printed); a fact the question already states weighs a third (context, not the answer).
+* ``text_fact``     -- the answer's key words count as one fact, credited by the share found in a region
+  (weight 2 when the answer states no amount or date, else 0.5: the words around figures).
+* ``question_near`` -- a region holding the question's terms (rarer terms count more) scores up to
+  :data:`QUESTION_WEIGHT` more, and the facts it holds count from ``1 - QUESTION_WEIGHT`` (none of
+  the question's terms) to fully (all of them), so a figure that recurs in an unrelated table
+  does not win; a chart scores :data:`CHART_BONUS` more for a chart question.
+* ``model_prior``   -- in ``refine`` mode a region that holds a model box scores up to
+  :data:`MODEL_PRIOR` more, a page the model cited :data:`PAGE_PRIOR` more (``replace``: pages only).
+* ``cover``         -- regions are chosen greedily until every fact found anywhere is covered;
+  a region is added only for facts not yet covered.
+* ``merge``         -- chosen regions of one page that touch (gap under :data:`ADJACENT_PT`) become one box.
+* ``keep_model``    -- ``refine`` keeps a model box of a unit's size (IoU with a chosen region at
+  least :data:`KEEP_IOU`, or inside it and a third of it) that holds the evidence found there (the
+  model's own box where it agrees); a line-sized box becomes a focus box; one on no evidence is dropped.
+* ``no_evidence``   -- when no fact is found on any page, ``refine`` keeps the model's boxes as
+  they are (nothing to judge them by); otherwise the region nearest the question's terms on the
+  best page is cited with a low confidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from docrag.geometry import Box, union
+from docrag.quantities import Quantity, context_scale, dates, quantities, same_amount
+from docrag.regions import CHART, TITLE, Region, page_regions
+from docrag.types import Citation, Page, Word
+from docrag.words import STOPWORDS, jieba, porter_stem
+
+MODES = ("refine", "replace", "off")
+MAX_BOXES_PER_PAGE = 5      # ViDoRe V3's annotators draw at most five boxes a page
+MAX_PAGES = 3               # pages one answer cites at most
+QUESTION_WEIGHT = 0.6
+CHART_BONUS = 0.3           # a chart, when the question asks about a chart or figure
+MODEL_PRIOR = 0.6
+PAGE_PRIOR = 0.15
+KEEP_IOU = 0.5
+ADJACENT_PT = 14.0
+APPROX_WEIGHT = 0.2        # an amount the answer calls approximate ("about $1.3")
+MIN_GAIN = 0.6              # the least a further region of a cited page must add to be cited
+NEW_PAGE_GAIN = 0.9         # ... and one on a page not cited yet (another page needs a real fact)
+_DECLINES = re.compile(r"^\s*(not enough information|cannot be determined|unanswerable|无法回答|信息不足)",
+                       re.IGNORECASE)
+_APPROX = re.compile(r"(about|around|roughly|approximately|approx\.?|nearly|near|almost|some|~|≈|约|大约|近|接近)\s*"
+                     r"[$€£¥]?\s*$", re.IGNORECASE)
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]{2,}")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_CHART_CUE = re.compile(r"\b(chart|graph|figure|plot|curve|bar|line)s?\b|图|曲线|走势", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing the answer states: an amount, a date, or (``text``) its key words."""
+
+    kind: str                      # "amount" | "date" | "text"
+    text: str
+    weight: float
+    quantity: Quantity | None = None
+    date: str = ""
+    terms: tuple[str, ...] = ()
+
+
+@dataclass
+class _Line:
+    text: str
+    words: list[Word]
+    spans: list[tuple[int, int]]   # character span of each word in ``text``
+
+    def words_at(self, start: int, end: int) -> list[Word]:
+        return [w for w, (s, e) in zip(self.words, self.spans, strict=True) if s < end and start < e]
+
+
+@dataclass
+class _Candidate:
+    page: Page
+    rank: int
+    region: Region
+    lines: list[_Line]
+    terms: set[str]
+    found: dict[int, float] = field(default_factory=dict)      # fact index -> credit (0..1)
+    focus: dict[int, list[Box]] = field(default_factory=dict)  # fact index -> matched boxes
+    quotes: dict[int, list[str]] = field(default_factory=dict)
+    near: float = 0.0
+    prior: float = 0.0
+
+
+@dataclass
+class Grounding:
+    """What :func:`ground` found: citations (region boxes and focus, PDF points), a confidence in
+    [0, 1], the facts looked for and notes on what was kept or dropped."""
+
+    citations: list[Citation]
+    confidence: float
+    facts: list[str]
+    warnings: list[str] = field(default_factory=list)
+    mode: str = "refine"
+
+    def to_json(self) -> dict:
+        return {"mode": self.mode, "confidence": round(self.confidence, 4), "facts": self.facts,
+                "warnings": list(self.warnings)}
+
+
+# -- words ---------------------------------------------------------------------------------------
+
+def terms_of(text: str) -> set[str]:
+    """Key words: Porter stems of English words (no stopwords), jieba words of Chinese runs."""
+    text = unicodedata.normalize("NFKC", text)
+    out = {porter_stem(w.lower()) for w in _EN_WORD.findall(text) if w.lower() not in STOPWORDS}
+    for run in _CJK_RUN.findall(text):
+        out.update(w for w in jieba().lcut(run) if len(w) >= 2)
+    return out
+
+
+def answer_facts(question: str, answer: str) -> list[Fact]:
+    """The amounts, dates and key words of ``answer`` (``fact_weight``, ``text_fact``)."""
+    q_amounts = quantities(question)
+    q_dates = {d for d, _, _ in dates(question)}
+    facts: list[Fact] = []
+    date_spans = dates(answer)
+    for key, _, _ in date_spans:
+        facts.append(Fact("date", key, (1 / 3 if key in q_dates else 1.0), date=key))
+    for q in quantities(answer):
+        if any(s <= q.start < e for _, s, e in date_spans):
+            continue
+        weight = 0.3 if (q.is_year or q.is_small) else 1.0
+        if _APPROX.search(answer[max(0, q.start - 16):q.start]):
+            weight = min(weight, APPROX_WEIGHT)     # read off a drawing: rarely printed anywhere
+        if any(same_amount(q, other) and q.is_year == other.is_year for other in q_amounts):
+            weight /= 3
+        facts.append(Fact("amount", q.text, weight, quantity=q))
+    if any(f.text == g.text for i, f in enumerate(facts) for g in facts[:i]):
+        facts = [f for i, f in enumerate(facts) if all(f.text != g.text for g in facts[:i])]
+    words = terms_of(answer)
+    asked = terms_of(question)
+    key = tuple(sorted(words - asked)) or tuple(sorted(words))
+    if key:
+        alone = not any(f.kind in ("amount", "date") and f.weight >= 1 for f in facts)
+        facts.append(Fact("text", " ".join(key[:12]), 2.0 if alone else 0.5, terms=key))
+    return facts
+
+
+# -- pages ---------------------------------------------------------------------------------------
+
+def _lines(region: Region, words: Sequence[Word]) -> list[_Line]:
+    """The region's words as lines (top to bottom, left to right); its text when it has no words."""
+    inside = [w for w in words if w.box.area > 0 and region.box.coverage_of(w.box) >= 0.5]
+    if not inside:
+        return [_Line(t, [], []) for t in region.text.splitlines() if t.strip()]
+    rows: list[list[Word]] = []
+    for w in sorted(inside, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
+        cy = (w.box.y0 + w.box.y1) / 2
+        for row in rows:
+            ref = row[0].box
+            if ref.y0 <= cy <= ref.y1:
+                row.append(w)
+                break
+        else:
+            rows.append([w])
+    out = []
+    for row in rows:
+        row.sort(key=lambda w: w.box.x0)
+        text, spans = "", []
+        for w in row:
+            if text:
+                text += " "
+            spans.append((len(text), len(text) + len(w.text)))
+            text += w.text
+        out.append(_Line(unicodedata.normalize("NFKC", text), row, spans))
+    return out
+
+
+def _candidates(pages: Sequence[Page]) -> list[_Candidate]:
+    out = []
+    for rank, page in enumerate(pages, start=1):
+        for region in page_regions(page):
+            lines = _lines(region, page.words)
+            text = " ".join(ln.text for ln in lines) + " " + region.label
+            out.append(_Candidate(page, rank, region, lines, terms_of(text)))
+    return out
+
+
+def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
+    """Which facts region ``c`` states (credit per fact) and where (focus boxes, quoted lines)."""
+    scale = context_scale(c.region.label + "\n" + c.region.text[:600])
+    for i, fact in enumerate(facts):
+        hits: list[tuple[_Line, list[Word]]] = []
+        if fact.kind == "amount" and fact.quantity is not None:
+            for ln in c.lines:
+                for q in quantities(ln.text):
+                    if same_amount(fact.quantity, q, scale) and not (q.is_year and not fact.quantity.is_year):
+                        hits.append((ln, ln.words_at(q.start, q.end)))
+        elif fact.kind == "date":
+            for ln in c.lines:
+                hits.extend((ln, ln.words_at(s, e)) for key, s, e in dates(ln.text) if key.startswith(fact.date))
+        if hits:
+            c.found[i] = 1.0
+        elif fact.kind == "text" and fact.terms:
+            share = len(c.terms & set(fact.terms)) / len(fact.terms)
+            if share >= 0.2:
+                c.found[i] = share
+                for ln in c.lines:
+                    if len(terms_of(ln.text) & set(fact.terms)) >= max(1, min(2, len(fact.terms))):
+                        hits.append((ln, ln.words))
+        if hits:
+            c.focus[i] = [union(w.box for w in ws) for _, ws in hits if ws][:8]
+            c.quotes[i] = [ln.text for ln, _ in hits][:8]
+
+
+def _idf(candidates: Sequence[_Candidate], terms: set[str]) -> dict[str, float]:
+    n = len(candidates)
+    return {t: math.log(1 + (n + 1) / (sum(t in c.terms for c in candidates) + 0.5)) for t in terms}
+
+
+# -- choosing ------------------------------------------------------------------------------------
+
+def _prior(c: _Candidate, model_boxes: Mapping[str, Sequence[Box]]) -> float:
+    """``model_prior``: the largest share of a model box that lies in the region (a box over more
+    than half the page says nothing about where)."""
+    page_area = c.page.width_pt * c.page.height_pt
+    boxes = [b for b in model_boxes.get(c.page.page_id, ()) if 0 < b.area <= 0.5 * page_area]
+    return max((b.intersection_area(c.region.box) / b.area for b in boxes), default=0.0)
+
+
+def _gain(c: _Candidate, facts: Sequence[Fact], covered: dict[int, float]) -> float:
+    return sum(f.weight * max(0.0, c.found.get(i, 0.0) - covered.get(i, 0.0)) for i, f in enumerate(facts))
+
+
+def _choose(candidates: list[_Candidate], facts: Sequence[Fact]) -> list[_Candidate]:
+    """``cover``: greedy choice of regions until no region adds an uncovered fact."""
+    chosen: list[_Candidate] = []
+    covered: dict[int, float] = {}
+    pages: set[str] = set()
+    while True:
+        best, best_score = None, 0.0
+        for c in candidates:
+            if c in chosen or (c.page.page_id not in pages and len(pages) >= MAX_PAGES):
+                continue
+            if sum(d.page.page_id == c.page.page_id for d in chosen) >= 2 * MAX_BOXES_PER_PAGE:
+                continue
+            gain = _gain(c, facts, covered)
+            threshold = (MIN_GAIN if c.page.page_id in pages else NEW_PAGE_GAIN) if chosen else 1e-9
+            if gain < threshold:
+                continue
+            gain *= (0.5 if c.region.kind == TITLE else 1.0) * (1 - QUESTION_WEIGHT + c.near)
+            if gain < threshold:
+                continue
+            score = gain + c.near + c.prior - 0.02 * c.rank
+            if score > best_score:
+                best, best_score = c, score
+        if best is None:
+            return chosen
+        chosen.append(best)
+        pages.add(best.page.page_id)
+        for i, credit in best.found.items():
+            covered[i] = max(covered.get(i, 0.0), credit)
+
+
+def _merge(boxes: list[tuple[Box, list[int]]]) -> list[tuple[Box, list[int]]]:
+    """``merge``: boxes of one page that touch or overlap become one."""
+    boxes = sorted(boxes, key=lambda b: (b[0].y0, b[0].x0))
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i][0], boxes[j][0]
+                h = min(a.x1, b.x1) - max(a.x0, b.x0)
+                v_gap = max(a.y0, b.y0) - min(a.y1, b.y1)
+                if h > 0.5 * min(a.width, b.width) and v_gap <= ADJACENT_PT:
+                    boxes[i] = (union([a, b]), boxes[i][1] + boxes[j][1])
+                    del boxes[j]
+                    changed = True
+                    break
+            if changed:
+                break
+    return boxes
+
+
+def _citations(chosen: Sequence[_Candidate], model_boxes: Mapping[str, Sequence[Box]],
+               keep_model: bool) -> list[Citation]:
+    by_page: dict[str, list[_Candidate]] = {}
+    for c in chosen:
+        by_page.setdefault(c.page.page_id, []).append(c)
+    out = []
+    for pid, cands in sorted(by_page.items(), key=lambda kv: min(c.rank for c in kv[1])):
+        merged = _merge([(c.region.box, [c.region.number]) for c in cands])
+        merged = sorted(merged, key=lambda m: -sum(_gain_of(c) for c in cands if c.region.number in m[1]))
+        merged = merged[:MAX_BOXES_PER_PAGE]
+        focus_all = [b for c in cands for bs in c.focus.values() for b in bs]
+        boxes = []
+        for box, _ in merged:
+            own = [b for b in model_boxes.get(pid, ()) if keep_model and _agrees(b, box, focus_all)]
+            boxes.append(own[0] if own else box)
+        focus: list[Box] = []
+        quotes: list[str] = []
+        for c in cands:
+            for i in sorted(c.focus):
+                for b, q in zip(c.focus[i], c.quotes[i], strict=False):
+                    if not any(b == f for f in focus):
+                        focus.append(b)
+                        quotes.append(q)
+            if not c.focus and keep_model:
+                focus.extend(b for b in model_boxes.get(pid, ())
+                             if b.area > 0 and b.intersection_area(c.region.box) / b.area >= 0.8
+                             and b.area < 0.8 * c.region.box.area)
+        numbers = sorted({n for _, ns in merged for n in ns})
+        out.append(Citation(page_id=pid, boxes=boxes, image_index=min(c.rank for c in cands),
+                            focus=focus[:12], quotes=quotes[:12], regions=numbers))
+    return out
+
+
+def _agrees(model: Box, region: Box, focus: Sequence[Box]) -> bool:
+    """``keep_model``: the model box lies mostly in the region, is not much larger than it (a
+    whole page is not), holds the evidence found there, and is more than a line (a line-sized box
+    is a focus, not a citation) -- or, where nothing was matched, overlaps the region well."""
+    if model.area <= 0 or model.intersection_area(region) < 0.5 * model.area:
+        return False
+    if model.area > 1.5 * region.area and model.iou(region) < KEEP_IOU:
+        return False
+    here = [f for f in focus if f.area > 0 and region.intersection_area(f) > 0.5 * f.area]
+    if not here:
+        return model.iou(region) >= KEEP_IOU
+    if not any(model.intersection_area(f) > 0.5 * f.area for f in here):
+        return False
+    line = sorted(f.height for f in here)[len(here) // 2]
+    return model.height >= 2.5 * line or model.iou(region) >= KEEP_IOU
+
+
+def _gain_of(c: _Candidate) -> float:
+    return sum(c.found.values()) + c.near
+
+
+def _model_boxes(citations: Sequence[Citation] | None, pages: Sequence[Page]) -> dict[str, list[Box]]:
+    by_id = {p.page_id: p for p in pages}
+    out: dict[str, list[Box]] = {}
+    for cit in citations or ():
+        page = by_id.get(cit.page_id)
+        if page is not None:
+            out.setdefault(cit.page_id, []).extend(page.to_page_points(b) for b in cit.boxes)
+    return out
+
+
+def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations: Sequence[Citation] | None = None,
+           mode: str = "refine") -> Grounding:
+    """Ground ``answer`` to ``question`` on ``pages`` (rank order); see the module docstring.
+
+    ``model_citations`` are the model's own (boxes in any space the page converts); ``mode`` is
+    ``refine`` (use them as a prior and keep those on the evidence), ``replace`` (their pages only)
+    or ``off`` (return them unchanged).
+    """
+    if mode not in MODES:
+        raise ValueError(f"grounding mode {mode!r}: expected one of {', '.join(MODES)}")
+    model_citations = list(model_citations or [])
+    if mode == "off":
+        return Grounding(model_citations, 0.0, [], mode=mode)
+    if not answer.strip() or _DECLINES.match(answer):
+        return Grounding([], 0.0, [], ["the answer declines: nothing to ground"], mode)
+    facts = answer_facts(question, answer)
+    model_boxes = _model_boxes(model_citations, pages)
+    model_pages = {c.page_id for c in model_citations}
+    candidates = _candidates(pages)
+    q_terms = terms_of(question)
+    chart_question = bool(_CHART_CUE.search(question))
+    idf = _idf(candidates, q_terms)
+    total_idf = sum(idf.values()) or 1.0
+    for c in candidates:
+        _match(c, facts)
+        c.near = QUESTION_WEIGHT * sum(idf[t] for t in q_terms & c.terms) / total_idf
+        if chart_question and c.region.kind == CHART:
+            c.near += CHART_BONUS
+        c.prior = (PAGE_PRIOR if c.page.page_id in model_pages else 0.0)
+        if mode == "refine":
+            c.prior += MODEL_PRIOR * _prior(c, model_boxes)
+    chosen = _choose(candidates, facts)
+    if mode == "refine":        # keep_model: a model box on a region that holds a fact stays cited
+        chosen.extend(c for c in candidates if c not in chosen and c.prior >= MODEL_PRIOR * 0.8
+                      and any(facts[i].kind != "text" and credit >= 1 for i, credit in c.found.items()))
+    total = sum(f.weight for f in facts) or 1.0
+    covered = {i: max((c.found.get(i, 0.0) for c in chosen), default=0.0) for i in range(len(facts))}
+    confidence = sum(f.weight * covered[i] for i, f in enumerate(facts)) / total
+    strong = any(covered[i] >= 1 for i, f in enumerate(facts) if f.kind != "text")
+    facts_text = [f"{f.kind}:{f.text}" for f in facts]
+    if not chosen or (not strong and confidence < 0.2):
+        chosen = _fallback(candidates, model_pages)
+        confidence = min(confidence, 0.2)
+        if not chosen and mode == "refine" and any(model_boxes.values()):
+            return Grounding(model_citations, confidence, facts_text,
+                             ["no evidence for the answer found on the pages: the model's boxes are kept"], mode)
+    warnings = []
+    if mode == "refine":
+        dropped = sum(1 for pid, boxes in model_boxes.items() for b in boxes
+                      if not any(b.intersection_area(c.region.box) > 0.5 * b.area for c in chosen
+                                 if c.page.page_id == pid))
+        if dropped:
+            warnings.append(f"dropped {dropped} model box(es) that hold none of the answer's evidence")
+    return Grounding(_citations(chosen, model_boxes, mode == "refine"), confidence, facts_text, warnings, mode)
+
+
+def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_Candidate]:
+    """``no_evidence``: the one region nearest the question's terms (a chart for a chart question);
+    the model's boxes only break ties."""
+    if not candidates:
+        return []
+
+    def score(c: _Candidate) -> float:
+        return c.near + 0.15 * c.prior + (0.1 if c.page.page_id in model_pages else 0.0) - 0.05 * c.rank
+
+    best = max(candidates, key=score)
+    return [best] if best.near > 0 else []
