@@ -68,7 +68,8 @@ def parse_boxes(value: str | None) -> list[tuple[float, float, float, float]]:
 
 def create_app(corpus: Any, *, retriever: str | None = None, generator: str | None = None,
                index_dir: str | Path | None = None, api_key: str | None = None,
-               retriever_options: dict[str, Any] | None = None, rag: Any = None, warm: bool = True):
+               retriever_options: dict[str, Any] | None = None, rag: Any = None, warm: bool = True,
+               generator_options: dict[str, Any] | None = None):
     """The FastAPI app for ``corpus`` (a :class:`~docrag.corpus.Corpus` or folder); ``rag`` overrides
     the :class:`~docrag.pipeline.RAG` built from the other arguments (tests)."""
     if rag is None:
@@ -76,7 +77,7 @@ def create_app(corpus: Any, *, retriever: str | None = None, generator: str | No
 
         rag = RAG(corpus if isinstance(corpus, Corpus) else Corpus.open(corpus), retriever=retriever,
                   generator=generator, index_dir=index_dir, show_progress=False,
-                  retriever_options=retriever_options)
+                  retriever_options=retriever_options, generator_options=generator_options)
     if warm:
         _ = rag.index  # open or build the index now, not on the first request
     lock = threading.Lock()  # one question at a time through the models (they are not thread-safe)

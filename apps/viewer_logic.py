@@ -76,16 +76,18 @@ def default_choices() -> Defaults:
 
 
 def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None,
-                         coords: str | None = None, rerank: dict | None = None) -> Any:
+                         coords: str | None = None, rerank: dict | None = None, ground: str | None = None) -> Any:
     """``docrag.pipeline.RAG``; with ``indexes_root``, each retriever's index lives in its own
     sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``coords``: the
-    box convention of vision generators (``--coords``); ``rerank``: ``{"rerank": name,
+    box convention of vision generators (``--coords``); ``ground``: citation grounding
+    (``--ground``); ``rerank``: ``{"rerank": name,
     "rerank_depth": n}`` adds a rerank stage."""
     index_dir = None
     if indexes_root is not None:
         index_dir = Path(indexes_root) / slug(retriever)
     return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False,
-               generator_options=coords_options(coords, generator) or None,
+               generator_options={**coords_options(coords, generator), **({"ground": ground} if ground else {})}
+               or None,
                retriever_options=dict(rerank or {}))
 
 
@@ -231,7 +233,7 @@ class Viewer:
                 res.status += f"\n\n⚠ cited page {cit.page_id} not in the corpus ({exc})"
                 continue
             caption = f"[{i}] {file_name} p.{page_no} — {len(cit.boxes)} box(es)"
-            res.cited_pages.append((annotate_page(page, predicted=cit.boxes), caption))
+            res.cited_pages.append((annotate_page(page, predicted=cit.boxes, focus=cit.focus), caption))
             for j, crop in enumerate(page_crops(page, cit.boxes), start=1):
                 res.crops.append((crop, f"[{i}.{j}] {file_name} p.{page_no}"))
         for hit in answer.hits:

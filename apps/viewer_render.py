@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 PRED_COLOR = (220, 38, 38)     # red: what the model cited
 GOLD_COLOR = (22, 163, 74)     # green: the gold evidence
+FOCUS_COLOR = (234, 179, 8)    # amber: the matched lines, cells or words inside a cited region
 
 MAX_DISPLAY_SIDE = 1400        # longest side of an image sent to the browser
 MIN_CROP_SIDE = 4              # crops smaller than this (pixels) are padded up to it
@@ -115,9 +116,11 @@ def fit_for_display(image: Image.Image, max_side: int = MAX_DISPLAY_SIDE) -> Ima
 
 
 def annotate_page(page: Page, predicted: Sequence[Box] = (), gold: Sequence[Box] = (),
-                  max_side: int = MAX_DISPLAY_SIDE) -> Image.Image:
-    """The page image with gold boxes (green, dashed) and predicted boxes (red, numbered)."""
+                  max_side: int = MAX_DISPLAY_SIDE, focus: Sequence[Box] = ()) -> Image.Image:
+    """The page image with gold boxes (green, dashed), predicted boxes (red, numbered) and the
+    focus boxes inside them (amber highlight: the matched lines, cells or words)."""
     styled = [StyledBox(b, GOLD_COLOR, "gold", dashed=True) for b in gold]
+    styled += [StyledBox(b, FOCUS_COLOR) for b in focus]
     styled += [StyledBox(b, PRED_COLOR, str(i)) for i, b in enumerate(predicted, start=1)]
     return fit_for_display(draw_boxes(page.load_image(), styled), max_side)
 

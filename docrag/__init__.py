@@ -11,13 +11,15 @@ from docrag.geometry import Box, Space
 from docrag.types import Answer, Block, BlockKind, Citation, Document, Hit, Page, Word
 
 if TYPE_CHECKING:
+    from docrag.grounding import ground
     from docrag.ingestion import ingest
     from docrag.pipeline import RAG
 
 __all__ = ["__version__", "Answer", "Block", "BlockKind", "Box", "Citation", "Corpus", "Document",
-           "Hit", "Page", "Space", "Word", "ingest", "RAG"]
+           "Hit", "Page", "Space", "Word", "ground", "ingest", "RAG"]
 
-_LAZY = {"ingest": ("docrag.ingestion", "ingest"), "RAG": ("docrag.pipeline", "RAG")}
+_LAZY = {"ingest": ("docrag.ingestion", "ingest"), "RAG": ("docrag.pipeline", "RAG"),
+         "ground": ("docrag.grounding", "ground")}
 
 
 def __getattr__(name: str) -> Any:

@@ -20,6 +20,8 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     coords = "auto"                     # DOCRAG_COORDS      openai box convention: auto (from the model
                                         #   name) | pixel | model_pixels | norm1000 | norm1000_yx
     snap = false                        # DOCRAG_SNAP        snap boxes to layout blocks
+    ground = "refine"                   # DOCRAG_GROUND      ground citations on the pages' regions:
+                                        #   refine (model boxes as a prior) | replace | off
     max_tokens = 1024                   # DOCRAG_MAX_TOKENS
     concurrency = 4                     # DOCRAG_CONCURRENCY requests in flight for batches
 
@@ -73,10 +75,17 @@ _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": st
 _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
-    "concurrency": int}
+    "concurrency": int, "ground": lambda v: _choice(v, ("refine", "replace", "off"))}
 _OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str, "timeout": float,
                                               "max_retries": int, "backoff": float}
 _MODEL: dict[str, Callable[[str], Any]] = {"coords": str, "processor_min_pixels": int, "processor_max_pixels": int}
+
+
+def _choice(value: Any, choices: tuple[str, ...]) -> str:
+    v = str(value).strip().lower()
+    if v not in choices:
+        raise ValueError(f"expected one of {', '.join(choices)}")
+    return v
 
 
 def config_path() -> Path:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from docrag.geometry import Box, union
 from docrag.quantities import Quantity, context_scale, dates, quantities, same_amount
 from docrag.regions import CHART, TITLE, Region, page_regions
-from docrag.types import Citation, Page, Word
+from docrag.types import Answer, Citation, Page, Word
 from docrag.words import STOPWORDS, jieba, porter_stem
 
 MODES = ("refine", "replace", "off")
@@ -295,8 +295,10 @@ def _merge(boxes: list[tuple[Box, list[int]]]) -> list[tuple[Box, list[int]]]:
     return boxes
 
 
-def _citations(chosen: Sequence[_Candidate], model_boxes: Mapping[str, Sequence[Box]],
+def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes: Mapping[str, Sequence[Box]],
                keep_model: bool) -> list[Citation]:
+    """One citation per page: merged region boxes (or agreeing model boxes), and the focus boxes and
+    quotes of the facts found there (weak facts -- a year, a small number -- only when alone)."""
     by_page: dict[str, list[_Candidate]] = {}
     for c in chosen:
         by_page.setdefault(c.page.page_id, []).append(c)
@@ -313,7 +315,8 @@ def _citations(chosen: Sequence[_Candidate], model_boxes: Mapping[str, Sequence[
         focus: list[Box] = []
         quotes: list[str] = []
         for c in cands:
-            for i in sorted(c.focus):
+            strong = [i for i in c.focus if facts[i].weight >= 0.5] or sorted(c.focus)
+            for i in sorted(strong):
                 for b, q in zip(c.focus[i], c.quotes[i], strict=False):
                     if not any(b == f for f in focus):
                         focus.append(b)
@@ -412,7 +415,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
                                  if c.page.page_id == pid))
         if dropped:
             warnings.append(f"dropped {dropped} model box(es) that hold none of the answer's evidence")
-    return Grounding(_citations(chosen, model_boxes, mode == "refine"), confidence, facts_text, warnings, mode)
+    return Grounding(_citations(chosen, facts, model_boxes, mode == "refine"), confidence, facts_text, warnings, mode)
 
 
 def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_Candidate]:
@@ -426,3 +429,17 @@ def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_
 
     best = max(candidates, key=score)
     return [best] if best.near > 0 else []
+
+
+def ground_answer(answer: Answer, pages: Sequence[Page], mode: str = "refine") -> Answer:
+    """Ground a generator's ``answer`` in place: its citations become the grounded ones, the model's
+    own stay in ``answer.meta["model_citations"]`` (both are scored), what grounding found in
+    ``answer.meta["grounding"]``. ``mode="off"`` leaves the answer as it is."""
+    if mode == "off":
+        return answer
+    result = ground(answer.question, answer.answer, pages, model_citations=answer.citations, mode=mode)
+    answer.meta["model_citations"] = [c.to_json() for c in answer.citations]
+    answer.meta["grounding"] = result.to_json()
+    answer.citations = result.citations
+    answer.warnings.extend(result.warnings)
+    return answer

@@ -11,11 +11,15 @@ Rules, each named here so a change has one place to go:
 
 * ``furniture``  -- running heads, page numbers and footers (``meta["furniture"]``) are no evidence.
 * ``table_head`` -- a table takes its caption (``meta["caption_block"]``) and the short notes and
-  titles printed just above it ("[In thousands ...]", "单位：万元"), and a "Source:" line just below.
+  titles printed just above it ("[In thousands ...]", "单位：万元"; a caption, a title, a note in
+  brackets or one short line), and a "Source:" line just below.
 * ``chart_head`` -- a figure takes its nearest caption or title above or below and a "Source:" line.
+* ``label_chart`` -- a vector chart layout did not box (a "Figure N" caption with short labels printed
+  above it) is one region: caption and labels.
 * ``same_unit``  -- text blocks that overlap vertically (a paragraph split at an indent, a run-in
   heading, a line broken into word blocks) are one unit.
-* ``heading``    -- a title directly above a paragraph (gap under one line) joins it.
+* ``heading``    -- a title directly above a paragraph (gap under :data:`HEADING_GAP_PT` and 0.6 of
+  the paragraph's line height; a run-in heading) joins it.
 Pages without layout blocks (image-only pages with OCR words) get one region per paragraph of words.
 """
 
@@ -35,8 +39,10 @@ _KIND = {BlockKind.TEXT: PARAGRAPH, BlockKind.CAPTION: PARAGRAPH, BlockKind.LIST
          BlockKind.TITLE: TITLE, BlockKind.TABLE: TABLE, BlockKind.FIGURE: CHART}
 _SOURCE = re.compile(r"^\s*(source|sources|note|notes|资料来源|数据来源|来源|注)\s*[:：]", re.IGNORECASE)
 _HEAD_NOTE = re.compile(r"^\s*[\[(（【]|单位|unit|in (thousands|millions|billions)|this table", re.IGNORECASE)
+FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
 HEAD_GAP_PT = 30.0       # how far above a table or chart its title and head note may sit
 SOURCE_GAP_PT = 14.0     # how far below a table or chart its source line may sit
+HEADING_GAP_PT = 8.0     # a heading this close above a paragraph (or running into it) belongs to it
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,8 @@ def _attach_heads(target: Block, free: list[Block]) -> list[Block]:
     top = target.box
     for b in sorted(free, key=lambda b: -b.box.y1):        # nearest above first
         near = _h_overlap(b.box, target.box) > 0.3 and 0 <= _gap(b.box, top) <= HEAD_GAP_PT
-        heading = b.kind in (BlockKind.CAPTION, BlockKind.TITLE) or _HEAD_NOTE.match(b.text) or len(b.text) < 120
+        one_line = b.box.height < 2 * _line_height([b]) and b.box.height <= 24 and len(b.text) < 120
+        heading = b.kind in (BlockKind.CAPTION, BlockKind.TITLE) or _HEAD_NOTE.match(b.text) or one_line
         if (caption and b.text.strip() == caption) or (near and heading):
             taken.append(b)
             top = union([top, b.box])
@@ -158,12 +165,37 @@ def _join_headings(units: list[_Unit]) -> list[_Unit]:
     for u in sorted(units, key=lambda u: (u.box.y0, u.box.x0)):
         prev = out[-1] if out else None
         if (prev is not None and prev.kind == TITLE and u.kind != TITLE and _h_overlap(prev.box, u.box) > 0.5
-                and _gap(prev.box, u.box) <= _line_height(prev.blocks)):
+                and _gap(prev.box, u.box) <= min(0.6 * _line_height(u.blocks), HEADING_GAP_PT)):
             u.label = " ".join(b.text for b in prev.blocks)
             u.blocks = prev.blocks + u.blocks
             out[-1] = u
             continue
         out.append(u)
+    return out
+
+
+def label_charts(blocks: Sequence[Block]) -> list[tuple[Block, list[Block]]]:
+    """Vector charts that layout did not box (a few bars are too few drawings for a figure): a
+    "Figure N" caption with the short labels printed above it (data labels, ticks, categories).
+    Returns (caption, label blocks) pairs (rule ``label_chart``: such a chart is one region, caption
+    and labels; the extractive generator reads the labels as the chart's text)."""
+    out = []
+    for cap in blocks:
+        if cap.kind not in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE) or not FIG_CAPTION.match(cap.text):
+            continue
+        if any(b.kind is BlockKind.FIGURE and min(abs(b.box.y1 - cap.box.y0), abs(cap.box.y1 - b.box.y0)) < 60
+               for b in blocks):
+            continue
+        above = sorted((b for b in blocks if b is not cap and b.box.y1 <= cap.box.y0 + 2
+                        and cap.box.y0 - b.box.y1 < 320 and b.kind is not BlockKind.TABLE
+                        and b.box.x1 > cap.box.x0 - 80), key=lambda b: -b.box.y1)
+        labels: list[Block] = []
+        for b in above:
+            if len(b.text.split()) > 6 or b.kind is BlockKind.FIGURE:
+                break  # body text or another figure: the chart ends here
+            labels.append(b)
+        if len(labels) >= 3:
+            out.append((cap, labels))
     return out
 
 
@@ -214,6 +246,10 @@ def page_regions(page: Page) -> list[Region]:
         label = str(target.meta.get("caption") or next((h.text for h in heads if h.box.y1 <= target.box.y0 + 1), ""))
         units.append(_Unit(_KIND[target.kind], [target, *heads], label=label.strip()))
     free = [b for b in free if not any(u.box.coverage_of(b.box) > 0.8 for u in units)]
+    for caption, labels in label_charts(free):
+        if caption in free and all(b in free for b in labels):
+            units.append(_Unit(CHART, [caption, *labels], label=caption.text.strip()))
+            free = [b for b in free if b is not caption and b not in labels]
     units.extend(_text_units(free))
     mid, columns = page.width_pt / 2, _two_columns(units, page)
 

@@ -62,6 +62,7 @@ class EvalConfig:
     rel_tol: float = DEFAULT_REL_TOL
     index_dir: str | None = None
     coords: str | None = None        # box convention of a vision generator (--coords); None: its default
+    ground: str | None = None        # citation grounding (--ground refine|replace|off); None: the settings'
     rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
     rerank_depth: int = DEFAULT_RERANK_DEPTH
     pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
@@ -117,6 +118,8 @@ class EvalConfig:
         d.pop("index_dir")  # where an index lives does not change results
         if d.get("coords") is None:
             d.pop("coords")  # runs made before --coords existed keep their identity
+        if d.get("ground") is None:
+            d.pop("ground")  # likewise --ground
         d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
         d.pop("pixel_average")
         d.pop("pixel_best")

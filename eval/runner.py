@@ -249,6 +249,8 @@ class Evaluator:
             opts = self.settings.generator_options(name)
             if self.config.coords:
                 opts["coords"] = self.config.coords
+            if self.config.ground:
+                opts["ground"] = self.config.ground
             self._generator = get_generator(name, **opts)
         return self._generator
 

@@ -114,10 +114,16 @@ def test_ask_json_returns_the_servers_box_in_pdf_points(corpus_dir, pdf_pages, c
     assert rec["question"] == QUESTION and rec["answer"] == "about 60,000 tons"
     assert (TARGET_DOC, 1) in [k for k, _ in seen], "retrieval should have sent the target page"
     assert all(max(size) <= 1024 and min(size) <= 768 for _, size in seen)
-    (cit,) = rec["citations"]
-    assert cit["doc"] == TARGET_DOC and cit["page"] == page_no
-    (box,) = cit["boxes_pt"]
+    (own,) = rec["model_citations"]          # the server's box, converted into PDF points
+    assert own["doc"] == TARGET_DOC and own["page"] == page_no
+    (box,) = own["boxes_pt"]
     assert box == pytest.approx(list(target_box), abs=TOL_PT), (word, box, target_box)
+    (cit,) = rec["citations"]                # grounded: the whole paragraph the model's word box sits in
+    assert cit["doc"] == TARGET_DOC and cit["page"] == page_no
+    (region,) = cit["boxes_pt"]
+    assert region[0] <= box[0] + 1 and region[1] <= box[1] + 1 and region[2] >= box[2] - 1 and region[3] >= box[3] - 1
+    assert (region[2] - region[0]) * (region[3] - region[1]) > 4 * (box[2] - box[0]) * (box[3] - box[1])
+    assert rec["grounding"]["mode"] == "refine"
     if convention == "pixel":   # no --coords and an unknown model name: pixels assumed, and the answer says so
         assert len(rec["warnings"]) == 1 and "unknown model family" in rec["warnings"][0], rec["warnings"]
     else:
@@ -133,7 +139,7 @@ def test_ask_text_output_and_crops(corpus_dir, pdf_pages, tmp_path):
                "DOCRAG_CONFIG": str(tmp_path / "none.toml")}
         crops = tmp_path / "crops"
         result = _run(["ask", str(corpus_dir), QUESTION, "-r", "bm25", "-g", "openai:scripted", "-k", "5",
-                       "--save-crops", str(crops), "--no-progress"], env)
+                       "--save-crops", str(crops), "--no-progress", "--ground", "off"], env)
     assert result.exit_code == 0, result.output
     assert "Answer: about 60,000 tons" in result.stdout
     assert f"[{TARGET_DOC} p.1]" in result.stdout and "box (pt):" in result.stdout

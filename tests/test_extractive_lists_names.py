@@ -11,7 +11,7 @@ from docrag.generation.extractive import _cjk_weight
 from docrag.generation.extractive_cues import missing_nouns, name_fit, question_names
 from docrag.generation.extractive_lists import list_items
 from docrag.generation.extractive_units import units_of
-from docrag.types import Word
+from docrag.types import Citation, Word
 from tests.support.synthetic_pages import Region, make_page
 
 GREY = (200, 200, 200)
@@ -40,7 +40,9 @@ def test_a_list_block_gives_one_unit_per_item_scored_with_its_lead_and_cited_by_
     assert q_unit.context == LINES[0] and q_unit.box.coords == q_box.coords
     ans = get_generator("extractive", embed=False).generate("date 的格式字符串里用哪个序列输出季度？", [page])
     assert ans.answer.startswith("%q 季度")
-    assert [b.coords for b in ans.citations[0].boxes] == [q_box.coords]   # the item's line, not the block
+    own = [Citation.from_json(c) for c in ans.meta["model_citations"]]
+    assert [b.coords for b in own[0].boxes] == [q_box.coords]      # the generator used the item's line,
+    assert ans.citations[0].boxes[0].contains(q_box, tol=1)        # grounding cites the list holding it
 
 
 def test_list_items_fall_back_to_the_block_box_without_a_matching_word_layer(tmp_path):
@@ -200,7 +202,8 @@ def test_an_option_line_glued_to_the_previous_block_is_quoted_with_its_descripti
     assert (f_box.y0, f_box.y1) == pytest.approx((page.blocks[2].box.y0 + 14 + 2, page.blocks[3].box.y0 + 12))
     ans = get_generator("extractive", embed=False).generate("Which option lists the filters needed?", [page])
     assert ans.answer.startswith("-f, --filters Display the list of filters")
-    assert [b.coords for b in ans.citations[0].boxes] == [f_box.coords]
+    own = [Citation.from_json(c) for c in ans.meta["model_citations"]]
+    assert [b.coords for b in own[0].boxes] == [f_box.coords]
 
 
 def test_an_option_inside_wrapped_prose_is_not_a_term(tmp_path):

@@ -18,7 +18,7 @@ from docrag.generation.extractive_math import compute, operation_of
 from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.furniture import FURNITURE_KEY, mark_furniture
-from docrag.types import Answer, Block, BlockKind, Page
+from docrag.types import Answer, Block, BlockKind, Citation, Page
 from tests.support.pdfs import REPORT_HEADER, make_report_pdf
 
 
@@ -41,6 +41,13 @@ def _box(page: Page, coords) -> Box:
 
 
 def _cited(answer: Answer, page_no: int) -> list[Box]:
+    """The cells and lines the generator used on page ``page_no`` (its own citations, before grounding
+    widened them to the regions that hold them; docrag.grounding)."""
+    own = [Citation.from_json(c) for c in answer.meta.get("model_citations", [])]
+    return [b for c in own if c.page_no == page_no for b in c.boxes]
+
+
+def _grounded(answer: Answer, page_no: int) -> list[Box]:
     return [b for c in answer.citations if c.page_no == page_no for b in c.boxes]
 
 
@@ -97,6 +104,10 @@ def test_picks_the_cell_and_cites_its_row_not_the_table(report, gen):
     assert box.coverage_of(heron) < 0.9 or heron.contains(box, tol=2)
     assert heron.intersection_area(box) >= 0.8 * box.area          # the Heron row, not a neighbour
     assert box.area < 0.6 * _box(pages[0], rep.table_box).area     # not the whole table
+    (region,) = _grounded(ans, 1)                                   # cited: the table a person would box
+    caption = next(b for b in pages[0].blocks if b.text.startswith("Table 1."))
+    assert region.iou(_box(pages[0], rep.table_box)) > 0.5 and region.contains(caption.box, tol=1)
+    assert region.contains(box, tol=2) and any(heron.contains(f, tol=2) for c in ans.citations for f in c.focus)
     ans = gen.generate("What was Falcon revenue in 2023?", pages)
     assert ans.answer.startswith("1,500 ")
 
@@ -202,6 +213,8 @@ def test_real_table_cell_and_arithmetic(real, gen):
     (box,) = _cited(ans, 1)
     gold = usgs[0].box_pt(*qa["dev-047"]["boxes"][0]["bbox"])
     assert gold.intersection_area(box) >= 0.9 * box.area and box.height < 20   # one row of the table
+    (region,) = _grounded(ans, 1)
+    assert region.iou(gold) > 0.8                                # cited: the table, as the annotator boxed it
     gsa = _doc_pages(corpus, "gsa_ocsit_fy2011_annual_report_p15-17.pdf")
     ans = gen.generate(qa["dev-082"]["question"], gsa)
     assert ans.answer.startswith("1,696,516 = 2,348,928 − 652,412")

@@ -56,7 +56,7 @@ def _assert_on(box, region_pt, tol=TOL_PT):
 @pytest.mark.parametrize("convention", ["pixel", "norm1000"])
 def test_server_boxes_land_on_the_right_pdf_region(pages, convention):
     with ScriptedOpenAIServer(_box_reply({1: RED, 2: BLUE}, convention)) as srv:
-        gen = get_generator("openai:gpt-test", base_url=srv.base_url, api_key="k", coords=convention)
+        gen = get_generator("openai:gpt-test", base_url=srv.base_url, api_key="k", coords=convention, ground="off")
         ans = gen.generate("How much revenue?", pages)
         req = srv.requests[0]
     assert ans.parse_error is None and ans.warnings == []

@@ -48,7 +48,7 @@ def test_ask_many_keeps_order_and_uses_concurrency(corpus_dir, synthetic_qa, no_
 
     with ScriptedOpenAIServer(reply) as srv:
         rag = RAG(corpus_dir, retriever="bm25", generator="openai:m", show_progress=False,
-                  generator_options={"base_url": srv.base_url, "api_key": "k", "max_pages": 2})
+                  generator_options={"base_url": srv.base_url, "api_key": "k", "max_pages": 2, "ground": "off"})
         answers = rag.ask_many(questions, k=3, concurrency=2)
         assert len(srv.requests) == 4
     assert [a.answer for a in answers] == questions

@@ -26,6 +26,7 @@ import typer
 from docrag.apps.commands.common import (
     check_retrievers,
     encoding_options,
+    ground_option,
     old_k_option,
     show_progress,
     top_k_option,
@@ -48,8 +49,7 @@ def answer_record(answer, corpus) -> dict:
         "question": answer.question,
         "answer": answer.answer,
         "confidence": answer.confidence,
-        "citations": [{"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
-                       "boxes_pt": [b.to_list(2) for b in c.boxes]} for c in answer.citations],
+        "citations": [_citation_record(c, corpus, names) for c in answer.citations],
         "hits": [{"doc": _doc_name(corpus, h.doc_id, names), "page": h.page_no, "rank": h.rank,
                   "score": round(float(h.score), 6),
                   **({"reranker": h.reranker, "first_stage_score": round(float(h.first_stage_score), 6),
@@ -58,7 +58,33 @@ def answer_record(answer, corpus) -> dict:
         "parse_error": answer.parse_error,
         "retriever": answer.retriever,
         "generator": answer.generator,
+        **_model_citations(answer, corpus, names),
     }
+
+
+def _citation_record(c, corpus, names: dict[str, str]) -> dict:
+    """One citation: the region boxes a person would draw, and (grounded answers) the focus boxes
+    inside them with the evidence they quote; all in PDF points."""
+    rec = {"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no, "boxes_pt": [b.to_list(2) for b in c.boxes]}
+    if c.focus or c.quotes:
+        rec.update(focus_pt=[b.to_list(2) for b in c.focus], quotes=list(c.quotes))
+    return rec
+
+
+def _model_citations(answer, corpus, names: dict[str, str]) -> dict:
+    """``model_citations``: the generator's own citations before grounding (boxes in PDF points)."""
+    from docrag.types import Citation
+
+    raw = answer.meta.get("model_citations")
+    if raw is None:
+        return {}
+    out = []
+    for d in raw:
+        c = Citation.from_json(d)
+        page = corpus.page(c.page_id)
+        out.append({"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
+                    "boxes_pt": [page.to_page_points(b).to_list(2) for b in c.boxes]})
+    return {"model_citations": out, "grounding": answer.meta.get("grounding")}
 
 
 def save_crops(answer, corpus, folder: Path) -> list[Path]:
@@ -110,6 +136,8 @@ def print_answer(rec: dict, max_hits: int = 5) -> None:
         typer.echo(f"  [{c['doc']} p.{c['page']}]")
         for b in c["boxes_pt"]:
             typer.echo(f"      box (pt): {b}")
+        for q in dict.fromkeys(c.get("quotes", [])):
+            typer.echo(f"      > {q if len(q) <= 160 else q[:157] + '...'}")
     if rec["hits"]:
         typer.echo(f"Retrieved ({rec['retriever']}, best {min(max_hits, len(rec['hits']))} of {len(rec['hits'])}):")
         for h in rec["hits"][:max_hits]:
@@ -120,13 +148,17 @@ def print_answer(rec: dict, max_hits: int = 5) -> None:
         typer.echo(f"Warning: {w}", err=True)
 
 
-def generator_options(gen_name: str, snap: bool, coords: str | None) -> dict:
-    """Options ``--snap``/``--coords`` give the generator (usage errors for text generators)."""
+def generator_options(gen_name: str, snap: bool, coords: str | None, ground: str | None = None) -> dict:
+    """Options ``--snap``/``--coords``/``--ground`` give the generator (usage errors for text generators)."""
     from docrag.generation.registry import takes_option
 
     if snap and not takes_option(gen_name, "snap"):
         raise typer.BadParameter(f"--snap applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
     opts: dict = {"snap": True} if snap else {}
+    if ground is not None:
+        if not takes_option(gen_name, "ground"):
+            raise typer.BadParameter(f"--ground does not apply to {gen_name!r}")
+        opts["ground"] = ground
     if coords is not None:
         if not takes_option(gen_name, "coords"):
             raise typer.BadParameter(f"--coords applies to vision generators, not {gen_name!r}")
@@ -168,6 +200,7 @@ def register(app: typer.Typer) -> None:
         save_overlays_dir: Path | None = typer.Option(
             None, "--save-overlays", help="Write each cited page whole, cited boxes drawn, into this folder."),
         snap: bool = typer.Option(False, "--snap", help="Snap predicted boxes to layout blocks (vision generators)."),
+        ground: str | None = ground_option(),
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
                                    "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
@@ -213,7 +246,7 @@ def register(app: typer.Typer) -> None:
         if retriever:
             check_retrievers([retriever])
         gen_name = generator or settings.generator
-        gen_opts = generator_options(gen_name, snap, coords)   # usage errors before the corpus is read
+        gen_opts = generator_options(gen_name, snap, coords, ground)   # usage errors before the corpus is read
         corpus_obj = Corpus.open(corpus)
         bars = show_progress(progress)
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,

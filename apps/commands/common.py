@@ -22,6 +22,21 @@ def _settings_k(value: int | None) -> int:
     return load_settings().k
 
 
+GROUND_HELP = ("Ground citations on the pages' regions: refine (keep model boxes on the evidence, fix or add "
+               "the rest; the default), replace (ignore model boxes), off (model boxes as drawn).")
+
+
+def ground_option() -> Any:
+    """``--ground refine|replace|off`` (None: the settings' ``ground``, default refine)."""
+    return typer.Option(None, "--ground", help=GROUND_HELP, callback=_check_ground)
+
+
+def _check_ground(value: str | None) -> str | None:
+    if value is not None and value not in ("refine", "replace", "off"):
+        raise typer.BadParameter(f"--ground {value!r}: use refine, replace or off")
+    return value
+
+
 def top_k_option(help: str = TOP_K_HELP, max: int | None = None) -> Any:  # noqa: A002 -- typer's names
     """The ``-k/--top-k`` option of every command that retrieves pages (ask, search, eval, compare,
     view); the default is the user's ``k`` setting."""

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.common import check_retrievers, encoding_options, show_progress, top_k_option
+from docrag.apps.commands.common import (
+    check_retrievers,
+    encoding_options,
+    ground_option,
+    show_progress,
+    top_k_option,
+)
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options, use_store
 from docrag.config import DEFAULT_ANSWER_JUDGE, DEFAULT_CONTEXT, DEFAULT_LEVELS, DEFAULT_MODE, load_settings
 from docrag.errors import DocragError, InputError
@@ -70,6 +76,7 @@ def register(app: typer.Typer) -> None:
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
                                    "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
+        ground: str | None = ground_option(),
         batch_size: int | None = typer.Option(None, "--batch-size", min=1,
                                               help="Pages per encoding batch (model retrievers; not part of the "
                                                    "run's identity)."),
@@ -111,6 +118,7 @@ def register(app: typer.Typer) -> None:
         if coords is not None and gen_coords is None:
             raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
         config = EvalConfig.from_settings(settings, retriever=retriever, generator=gen_name, coords=gen_coords,
+                                          ground=ground,
                                           judge=judge, answer_judge=answer_judge,
                                           context=context, k=k, levels=_levels(levels), mode=mode,
                                           index_dir=str(index_dir) if index_dir else None,

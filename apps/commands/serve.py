@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.common import check_retrievers, encoding_options
+from docrag.apps.commands.common import check_retrievers, encoding_options, ground_option
 from docrag.errors import DocragError
 
 
@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
                                            help="Require this key (X-API-Key or Authorization: Bearer)."),
         retriever: str | None = typer.Option(None, "--retriever", "-r", help="Retriever (default: as for 'ask')."),
         generator: str | None = typer.Option(None, "--generator", "-g", help="Generator (default: as for 'ask')."),
+        ground: str | None = ground_option(),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
         batch_size: int | None = typer.Option(None, "--batch-size", min=1, help="Encoding batch of the retriever."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
@@ -41,7 +42,8 @@ def register(app: typer.Typer) -> None:
         if retriever:
             check_retrievers([retriever])
         api = create_app(Corpus.open(corpus), retriever=retriever, generator=generator, index_dir=index_dir,
-                         api_key=api_key, retriever_options=encoding_options(batch_size, device))
+                         api_key=api_key, retriever_options=encoding_options(batch_size, device),
+                         generator_options={"ground": ground} if ground else None)
         server = ServerThread(api, host=host, port=port)
         url = server.start()
         typer.echo(f"docrag API at {url} (docs at {url}/docs; Ctrl+C to stop)")

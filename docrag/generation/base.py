@@ -26,6 +26,8 @@ from docrag.generation.parse import (
 from docrag.generation.prompt import PROMPT_VERSION, build_messages
 from docrag.generation.registry import GENERATORS
 from docrag.generation.snap import snap_citations
+from docrag.grounding import MODES as GROUND_MODES
+from docrag.grounding import ground_answer
 from docrag.types import Answer, Page
 
 
@@ -63,12 +65,14 @@ class VLMGenerator:
     ``processor_min_pixels`` / ``processor_max_pixels`` are the pixel budget of a ``model_pixels``
     model's processor, used when the backend does not report the size it resized each image to.
     ``max_pages`` caps the pages sent (lowest ranks dropped first).
-    ``snap`` snaps boxes to layout blocks (unsnapped ones kept in ``answer.meta``).
+    ``snap`` snaps boxes to layout blocks (unsnapped ones kept in ``answer.meta``); ``ground``
+    (``refine`` by default, ``replace``, ``off``) grounds the answer on the pages' regions
+    (:mod:`docrag.grounding`; the model's own citations kept in ``answer.meta["model_citations"]``).
     """
 
     def __init__(self, backend: ChatBackend, *, coords: str = "pixel", resize: ResizePolicy | None = None,
                  max_pages: int | None = None, max_tokens: int = 1024, temperature: float = 0.0,
-                 snap: bool = False, concurrency: int = 4, name: str | None = None,
+                 snap: bool = False, ground: str = "refine", concurrency: int = 4, name: str | None = None,
                  processor_min_pixels: int | None = None, processor_max_pixels: int | None = None) -> None:
         coords, self.coords_source = conventions.resolve(coords, str(getattr(backend, "name", "")))
         if max_pages is not None and max_pages < 1:
@@ -81,6 +85,9 @@ class VLMGenerator:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.snap = snap
+        if ground not in GROUND_MODES:
+            raise InputError(f"ground={ground!r}: expected one of {', '.join(GROUND_MODES)}")
+        self.ground = ground
         self.concurrency = max(1, int(concurrency))
         self.processor_min_pixels = processor_min_pixels
         self.processor_max_pixels = processor_max_pixels
@@ -137,9 +144,12 @@ class VLMGenerator:
         if self.snap:
             meta["unsnapped_citations"] = [c.to_json() for c in citations]
             citations = snap_citations(citations, {p.page_id: p for p in pages})
-        return Answer(question=question, answer=parsed.answer, citations=citations, raw=reply.text,
-                      warnings=warnings, parse_error=parsed.error, usage=dict(reply.usage),
-                      latency_s=time.perf_counter() - t0, generator=self.name, meta=meta)
+        answer = Answer(question=question, answer=parsed.answer, citations=citations, raw=reply.text,
+                        warnings=warnings, parse_error=parsed.error, usage=dict(reply.usage),
+                        generator=self.name, meta=meta)
+        ground_answer(answer, [img.page for img in images], self.ground)
+        answer.latency_s = time.perf_counter() - t0
+        return answer
 
     def generate_many(self, items: Sequence[tuple[str, Sequence[Page]]]) -> list[Answer]:
         """Many questions, ``concurrency`` requests in flight at a time, answers in input order."""

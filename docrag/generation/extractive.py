@@ -40,6 +40,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from docrag.errors import InputError
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_cues import (
     count_fit,
@@ -73,6 +74,8 @@ from docrag.generation.extractive_units import (
     units_of,
 )
 from docrag.generation.extractive_units import _STOP as _STOPWORDS
+from docrag.grounding import MODES as GROUND_MODES
+from docrag.grounding import ground_answer
 from docrag.models import load_e5
 from docrag.types import Answer, BlockKind, Citation, Page
 
@@ -201,8 +204,11 @@ class ExtractiveGenerator:
     def __init__(self, *, max_pages: int = 10, max_citations: int = 4, embed: bool = True,
                  device: str = "cpu", lexical_weight: float = 0.5, min_score: float = 0.05,
                  embed_top: int = 96, decline_below: float = 0.3, rank_prior: float = 0.06,
-                 embed_top_cjk: int = 32) -> None:
+                 embed_top_cjk: int = 32, ground: str = "refine") -> None:
+        if ground not in GROUND_MODES:
+            raise InputError(f"ground={ground!r}: expected one of {', '.join(GROUND_MODES)}")
         self.name = "extractive"
+        self.ground = ground
         self.max_pages = max(1, int(max_pages))
         self.max_citations = max(1, int(max_citations))
         self.embed = bool(embed)
@@ -322,7 +328,13 @@ class ExtractiveGenerator:
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer ``question`` from ``pages``; a question asking for several facts is answered part
-        by part (:func:`~docrag.generation.extractive_cues.parts_of`), each part citing its evidence."""
+        by part (:func:`~docrag.generation.extractive_cues.parts_of`), each part citing its evidence.
+        The units used are then grounded (:mod:`docrag.grounding`): each citation becomes the whole
+        region holding them (paragraph, table, chart) with the units as its focus."""
+        answer = self._generate(question, pages)
+        return ground_answer(answer, list(pages)[: self.max_pages], self.ground) if answer.citations else answer
+
+    def _generate(self, question: str, pages: Sequence[Page]) -> Answer:
         t0 = time.perf_counter()
         pages = list(pages)[: self.max_pages]
         units = [u for rank, page in enumerate(pages, start=1) for u in units_of(page, rank)]

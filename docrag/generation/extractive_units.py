@@ -24,6 +24,8 @@ from docrag.generation.extractive_tables import Table, TableCell, is_number, mer
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
+from docrag.regions import FIG_CAPTION as _FIG_CAPTION
+from docrag.regions import label_charts as chart_regions
 from docrag.types import Block, BlockKind, Page
 from docrag.words import STOPWORDS, jieba, porter_stem
 
@@ -166,8 +168,6 @@ def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
 
 
 _CHART_WORDS = "chart figure graph plot bar 图表"  # a figure is what chart questions ask about (scored, not quoted)
-_FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]",
-                          re.IGNORECASE)
 
 
 def _label_grid(block: Block) -> bool:
@@ -196,30 +196,6 @@ def _chart_labels_from_tables(blocks: list[Block], page: Page) -> list[Block]:
             out.extend(Block(BlockKind.TEXT, w.box, w.text, block_id=b.block_id) for w in words)
         else:
             out.append(b)
-    return out
-
-
-def chart_regions(blocks: list[Block]) -> list[tuple[Block, list[Block]]]:
-    """Vector charts that layout did not box (a few bars are too few drawings for a figure): a
-    "Figure N" caption with the short labels printed above it (data labels, ticks, categories).
-    Returns (caption, label blocks) pairs; the labels are read as the chart's text."""
-    out = []
-    for cap in blocks:
-        if cap.kind not in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE) or not _FIG_CAPTION.match(cap.text):
-            continue
-        if any(b.kind is BlockKind.FIGURE and min(abs(b.box.y1 - cap.box.y0), abs(cap.box.y1 - b.box.y0)) < 60
-               for b in blocks):
-            continue
-        above = sorted((b for b in blocks if b is not cap and b.box.y1 <= cap.box.y0 + 2
-                        and cap.box.y0 - b.box.y1 < 320 and b.kind is not BlockKind.TABLE
-                        and b.box.x1 > cap.box.x0 - 80), key=lambda b: -b.box.y1)
-        labels: list[Block] = []
-        for b in above:
-            if len(b.text.split()) > 6 or b.kind is BlockKind.FIGURE:
-                break  # body text or another figure: the chart ends here
-            labels.append(b)
-        if len(labels) >= 3:
-            out.append((cap, labels))
     return out
 
 

@@ -24,7 +24,7 @@ from docrag.generation.base import GENERATORS, VLMGenerator, resize_policy_from
 from docrag.generation.images import SentImage
 from docrag.types import Page
 
-_GENERATOR_KEYS = ("max_pages", "max_tokens", "temperature", "snap")
+_GENERATOR_KEYS = ("max_pages", "max_tokens", "temperature", "snap", "ground")
 
 
 class QwenVLGenerator(VLMGenerator):

@@ -16,10 +16,11 @@ if TYPE_CHECKING:
 
 GENERATORS: Registry[Generator] = Registry("generator", families={
     # reads page text only: of the [generation] settings, just how many pages
-    "extractive": Family("docrag.generation.extractive", offline=True, options=("max_pages",)),
+    "extractive": Family("docrag.generation.extractive", offline=True, options=("max_pages", "ground")),
     "openai": Family("docrag.generation.openai_gen", "openai:<model>", endpoint=True),
     "qwen-vl": Family("docrag.generation.qwen_vl_gen", "qwen-vl:<model id or path>",
-                      options=("max_width", "max_height", "max_pixels", "max_pages", "coords", "snap", "max_tokens")),
+                      options=("max_width", "max_height", "max_pixels", "max_pages", "coords", "snap", "ground",
+                               "max_tokens")),
 })
 
 
