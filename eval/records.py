@@ -281,10 +281,11 @@ class AnswerMetrics:
     iou: float | None = None
     pixel: dict | None = None
     cited_gold_page: bool = False
+    model_pixel: dict | None = None       # ``pixel`` of the generator's own boxes, before grounding
 
     _TYPES: ClassVar[dict[str, tuple[type, ...]]] = {
         "rouge_l": _NUM, "numeric_match": (bool,), "numeric_recall": _NUM, "accuracy": (bool,), "iou": _NUM,
-        "pixel": (dict,), "cited_gold_page": (bool,)}
+        "pixel": (dict,), "cited_gold_page": (bool,), "model_pixel": (dict,)}
 
     def to_json(self) -> dict:
         return {name: getattr(self, name) for name in self._TYPES}

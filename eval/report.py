@@ -35,10 +35,11 @@ from docrag.io import atomic_write_bytes, atomic_write_json, atomic_write_text
 log = logging.getLogger(__name__)
 
 GEN_COLUMNS = ("accuracy", "rouge_l", "numeric_match", "P_Rec", "P_Prec", "B_Rec", "B_Prec", "iou",
-               "gold_box_hit", "gold_page_hit", "pixel_f1", "pixel_iou")
+               "gold_box_hit", "gold_page_hit", "pixel_f1", "pixel_iou", "model_pixel_f1")
 GEN_LABELS = {"accuracy": "Acc", "rouge_l": "ROUGE-L", "numeric_match": "NumMatch", "P_Rec": "P_Rec",
               "P_Prec": "P_Prec", "B_Rec": "B_Rec", "B_Prec": "B_Prec", "iou": "IoU",
-              "gold_box_hit": "GoldBox", "gold_page_hit": "GoldPage", "pixel_f1": "PixF1", "pixel_iou": "PixIoU"}
+              "gold_box_hit": "GoldBox", "gold_page_hit": "GoldPage", "pixel_f1": "PixF1", "pixel_iou": "PixIoU",
+              "model_pixel_f1": "ModelPixF1"}
 JUDGE_COLUMNS = ("P_Rec", "P_Prec", "B_Rec", "B_Prec")
 #: citation judges that are offline proxies of the paper's MLLM judge (labelled so in reports/plots)
 PROXY_JUDGES = ("grounding",)
@@ -188,6 +189,9 @@ def _generation_group(recs: Sequence[GenerationRecord], pixel: PixelOptions | No
     g["pixel_f1"] = None if pix["f1"] is None else 100.0 * pix["f1"]
     g["pixel_iou"] = None if pix["iou"] is None else 100.0 * pix["iou"]
     g["n_pixel"], g["n_pixel_pages"] = pix["n_questions"], pix["n_pages"]
+    own = report_pixel([x.model_pixel for x in m], pixel or PixelOptions())   # before grounding
+    g["model_pixel_f1"] = None if own["f1"] is None else 100.0 * own["f1"]
+    g["model_pixel_iou"] = None if own["iou"] is None else 100.0 * own["iou"]
     g["accuracy"], g["n_accuracy"] = _pct_mean([x.accuracy for x in m])
     g["n_accuracy_errors"] = sum(1 for r in recs if r.answer_verdict and r.answer_verdict.correct is None)
     g["rouge_l"], _ = _pct_mean([x.rouge_l for x in m])
@@ -220,8 +224,12 @@ def _pixel_markdown(gen: dict) -> str:
     ours = ("no question has gold boxes" if f1 is None else
             f"F1 **{f1 / 100:.3f}**, IoU {iou / 100:.3f} (n = {ov.get('n_pixel')} questions, "
             f"{ov.get('n_pixel_pages')} pages)")
+    own_f1, own_iou = ov.get("model_pixel_f1"), ov.get("model_pixel_iou")
+    own = ("" if own_f1 is None else
+           f"- the generator's own boxes (before grounding, same questions): F1 {own_f1 / 100:.3f}, "
+           f"IoU {own_iou / 100:.3f}\n")
     return ("## Pixel grounding (ViDoRe V3 scale, 0..1)\n\n"
-            f"- this run: {ours}\n"
+            f"- this run (grounded citations): {ours}\n{own}"
             f"- ViDoRe V3 anchors: human F1 {a['human_f1']:.3f} (IoU {a['human_iou']:.3f}); best VLM "
             f"Qwen3-VL-30B-A3B F1 {a['qwen3_vl_30b_a3b_f1']:.3f}; Gemini 3 Pro F1 {a['gemini_3_pro_f1']:.3f} "
             f"({info.get('anchor_source', ANCHOR_SOURCE)})\n"

@@ -73,7 +73,7 @@ from docrag.eval.run_errors import (
 )
 from docrag.evidence import Context
 from docrag.io import atomic_write_json, sha256_file, write_jsonl
-from docrag.types import Answer
+from docrag.types import Answer, Citation
 
 log = logging.getLogger(__name__)
 
@@ -360,6 +360,9 @@ class Evaluator:
                                 iou=gold_box_iou(answer.citations, item.gold_boxes, self.corpus),
                                 pixel=citations_pixel_record(answer.citations, item.gold_boxes, item.gold_pages,
                                                              self.corpus.page))
+        if "model_citations" in answer.meta:      # grounded: score the model's own boxes beside them
+            own = [Citation.from_json(c) for c in answer.meta["model_citations"]]
+            metrics.model_pixel = citations_pixel_record(own, item.gold_boxes, item.gold_pages, self.corpus.page)
         cited = {c.page_id for c in answer.citations}
         metrics.cited_gold_page = bool(cited & set(item.gold_pages)) if answer.citations else False
         ret = None

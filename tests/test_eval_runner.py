@@ -398,6 +398,11 @@ def test_cli_offline_defaults_end_to_end(synth, tmp_path):
     meta = RunMeta.read(out / "run.json")
     assert meta.identity["config"]["generator"] == "extractive" and meta.status == "complete"
     assert "injected" not in meta.identity   # registry parts only: the identity runs always had
+    # grounded citations and the generator's own boxes are both scored, side by side in the report
+    answered = [r for r in recs if "model_citations" in r.answer.meta]
+    assert answered and all(r.metrics.model_pixel is not None for r in answered if r.metrics.pixel is not None)
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "this run (grounded citations): F1" in report and "the generator's own boxes (before grounding" in report
     # rerun: nothing to do, same report
     before = (out / "report.json").read_text(encoding="utf-8")
     res2 = CliRunner().invoke(app, args)
