@@ -149,10 +149,20 @@ def corpus_page_ids(ds: VidoreV3) -> dict[str, str]:
     return out
 
 
-def build_corpus(ds: VidoreV3, out: str | Path, dpi: float = 72.0, show_progress: bool = True) -> Corpus:
+def build_corpus(ds: VidoreV3, out: str | Path, dpi: float = 72.0, show_progress: bool = True,
+                 ocr: str = "auto", lang: str = "en,ch") -> Corpus:
     """Write the pages as a docrag corpus (images, markdown as the text layer); documents already in
-    ``out`` are kept (re-running resumes)."""
+    ``out`` are kept (re-running resumes). With ``ocr`` ``auto`` (default) or ``always`` each image is
+    OCR'd into words with boxes and layout blocks, so answers can be grounded on the page (the
+    markdown stays the text layer); ``never`` skips it (retrieval only, much faster)."""
     from tqdm.auto import tqdm
+
+    from docrag.ingestion.images import ocr_into  # loads PyMuPDF and the OCR engines
+    from docrag.ingestion.ocr import parse_langs  # (the ingestion package loads PyMuPDF)
+
+    if ocr not in ("auto", "always", "never"):
+        raise ValueError(f"ocr={ocr!r}: use auto, always or never")
+    langs = parse_langs(lang)
 
     out = Path(out)
     corpus = Corpus.open(out) if (out / "manifest.json").exists() else Corpus.create(out)
@@ -176,11 +186,14 @@ def build_corpus(ds: VidoreV3, out: str | Path, dpi: float = 72.0, show_progress
             img.save(staged.staged_image_path(no, "png"))
             w_pt, h_pt = _page_size_pt(meta, img.width, img.height, dpi)
             text = str(rec.get("markdown") or "")
-            staged.add_page(Page(doc_id=doc_id, page_no=no, width_pt=w_pt, height_pt=h_pt,
-                                 image=staged.image_relpath(no, "png"), image_width=img.width,
-                                 image_height=img.height, dpi=72.0 * img.width / w_pt, text=text,
-                                 text_source=TextSource.OCR if text else TextSource.NONE,
-                                 lang=str(rec.get("language", "") or ""), file_name=name))
+            page = Page(doc_id=doc_id, page_no=no, width_pt=w_pt, height_pt=h_pt,
+                        image=staged.image_relpath(no, "png"), image_width=img.width,
+                        image_height=img.height, dpi=72.0 * img.width / w_pt, text=text,
+                        text_source=TextSource.OCR if text else TextSource.NONE,
+                        lang=str(rec.get("language", "") or ""), file_name=name)
+            if ocr != "never":
+                ocr_into(page, img.convert("RGB"), langs, keep_text=True)
+            staged.add_page(page)
         staged.commit()
     return Corpus.open(out)
 

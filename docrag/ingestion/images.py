@@ -77,11 +77,22 @@ def process_image_page(path: Path, page_no: int, staged, opts) -> Page:
                 rotation=0, image=staged.image_relpath(page_no, opts.image_ext), image_width=w_px,
                 image_height=h_px, dpi=dpi, file_name=staged.document.file_name)
     if opts.ocr != "never":
-        content = ocr_to_page_content(ocr_image(_for_ocr(rgb, dpi), opts.langs), width_pt, height_pt)
-        page.words, page.text = content.words, content.text
-        page.text_source = TextSource.OCR if content.text.strip() else TextSource.NONE
-        page.blocks = ocr_page_blocks(rgb, content, width_pt, height_pt)
+        ocr_into(page, rgb, opts.langs)
     page.lang = detect_lang(page.text)
+    return page
+
+
+def ocr_into(page: Page, rgb, langs: list[str], keep_text: bool = False) -> Page:
+    """OCR the page image ``rgb`` into ``page``: words with boxes and layout blocks (what grounding
+    and the extractive generator need); its text too unless ``keep_text`` (a text layer that came
+    with the image, such as ViDoRe V3's markdown, reads better than OCR)."""
+    content = ocr_to_page_content(ocr_image(_for_ocr(rgb, page.dpi or DEFAULT_DPI), langs),
+                                  page.width_pt, page.height_pt)
+    page.words = content.words
+    if not (keep_text and page.text.strip()):
+        page.text = content.text
+        page.text_source = TextSource.OCR if content.text.strip() else TextSource.NONE
+    page.blocks = ocr_page_blocks(rgb, content, page.width_pt, page.height_pt)
     return page
 
 
