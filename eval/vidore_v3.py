@@ -42,6 +42,8 @@ from docrag.errors import InputError, MissingDependencyError
 from docrag.eval.qa_item import QAItem
 from docrag.evidence import GoldEvidence
 from docrag.geometry import Box
+from docrag.ingestion.images import ocr_into
+from docrag.ingestion.ocr import parse_langs
 from docrag.types import Document, Hit, Page, TextSource, page_id
 
 log = logging.getLogger(__name__)
@@ -156,9 +158,6 @@ def build_corpus(ds: VidoreV3, out: str | Path, dpi: float = 72.0, show_progress
     OCR'd into words with boxes and layout blocks, so answers can be grounded on the page (the
     markdown stays the text layer); ``never`` skips it (retrieval only, much faster)."""
     from tqdm.auto import tqdm
-
-    from docrag.ingestion.images import ocr_into  # loads PyMuPDF and the OCR engines
-    from docrag.ingestion.ocr import parse_langs  # (the ingestion package loads PyMuPDF)
 
     if ocr not in ("auto", "always", "never"):
         raise ValueError(f"ocr={ocr!r}: use auto, always or never")

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from docrag.backends.base import BackendError, ChatBackend, ChatReply, RequestTooLargeError
 from docrag.errors import InputError
@@ -24,21 +24,11 @@ from docrag.generation.parse import (
     parse_reply,
 )
 from docrag.generation.prompt import PROMPT_VERSION, build_messages
-from docrag.generation.registry import GENERATORS
+from docrag.generation.registry import GENERATORS, Generator
 from docrag.generation.snap import snap_citations
 from docrag.grounding import MODES as GROUND_MODES
 from docrag.grounding import ground_answer
 from docrag.types import Answer, Page
-
-
-@runtime_checkable
-class Generator(Protocol):
-    """Answers a question from pages (in rank order) with citations in the pages' PDF points."""
-
-    name: str
-
-    def generate(self, question: str, pages: Sequence[Page]) -> Answer: ...
-
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,18 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from docrag.geometry import Box, union
 from docrag.types import Block, BlockKind, Page, Word
 
-if TYPE_CHECKING:
-    from docrag.generation.extractive_units import Unit
+
+class _Unit(Protocol):
+    """What :func:`option_fit` reads of an extractive unit (``extractive_units.Unit``, which imports
+    this module: a protocol here keeps the two free of an import circle)."""
+
+    text: str
+    cell: Any
 
 # a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
 _ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
@@ -152,7 +157,7 @@ _OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w.-]+\s+){0,3}?(?:option|flag|s
 _SET_OPTION = re.compile(r"(?<!\S):set\s+\w|(?<!\w)'[a-z][a-z0-9]{1,15}'(?!\w)")
 
 
-def option_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[float]:
+def option_fit(units: Sequence[_Unit], question: str, loss: float = 0.6) -> list[float]:
     """A question asking which option does something is answered by an option's own line: text that
     starts with no option syntax (a usage line, "Mandatory arguments to long options ...", prose that
     mentions options) and sets or quotes no editor option (":set ic", "'ic'") loses ``loss``, so it

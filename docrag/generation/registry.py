@@ -7,12 +7,24 @@ checks and :meth:`docrag.config.Settings.generator_options`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from docrag.registry import Family, Registry
+from docrag.types import Answer, Page
 
-if TYPE_CHECKING:
-    from docrag.generation.base import Generator
+
+@runtime_checkable
+class Generator(Protocol):
+    """Answers a question from pages (in rank order) with citations in the pages' PDF points.
+
+    Declared here, with the registry of its implementations, so that nothing here imports
+    ``docrag.generation.base`` (which imports the conventions, which ask this registry)."""
+
+    name: str
+
+    def generate(self, question: str, pages: Sequence[Page]) -> Answer: ...
+
 
 GENERATORS: Registry[Generator] = Registry("generator", families={
     # reads page text only: of the [generation] settings, just how many pages
