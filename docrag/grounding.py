@@ -84,6 +84,20 @@ class _Line:
     text: str
     words: list[Word]
     spans: list[tuple[int, int]]   # character span of each word in ``text``
+    _amounts: list[Quantity] | None = None
+    _dates: list[tuple[str, int, int]] | None = None
+
+    @property
+    def amounts(self) -> list[Quantity]:
+        if self._amounts is None:
+            self._amounts = quantities(self.text)
+        return self._amounts
+
+    @property
+    def dates(self) -> list[tuple[str, int, int]]:
+        if self._dates is None:
+            self._dates = dates(self.text)
+        return self._dates
 
     def words_at(self, start: int, end: int) -> list[Word]:
         return [w for w, (s, e) in zip(self.words, self.spans, strict=True) if s < end and start < e]
@@ -205,12 +219,12 @@ def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
         hits: list[tuple[_Line, list[Word]]] = []
         if fact.kind == "amount" and fact.quantity is not None:
             for ln in c.lines:
-                for q in quantities(ln.text):
+                for q in ln.amounts:
                     if same_amount(fact.quantity, q, scale) and not (q.is_year and not fact.quantity.is_year):
                         hits.append((ln, ln.words_at(q.start, q.end)))
         elif fact.kind == "date":
             for ln in c.lines:
-                hits.extend((ln, ln.words_at(s, e)) for key, s, e in dates(ln.text) if key.startswith(fact.date))
+                hits.extend((ln, ln.words_at(s, e)) for key, s, e in ln.dates if key.startswith(fact.date))
         if hits:
             c.found[i] = 1.0
         elif fact.kind == "text" and fact.terms:
