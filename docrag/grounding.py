@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -174,9 +175,33 @@ def answer_facts(question: str, answer: str) -> list[Fact]:
 
 # -- pages ---------------------------------------------------------------------------------------
 
-def _lines(region: Region, words: Sequence[Word]) -> list[_Line]:
+class _PageWords:
+    """A page's words sorted by their vertical centre, to find a region's words by bisection."""
+
+    def __init__(self, words: Sequence[Word]) -> None:
+        self.words = sorted(words, key=lambda w: w.box.y0 + w.box.y1)
+        self.centres = [(w.box.y0 + w.box.y1) / 2 for w in self.words]
+
+    def inside(self, region: Box) -> list[Word]:
+        """The words with at least half their area inside ``region`` (their centre is then inside
+        its vertical extent, hence the bisection)."""
+        if self.words and self.words[0].box.space is not region.space:
+            return [w for w in self.words if w.box.area > 0 and region.coverage_of(w.box) >= 0.5]
+        rx0, ry0, rx1, ry1 = region.x0, region.y0, region.x1, region.y1
+        out = []
+        for w in self.words[bisect_left(self.centres, ry0):bisect_right(self.centres, ry1)]:
+            b = w.box
+            ix = min(rx1, b.x1) - max(rx0, b.x0)
+            iy = min(ry1, b.y1) - max(ry0, b.y0)
+            area = (b.x1 - b.x0) * (b.y1 - b.y0)
+            if ix > 0 and iy > 0 and area > 0 and ix * iy >= 0.5 * area:
+                out.append(w)
+        return out
+
+
+def _lines(region: Region, words: _PageWords) -> list[_Line]:
     """The region's words as lines (top to bottom, left to right); its text when it has no words."""
-    inside = [w for w in words if w.box.area > 0 and region.box.coverage_of(w.box) >= 0.5]
+    inside = words.inside(region.box)
     if not inside:
         return [_Line(t, [], []) for t in region.text.splitlines() if t.strip()]
     rows: list[list[Word]] = []
@@ -205,8 +230,9 @@ def _lines(region: Region, words: Sequence[Word]) -> list[_Line]:
 def _candidates(pages: Sequence[Page]) -> list[_Candidate]:
     out = []
     for rank, page in enumerate(pages, start=1):
+        words = _PageWords(page.words)
         for region in page_regions(page):
-            lines = _lines(region, page.words)
+            lines = _lines(region, words)
             text = " ".join(ln.text for ln in lines) + " " + region.label
             out.append(_Candidate(page, rank, region, lines, terms_of(text)))
     return out

@@ -70,9 +70,15 @@ class _Unit:
     blocks: list[Block] = field(default_factory=list)
     label: str = ""
 
+    _box: Box | None = None
+    _boxed: int = 0
+
     @property
     def box(self) -> Box:
-        return union(b.box for b in self.blocks)
+        """The union of the unit's blocks (kept until blocks are added: grouping asks for it often)."""
+        if self._box is None or self._boxed != len(self.blocks):
+            self._box, self._boxed = union(b.box for b in self.blocks), len(self.blocks)
+        return self._box
 
 
 def _h_overlap(a: Box, b: Box) -> float:
