@@ -14,7 +14,7 @@ import pytest
 from docrag.corpus import Corpus
 from docrag.generation import get_generator
 from docrag.generation.extractive import NO_ANSWER
-from docrag.generation.extractive_math import compute, operation_of
+from docrag.generation.extractive_math import comparable, compute, operation_of
 from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.furniture import FURNITURE_KEY, mark_furniture
@@ -137,6 +137,15 @@ def test_compute_and_operation_detection():
     assert compute("share", "8,263.3", "11,062.6").value == pytest.approx(74.696, abs=1e-3)
     assert compute("growth", "(10)", "5").value == pytest.approx(150.0)
     assert compute("ratio", "3", "0") is None
+
+
+def test_arithmetic_never_mixes_a_count_with_a_percentage():
+    assert comparable("difference", ("2,340", "Stores"), ("2,412", "Stores"))
+    assert not comparable("difference", ("3.1%", "Change"), ("2,412", "Stores"))
+    assert not comparable("growth", ("2,340", "Stores"), ("5.2", "Growth rate"))      # the header says percent
+    assert comparable("difference", ("5.2", "同比增长率"), ("4.8%", "同比"))
+    assert not comparable("share", ("12.5%", "Share"), ("80", "Total"))              # a share divides counts
+    assert comparable("share", ("8,263.3", "Males"), ("11,062.6", "Total"))
 
 
 # -- pages, multi-page, charts, declining -------------------------------------------------------------

@@ -55,7 +55,7 @@ from docrag.generation.extractive_cues import (
 )
 from docrag.generation.extractive_extremes import extreme_fit, extreme_row, extreme_terms
 from docrag.generation.extractive_lists import option_fit
-from docrag.generation.extractive_math import compute, operation_of
+from docrag.generation.extractive_math import comparable, compute, operation_of
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import is_date, parse_number, unit_of
 from docrag.generation.extractive_units import (
@@ -437,7 +437,12 @@ class ExtractiveGenerator:
             other = second_operand(op, question, best, units, scores) if op else None
             if other is not None:
                 first, second = ordered(op, best, other, question)
-                res = compute(op, first.cell.value, second.cell.value)  # type: ignore[union-attr]
+                fc, sc = first.cell, second.cell
+                res = None
+                if comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):  # type: ignore[union-attr]
+                    res = compute(op, fc.value, sc.value)  # type: ignore[union-attr]
+                else:
+                    meta["arithmetic_refused"] = f"{op}: a percentage with a count ({fc.value}, {sc.value})"  # type: ignore[union-attr]
                 if res is not None:
                     used = [first, second]
                     parts.append(f"{res.text} ({_fmt_cell(first)}; {_fmt_cell(second)})")

@@ -56,6 +56,25 @@ def _fmt(v: float, like: str = "") -> str:
     return f"{v:,.{decimals}f}"
 
 
+_PERCENT = re.compile(r"%|\bpercent(age)?\b|\bper cent\b|\brates?\b|\bmargins?\b|百分|比重|占比|增长率|增速|同比|环比", re.IGNORECASE)
+
+
+def is_percent(value: str, headers: str = "") -> bool:
+    """The figure is a percentage: printed with %, or under a header that says so."""
+    return bool(_PERCENT.search(value) or _PERCENT.search(headers))
+
+
+def comparable(op: str, first: tuple[str, str], second: tuple[str, str]) -> bool:
+    """``same_unit``: arithmetic only on figures of one kind, never a count with a percentage
+    (real reports: "how much did the store count grow" once subtracted 3.1% from 2,340 stores).
+    Each operand is ``(printed value, its headers)``; a share divides two counts, so neither may
+    be a percentage."""
+    a, b = is_percent(*first), is_percent(*second)
+    if op == "share":
+        return not a and not b
+    return a == b
+
+
 def compute(op: str, first: str, second: str) -> Result | None:
     """``op`` on two printed figures, ``first`` the earlier / the part, ``second`` the later / the whole.
 
