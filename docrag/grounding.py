@@ -27,6 +27,8 @@ percent, scale words and a table's stated unit), dates in any common form, and i
 * ``keep_model``    -- ``refine`` keeps a model box of a unit's size (IoU with a chosen region at
   least :data:`KEEP_IOU`, or inside it and a third of it) that holds the evidence found there (the
   model's own box where it agrees); a line-sized box becomes a focus box; one on no evidence is dropped.
+* ``unreadable``    -- ``refine`` also keeps a model box on a chart or table drawn as an image (no
+  words to check it against: a real report's chart values are often only pixels).
 * ``no_evidence``   -- when no fact is found on any page, ``refine`` keeps the model's boxes as
   they are (nothing to judge them by); otherwise the region nearest the question's terms on the
   best page is cited with a low confidence.
@@ -43,7 +45,7 @@ from dataclasses import dataclass, field
 
 from docrag.geometry import Box, union
 from docrag.quantities import Quantity, context_scale, dates, quantities, same_amount
-from docrag.regions import CHART, TITLE, Region, page_regions
+from docrag.regions import CHART, TABLE, TITLE, Region, page_regions
 from docrag.types import Answer, Citation, Page, Word
 from docrag.words import STOPWORDS, jieba, porter_stem
 
@@ -388,6 +390,11 @@ def _agrees(model: Box, region: Box, focus: Sequence[Box]) -> bool:
     return model.height >= 2.5 * line or model.iou(region) >= KEEP_IOU
 
 
+def _unreadable(c: _Candidate) -> bool:
+    """``unreadable``: a chart or table drawn as an image -- no words to find the evidence in."""
+    return c.region.kind in (CHART, TABLE) and sum(len(ln.words) for ln in c.lines) < 3
+
+
 def _gain_of(c: _Candidate) -> float:
     return sum(c.found.values()) + c.near
 
@@ -434,9 +441,11 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
         if mode == "refine":
             c.prior += MODEL_PRIOR * _prior(c, model_boxes)
     chosen = _choose(candidates, facts)
-    if mode == "refine":        # keep_model: a model box on a region that holds a fact stays cited
+    if mode == "refine":        # keep_model / unreadable: a model box on a region that holds a fact,
+        # or on a chart or table with no text layer (nothing to check it against), stays cited
         chosen.extend(c for c in candidates if c not in chosen and c.prior >= MODEL_PRIOR * 0.8
-                      and any(facts[i].kind != "text" and credit >= 1 for i, credit in c.found.items()))
+                      and (_unreadable(c) or any(facts[i].kind != "text" and credit >= 1
+                                                 for i, credit in c.found.items())))
     total = sum(f.weight for f in facts) or 1.0
     covered = {i: max((c.found.get(i, 0.0) for c in chosen), default=0.0) for i in range(len(facts))}
     confidence = sum(f.weight * covered[i] for i, f in enumerate(facts)) / total

@@ -18,6 +18,8 @@ Rules, each named here so a change has one place to go:
   above it) is one region: caption and labels.
 * ``same_unit``  -- text blocks that overlap vertically (a paragraph split at an indent, a run-in
   heading, a line broken into word blocks) are one unit.
+* ``grid``       -- a table title ("表：", "Table 3") followed by short pieces set side by side (a
+  table the layout read as loose text) is one table, down to the first piece that stands alone.
 * ``heading``    -- a title directly above a paragraph (gap under :data:`HEADING_GAP_PT` and 0.6 of
   the paragraph's line height; a run-in heading) joins it.
 Pages without layout blocks (image-only pages with OCR words) get one region per paragraph of words.
@@ -37,9 +39,11 @@ PARAGRAPH, TABLE, CHART, LIST, TITLE = "paragraph", "table", "chart", "list", "t
 
 _KIND = {BlockKind.TEXT: PARAGRAPH, BlockKind.CAPTION: PARAGRAPH, BlockKind.LIST: LIST,
          BlockKind.TITLE: TITLE, BlockKind.TABLE: TABLE, BlockKind.FIGURE: CHART}
-_SOURCE = re.compile(r"^\s*(source|sources|note|notes|资料来源|数据来源|来源|注)\s*[:：]", re.IGNORECASE)
+_SOURCE = re.compile(r"^\s*[▲△▼■□●•*※]?\s*(source|sources|note|notes|资料来源|数据来源|来源|注)\s*[:：]",
+                     re.IGNORECASE)
 _HEAD_NOTE = re.compile(r"^\s*[\[(（【]|单位|unit|in (thousands|millions|billions)|this table", re.IGNORECASE)
 FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
+_TABLE_TITLE = re.compile(r"^\s*(?:表|table|exhibit)\s*(?:[\dA-Z一二三四五六七八九十]|[:：])", re.IGNORECASE)
 HEAD_GAP_PT = 30.0       # how far above a table or chart its title and head note may sit
 SOURCE_GAP_PT = 14.0     # how far below a table or chart its source line may sit
 HEADING_GAP_PT = 8.0     # a heading this close above a paragraph (or running into it) belongs to it
@@ -256,7 +260,7 @@ def page_regions(page: Page) -> list[Region]:
         if caption in free and all(b in free for b in labels):
             units.append(_Unit(CHART, [caption, *labels], label=caption.text.strip()))
             free = [b for b in free if b is not caption and b not in labels]
-    units.extend(_text_units(free))
+    units = _grid_tables([*units, *_text_units(free)])
     mid, columns = page.width_pt / 2, _two_columns(units, page)
 
     def order(u: _Unit) -> tuple[int, float, float]:
@@ -269,6 +273,34 @@ def page_regions(page: Page) -> list[Region]:
         text = "\n".join(b.text for b in sorted(u.blocks, key=lambda b: (b.box.y0, b.box.x0)) if b.text)
         out.append(Region(n, u.kind, u.box, text, tuple(b.block_id for b in u.blocks), u.label))
     return out
+
+
+def _unit_text(u: _Unit) -> str:
+    return " ".join(b.text for b in u.blocks if b.text).strip()
+
+
+def _grid_tables(units: list[_Unit]) -> list[_Unit]:
+    """``grid``: a table title ("表：...", "Table 3") followed by short pieces set side by side (the
+    cells of a table the layout read as text) is one table, down to the first piece that stands alone."""
+    for title in [u for u in units if u.kind in (PARAGRAPH, TITLE)]:
+        head = _unit_text(title)
+        if title not in units or len(head) > 90 or not _TABLE_TITLE.match(head):
+            continue
+        below = sorted((u for u in units if u is not title and u.box.y0 >= title.box.y1 - 1),
+                       key=lambda u: (u.box.y0, u.box.x0))
+        taken: list[_Unit] = []
+        for u in below:
+            beside = any(_v_overlap(u.box, v.box) >= 0.5 and _h_overlap(u.box, v.box) < 0.2
+                         for v in below if v is not u)
+            if u.kind == TITLE or not (beside or u.kind == TABLE):
+                break
+            taken.append(u)
+        lengths = sorted(len(_unit_text(u)) for u in taken)
+        if len(taken) < 4 or lengths[len(lengths) // 2] > 40:
+            continue
+        grid = _Unit(TABLE, [b for u in (title, *taken) for b in u.blocks], label=head)
+        units = [u for u in units if u is not title and u not in taken] + [grid]
+    return units
 
 
 def _two_columns(units: Sequence[_Unit], page: Page) -> bool:

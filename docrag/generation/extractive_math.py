@@ -56,7 +56,8 @@ def _fmt(v: float, like: str = "") -> str:
     return f"{v:,.{decimals}f}"
 
 
-_PERCENT = re.compile(r"%|\bpercent(age)?\b|\bper cent\b|\brates?\b|\bmargins?\b|百分|比重|占比|增长率|增速|同比|环比", re.IGNORECASE)
+_PERCENT = re.compile(r"%|\bpercent(age)?\b|\bper cent\b|\brates?\b|\bmargins?\b|百分|比重|占比|增长率|增速|同比|环比",
+                      re.IGNORECASE)
 
 
 def is_percent(value: str, headers: str = "") -> bool:

@@ -19,6 +19,7 @@ log = logging.getLogger(__name__)
 MIN_FIGURE_SIDE_PT = 24.0     # images/graphics smaller than this on either side are decoration
 MIN_FIGURE_AREA = 0.008       # ... or smaller than this fraction of the page
 MAX_IMAGE_AREA = 0.9          # an image covering the page is a scan or background, not a figure
+BACKGROUND_AREA = 0.4         # an image this large holding most of the page's text is behind it
 MIN_GRAPHIC_ITEMS = 6         # a vector figure has at least this many graphic drawing items
 CLUSTER_GAP_PT = 12.0         # graphic paths closer than this belong to one figure
 LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (ticks, legend)
@@ -97,6 +98,17 @@ def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int]]:
     return list(clusters.values())
 
 
+def is_background(box: Box, words: list[Word], page_area: float) -> bool:
+    """An image behind the text (a watermark, a tinted panel): it covers much of the page and most of
+    the page's text lies on it (a chart's own labels are a small share of a page's text)."""
+    if box.area < BACKGROUND_AREA * page_area:
+        return False
+    total = sum(len(w.text) for w in words)
+    inside = sum(len(w.text) for w in words
+                 if box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2))
+    return inside >= 200 and inside >= 0.6 * total
+
+
 def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list[Block]:
     """Figure blocks: embedded images and clusters of vector graphics (display-frame boxes)."""
     def to_display(*c):
@@ -106,7 +118,8 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
     found: list[tuple[Box, str]] = []
     for info in page.get_image_info():
         box = to_display(*info["bbox"])
-        if box.is_valid() and _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area:
+        if (box.is_valid() and _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area
+                and not is_background(box, words, page_area)):
             found.append((box, "image"))
     if drawings:
         import numpy as np
