@@ -48,7 +48,7 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 class SearchRequest(BaseModel):
     query: str = Field(..., description="The question or keywords (at most serve.max_question_chars).")
-    k: int = Field(10, ge=1, description="How many pages to return (at most serve.max_k).")
+    k: int | None = Field(None, ge=1, description="How many pages to return (default 10; at most serve.max_k).")
     filter: dict[str, Any] | None = Field(
         None, description="Only pages whose FIELD equals VALUE (or is in a list of values): doc_id, file_name, "
                           "lang, page_no, or a user metadata key given at ingest (at most serve.max_filter_fields "
@@ -176,11 +176,12 @@ def create_app(corpus: Any, *, retriever: str | None = None, generator: str | No
         check_text(req.query, "query", limits)
         check_k(req.k, limits)
         check_filter(req.filter, limits)
+        k = req.k or min(10, limits.max_k)
 
         def work(token: CancelToken) -> dict:
             token.acquire(lock, "waiting for the models")
             try:
-                hits = rag.index.search(req.query, k=req.k, filter=req.filter or None)
+                hits = rag.index.search(req.query, k=k, filter=req.filter or None)
             finally:
                 lock.release()
             rows = []
@@ -212,8 +213,10 @@ def create_app(corpus: Any, *, retriever: str | None = None, generator: str | No
              response_class=Response, responses={200: {"content": {"image/png": {}}}})
     def page_image(page_id: str, boxes: str | None = Query(
             None, description="Boxes to draw, in PDF points: x0,y0,x1,y1;x0,y0,x1,y1 (at most serve.max_boxes)"),
-            max_side: int = Query(1400, ge=64, description="Longest side of the returned image "
-                                                           "(at most serve.max_image_side)")) -> Response:
+            max_side: int | None = Query(None, ge=64, description="Longest side of the returned image "
+                                                                  "(default 1400; at most serve.max_image_side)"),
+    ) -> Response:
+        max_side = max_side or min(1400, limits.max_image_side)
         if max_side > limits.max_image_side:
             raise _over("max_side", max_side, "max_image_side", limits)
         try:

@@ -1,8 +1,8 @@
 """Bounds on what one client can ask of ``docrag serve``: body size, admission, time budget.
 
 * :class:`BodyLimit` (ASGI middleware) refuses a body over ``max_body_bytes`` with 413 before the
-  app reads it: on the declared ``Content-Length`` at once, and on the bytes counted while a body
-  without one (chunked) streams in.
+  app reads it: on the declared ``Content-Length`` at once; a body without one (chunked) is read
+  by the middleware and refused as soon as more than the limit has arrived.
 * :class:`WorkPool` admits at most ``max_in_flight`` answers being worked on and ``max_queue``
   waiting for a worker; beyond that :class:`Busy` (503 with ``Retry-After``). Each admitted piece of
   work gets a :class:`~docrag.cancel.CancelToken` with the ``timeout`` deadline; the token is
@@ -47,10 +47,6 @@ class ClientGone(Exception):
     """The client disconnected while its answer was being worked on (the work was cancelled)."""
 
 
-class _BodyTooLarge(Exception):
-    pass
-
-
 def body_too_large_detail(size: int | None, limits: ServeLimits) -> str:
     what = f"the request body of {size} bytes" if size is not None else "the request body"
     return (f"{what} is over the limit of {limits.max_body_bytes} bytes "
@@ -73,30 +69,41 @@ class BodyLimit:
             log.info("refused a %d-byte body on %s", declared, scope.get("path"))
             await _send_413(send, body_too_large_detail(declared, self.limits))
             return
-        seen = 0
-        started = False
-
-        async def counted_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limits.max_body_bytes:
-                    raise _BodyTooLarge
-            return message
-
-        async def tracked_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except _BodyTooLarge:
-            if started:
-                raise
+        if declared is not None:   # within the limit, and the server never reads past Content-Length
+            await self.app(scope, receive, send)
+            return
+        body = await _read_capped(receive, self.limits.max_body_bytes)   # chunked: read it here, capped
+        if body is None:
             log.info("refused a streamed body over %d bytes on %s", self.limits.max_body_bytes, scope.get("path"))
             await _send_413(send, body_too_large_detail(None, self.limits))
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()   # after the body: http.disconnect when the client goes away
+
+        await self.app(scope, replay, send)
+
+
+async def _read_capped(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or ``None`` as soon as more than ``limit`` bytes have arrived."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(parts)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(parts)
 
 
 def _content_length(scope: Scope) -> int | None:
