@@ -6,8 +6,8 @@ a model that takes a while and stops when its work is cancelled. It is registere
 registry by importing this module, so the real server picks it by name.
 
 ``python -m tests.support.slow_server CORPUS SECONDS [serve options]`` runs ``docrag serve CORPUS
--r bm25 -g slow-test:SECONDS --port 0`` (limits from ``DOCRAG_SERVE_*``); :class:`SlowServer`
-starts it, reads the URL it prints, and stops it.
+-r bm25 -g slow-test:SECONDS --port 0 [serve options]`` (limits from ``DOCRAG_SERVE_*``; a later
+``-g NAME`` wins); :class:`SlowServer` starts it, reads the URL it prints, and stops it.
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ def make_slow(arg: str | None = None, **options: Any) -> SlowGenerator:
 class SlowServer:
     """``docrag serve`` with the slow generator in a child process; ``url`` and ``pid`` once started."""
 
-    def __init__(self, corpus: Path, delay: float, env: dict[str, str] | None = None) -> None:
-        self.corpus, self.delay = corpus, delay
+    def __init__(self, corpus: Path, delay: float, env: dict[str, str] | None = None,
+                 args: Sequence[str] = ()) -> None:
+        self.corpus, self.delay, self.args = corpus, delay, list(args)
         self.env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT), **(env or {})}
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
@@ -67,7 +68,7 @@ class SlowServer:
         self.log_path = log_path
         with open(log_path, "w") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "tests.support.slow_server", str(self.corpus),
-                                          str(self.delay)], cwd=ROOT, env=self.env, stdout=out,
+                                          str(self.delay), *self.args], cwd=ROOT, env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT, text=True)
         t0 = time.monotonic()
         while time.monotonic() - t0 < timeout and self.proc.poll() is None:
