@@ -150,9 +150,10 @@ def create_app(corpus: Any, *, retriever: str | None = None, generator: str | No
             counts = pool.counts()
             log.info("503: %(in_flight)d in flight, %(queued)d queued", counts)
             return JSONResponse(
-                {"detail": f"busy: {counts['in_flight']} question(s) in flight and {counts['queued']} queued, the "
-                           f"limits ({limits.where('max_in_flight')}; {limits.where('max_queue')}); retry after "
-                           f"{limits.retry_after} s"},
+                {"detail": f"busy: at most {limits.max_in_flight} request(s) are answered at once and "
+                           f"{limits.max_queue} wait ({limits.where('max_in_flight')}; "
+                           f"{limits.where('max_queue')}); now {counts['in_flight']} in flight, {counts['queued']} "
+                           f"queued; retry after {limits.retry_after} s"},
                 status_code=503, headers={"Retry-After": str(limits.retry_after)})
         except TimedOut as exc:
             log.info("504 on %s: %s", request.url.path, exc)

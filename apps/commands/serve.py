@@ -46,7 +46,10 @@ def register(app: typer.Typer) -> None:
                          generator_options={"ground": ground} if ground else None)
         server = ServerThread(api, host=host, port=port)
         url = server.start()
+        lim = api.state.limits
         typer.echo(f"docrag API at {url} (docs at {url}/docs; Ctrl+C to stop)")
+        typer.echo(f"limits: {lim.max_in_flight} in flight + {lim.max_queue} queued, {lim.timeout:g} s per request, "
+                   f"bodies up to {lim.max_body_bytes} bytes ([serve] in the config, DOCRAG_SERVE_*)")
         try:
             server.thread.join()
         except KeyboardInterrupt:
