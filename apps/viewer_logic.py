@@ -115,7 +115,9 @@ class PipelineCache:
         with lock:  # build outside the global lock: other pairs are not blocked meanwhile
             if key not in self._pipelines:
                 t0 = time.perf_counter()
-                self._pipelines[key] = self.factory(self.corpus, retriever, generator)
+                pipeline = self.factory(self.corpus, retriever, generator)
+                _ = pipeline.index   # open or build the index now: not inside a question's time budget
+                self._pipelines[key] = pipeline
                 log.info("built pipeline %s + %s in %.1f s", retriever, generator, time.perf_counter() - t0)
             return self._pipelines[key], lock
 
