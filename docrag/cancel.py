@@ -7,8 +7,11 @@ stage boundaries (retrieval, each page read, generation, each grounded citation)
 raises :class:`Cancelled` once the token is cancelled or its deadline has passed, so the work stops
 there and the thread is free again. Without a current token a checkpoint does nothing.
 
-What a checkpoint cannot interrupt is a single blocking call between two checkpoints (one model
-forward pass, one HTTP request to a model server): the work stops at the next checkpoint after it.
+What a checkpoint cannot interrupt is a single blocking call between two checkpoints (one forward
+pass of an embedding model, one retriever search): the work stops at the next checkpoint after it.
+Model backends go further: the OpenAI-compatible client caps each HTTP call's timeout at the time
+left (:func:`time_left`) and waits between retries with :func:`sleep`; the local Qwen-VL backend
+stops generating at the next token once the token is cancelled.
 """
 
 from __future__ import annotations
@@ -87,6 +90,23 @@ def cancel_scope(token: CancelToken | None) -> Iterator[CancelToken | None]:
 def current_token() -> CancelToken | None:
     """The token of the enclosing :func:`cancel_scope`, if any."""
     return _CURRENT.get()
+
+
+def time_left() -> float | None:
+    """Seconds before the current token's deadline (``None``: no token or no deadline)."""
+    token = _CURRENT.get()
+    return None if token is None else token.remaining()
+
+
+def sleep(seconds: float, stage: str) -> None:
+    """``time.sleep(seconds)`` that wakes up when the current token is cancelled (then raises)."""
+    token = _CURRENT.get()
+    if token is None:
+        time.sleep(seconds)
+        return
+    left = token.remaining()
+    token._event.wait(seconds if left is None else min(seconds, left))
+    token.check(stage)
 
 
 def checkpoint(stage: str) -> None:

@@ -252,3 +252,54 @@ def test_thirty_concurrent_asks_against_the_real_server(corpus_dir: Path, tmp_pa
             assert _wait_idle(c, within=2.0) < 2.0
     finally:
         server.stop()
+
+
+# -- model backends stop with the token -------------------------------------------------------------
+
+def test_openai_backend_call_and_retry_wait_end_at_the_deadline() -> None:
+    from docrag.backends import ChatMessage, get_backend
+    from docrag.cancel import cancel_scope
+    from tests.support.openai_server import Fault, ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer([Fault("slow", seconds=5.0)] * 3) as srv:
+        backend = get_backend("openai:m", base_url=srv.base_url, api_key="x", max_retries=3, backoff=10.0,
+                              timeout=30)
+        t0 = time.monotonic()
+        with cancel_scope(CancelToken(0.5)), pytest.raises(Cancelled):
+            backend.chat([ChatMessage.user("q")])
+        # neither the 30 s HTTP timeout nor the 10 s backoff: the call is cut at the budget
+        assert time.monotonic() - t0 < 2.0
+    with ScriptedOpenAIServer([Fault("http_500"), Fault("http_500")]) as srv:
+        backend = get_backend("openai:m", base_url=srv.base_url, api_key="x", max_retries=3, backoff=30.0,
+                              timeout=30)
+        token = CancelToken()
+        threading.Timer(0.3, token.cancel, args=("client gone",)).start()
+        t0 = time.monotonic()
+        with cancel_scope(token), pytest.raises(Cancelled, match="waiting to retry the model server: client gone"):
+            backend.chat([ChatMessage.user("q")])
+        assert time.monotonic() - t0 < 2.0
+
+
+def test_qwen_vl_generation_stops_at_the_next_token_once_cancelled(tmp_path: Path) -> None:
+    pytest.importorskip("qwen_vl_utils")
+    import torch
+    from PIL import Image
+
+    from docrag.backends import ChatMessage, ImagePart, get_backend
+    from docrag.backends.qwen_vl import _stop_when_cancelled
+    from docrag.cancel import cancel_scope
+    from tests.support.tiny_qwen_vl import build_tiny_qwen25_vl
+
+    backend = get_backend(f"qwen-vl:{build_tiny_qwen25_vl(tmp_path / 'tiny')}")
+    message = [ChatMessage.user(ImagePart(Image.new("RGB", (200, 150), "white")), "What?")]
+    assert backend.chat(message, max_tokens=4).usage["completion_tokens"] > 0
+    token = CancelToken()
+    with cancel_scope(token):
+        stop = _stop_when_cancelled()
+        ids = torch.zeros((1, 3), dtype=torch.long)
+        assert not bool(stop(ids, None)[0])
+        token.cancel("stop now")
+        assert bool(stop(ids, None)[0])   # generate() ends at the next token
+        with pytest.raises(Cancelled, match="the model's generation: stop now"):
+            backend.chat(message, max_tokens=4)
+    assert _stop_when_cancelled() is None
