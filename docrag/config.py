@@ -95,6 +95,13 @@ _OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str,
 _MODEL: dict[str, Callable[[str], Any]] = {"coords": str, "processor_min_pixels": int, "processor_max_pixels": int}
 
 
+def _whole(value: Any) -> int:
+    """An integer from an int or its text; floats with a fraction and booleans are refused."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError("expected a whole number")
+    return int(value)
+
+
 def _at_least(conv: Callable[[Any], Any], low: float) -> Callable[[Any], Any]:
     """``conv`` that also refuses values below ``low``."""
     def check(value: Any) -> Any:
@@ -131,10 +138,11 @@ class ServeLimits:
 
 
 _SERVE: dict[str, Callable[[Any], Any]] = {
-    "max_body_bytes": _at_least(int, 256), "max_question_chars": _at_least(int, 1), "max_k": _at_least(int, 1),
-    "max_filter_fields": _at_least(int, 1), "max_filter_values": _at_least(int, 1),
-    "max_image_side": _at_least(int, 64), "max_boxes": _at_least(int, 0), "max_in_flight": _at_least(int, 1),
-    "max_queue": _at_least(int, 0), "timeout": _at_least(float, 0.1), "retry_after": _at_least(int, 1)}
+    "max_body_bytes": _at_least(_whole, 256), "max_question_chars": _at_least(_whole, 1),
+    "max_k": _at_least(_whole, 1), "max_filter_fields": _at_least(_whole, 1),
+    "max_filter_values": _at_least(_whole, 1), "max_image_side": _at_least(_whole, 64),
+    "max_boxes": _at_least(_whole, 0), "max_in_flight": _at_least(_whole, 1), "max_queue": _at_least(_whole, 0),
+    "timeout": _at_least(float, 0.1), "retry_after": _at_least(_whole, 1)}
 
 
 def _choice(value: Any, choices: tuple[str, ...]) -> str:

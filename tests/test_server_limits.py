@@ -78,6 +78,9 @@ def test_serve_limits_come_from_the_config_file_and_environment(tmp_path: Path) 
     with pytest.raises(InputError, match=r"DOCRAG_SERVE_MAX_IN_FLIGHT: max_in_flight = '0' is not valid "
                                          r"\(must be at least 1\)"):
         load_settings(cfg, environ={"DOCRAG_SERVE_MAX_IN_FLIGHT": "0"})
+    cfg.write_text("[serve]\nmax_k = 2.5\n")
+    with pytest.raises(InputError, match=r"max_k = 2.5 is not valid \(expected a whole number\)"):
+        load_settings(cfg, environ={})
     cfg.write_text("[serve]\ntimeout = \"soon\"\n")
     with pytest.raises(InputError, match=r"\[serve\]: timeout = 'soon' is not valid"):
         load_settings(cfg, environ={})
