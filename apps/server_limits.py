@@ -132,6 +132,7 @@ class WorkPool:
         self._lock = threading.Lock()
         self._admitted = 0   # in flight + queued
         self._running = 0
+        self._tokens: set[CancelToken] = set()   # of the admitted work, cancelled on shutdown
 
     def counts(self) -> dict[str, int]:
         """``{"in_flight": ..., "queued": ...}`` right now."""
@@ -155,17 +156,21 @@ class WorkPool:
             with self._lock:
                 self._running -= 1
                 self._admitted -= 1
+                self._tokens.discard(token)
 
     async def run(self, fn: Callable[[CancelToken], T], disconnected: Callable[[], Awaitable[bool]]) -> T:
         """``fn(token)`` on a worker; raises :class:`Busy`, :class:`TimedOut` or :class:`ClientGone`."""
         if not self._admit():
             raise Busy
         token = CancelToken(self.limits.timeout)
+        with self._lock:
+            self._tokens.add(token)
         try:
             future: Future[T] = self._executor.submit(self._work, fn, token)
         except RuntimeError:   # the pool was shut down
             with self._lock:
                 self._admitted -= 1
+                self._tokens.discard(token)
             raise
         waiting = asyncio.wrap_future(future)
         while True:
@@ -201,4 +206,8 @@ class WorkPool:
         waiting.add_done_callback(ended)
 
     def shutdown(self) -> None:
+        """Cancel the admitted work (it stops at its next checkpoint) and stop taking more."""
+        with self._lock:
+            for token in self._tokens:
+                token.cancel("the server is stopping")
         self._executor.shutdown(wait=False, cancel_futures=True)

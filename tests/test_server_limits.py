@@ -306,3 +306,34 @@ def test_qwen_vl_generation_stops_at_the_next_token_once_cancelled(tmp_path: Pat
         with pytest.raises(Cancelled, match="the model's generation: stop now"):
             backend.chat(message, max_tokens=4)
     assert _stop_when_cancelled() is None
+
+
+def test_pool_shutdown_cancels_the_admitted_work() -> None:
+    import asyncio
+
+    from docrag.apps.server_limits import Busy, TimedOut, WorkPool
+
+    pool = WorkPool(ServeLimits(max_in_flight=1, max_queue=0, timeout=30))
+    started = threading.Event()
+
+    def spin(token: CancelToken) -> None:
+        started.set()
+        while True:
+            token.check("spinning")
+            time.sleep(0.01)
+
+    async def connected() -> bool:
+        return False
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(pool.run(spin, connected))
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 5)
+        assert pool.counts() == {"in_flight": 1, "queued": 0}
+        with pytest.raises(Busy):
+            await pool.run(spin, connected)
+        pool.shutdown()
+        with pytest.raises(TimedOut, match="at spinning: the server is stopping"):
+            await asyncio.wait_for(task, 2)
+        assert pool.counts() == {"in_flight": 0, "queued": 0}
+
+    asyncio.run(scenario())
