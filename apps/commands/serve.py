@@ -30,7 +30,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve CORPUS over HTTP with the models kept warm (OpenAPI schema at /docs and /openapi.json).
 
-        POST /ask returns exactly the 'docrag ask --json' record.
+        POST /ask returns exactly the 'docrag ask --json' record. Request sizes, questions in flight and
+        queued, and the time per request are bounded by the [serve] table of the config (DOCRAG_SERVE_*
+        variables; docs/serving.md): 413/422 beyond a size, 503 with Retry-After when full, 504 past the
+        time budget (the work is cancelled).
         """
         from docrag.apps.server import ServerThread, check_binding, create_app
         from docrag.corpus import Corpus
