@@ -43,6 +43,7 @@ from docrag.apps.viewer_logic import (  # noqa: F401 -- re-exported: the viewer'
     retriever_choices,
 )
 from docrag.apps.viewer_upload import UploadPolicy
+from docrag.config import ServeLimits
 from docrag.corpus import Corpus
 from docrag.errors import DocragError
 
@@ -88,7 +89,8 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
               judge_factory: Callable[[str], Any] | None = None, upload_dir: str | Path | None = None,
               upload_policy: UploadPolicy | None = None, allow_upload: bool = True,
               title: str = "docrag viewer", coords: str | None = None,
-              rerank: dict | None = None, ground: str | None = None) -> gr.Blocks:
+              rerank: dict | None = None, ground: str | None = None,
+              limits: ServeLimits | None = None) -> gr.Blocks:
     """The viewer as a :class:`gradio.Blocks` app (start it with :func:`serve`, or mount it).
 
     ``retriever``/``generator``/``judge``/``k`` preselect the Ask tab's controls (default: the
@@ -96,8 +98,9 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     ``rag_factory(corpus, retriever, generator)`` builds a pipeline (default:
     ``docrag.pipeline.RAG``; ``index_dir`` holds one index folder per retriever, default: the
     settings' location, inside the corpus); pipelines are cached per (retriever, generator).
-    ``run_dir`` is loaded into the Runs tab on page load. The :class:`Viewer` behind the app is
-    ``app.docrag_viewer``.
+    ``run_dir`` is loaded into the Runs tab on page load. ``limits`` (default: the settings'
+    ``[serve]`` table) bound question length, k, the time per question, questions answered at once
+    and waiting. The :class:`Viewer` behind the app is ``app.docrag_viewer``.
     """
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     import gradio as gr
@@ -113,7 +116,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
                                         coords=coords, rerank=rerank, ground=ground)
     viewer = Viewer(corpus, Path(run_dir) if run_dir else None, rag_factory=rag_factory,
                     judge_factory=judge_factory, upload_dir=Path(upload_dir) if upload_dir else None,
-                    upload_policy=upload_policy, allow_upload=allow_upload, k=k)
+                    upload_policy=upload_policy, allow_upload=allow_upload, k=k, limits=limits)
 
     def frame(rows: list[list[Any]], headers: list[str]) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=headers)
@@ -175,8 +178,9 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
 
         ask_inputs = [question, ret_dd, gen_dd, jdg_dd, k_num]
         ask_outputs = [answer, status, citations, cited_pages, crops, verdicts, hits, retrieved, raw]
-        ask_btn.click(on_ask, ask_inputs, ask_outputs, api_name="ask")
-        question.submit(on_ask, ask_inputs, ask_outputs, api_name=False)
+        in_flight = {"concurrency_limit": viewer.limits.max_in_flight, "concurrency_id": "ask"}
+        ask_btn.click(on_ask, ask_inputs, ask_outputs, api_name="ask", **in_flight)
+        question.submit(on_ask, ask_inputs, ask_outputs, api_name=False, **in_flight)
 
         def on_upload(files: list[str] | None):
             return viewer.upload(files), viewer.corpus_info(), None
@@ -185,6 +189,8 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
 
         _build_runs_tab(gr, pd, app, viewer, run_dir)
 
+    # questions waiting, as for `docrag serve`: beyond them Gradio answers "queue is full"
+    app.queue(max_size=viewer.limits.max_queue)
     app.docrag_viewer = viewer
     return app
 

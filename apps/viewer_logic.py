@@ -16,9 +16,10 @@ from typing import Any
 from docrag.apps import viewer_runs as runs
 from docrag.apps.viewer_render import GOLD_COLOR, PRED_COLOR, annotate_page, page_crops, thumbnail
 from docrag.apps.viewer_upload import Uploader, UploadPolicy
+from docrag.cancel import Cancelled, CancelToken
 from docrag.citation import evaluate, get_judge, judge_options
 from docrag.citation.judge import JUDGES
-from docrag.config import Settings, load_settings
+from docrag.config import ServeLimits, Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import CorpusError, DocragError
 from docrag.generation.conventions import coords_options
@@ -114,7 +115,9 @@ class PipelineCache:
         with lock:  # build outside the global lock: other pairs are not blocked meanwhile
             if key not in self._pipelines:
                 t0 = time.perf_counter()
-                self._pipelines[key] = self.factory(self.corpus, retriever, generator)
+                pipeline = self.factory(self.corpus, retriever, generator)
+                _ = pipeline.index   # open or build the index now: not inside a question's time budget
+                self._pipelines[key] = pipeline
                 log.info("built pipeline %s + %s in %.1f s", retriever, generator, time.perf_counter() - t0)
             return self._pipelines[key], lock
 
@@ -148,8 +151,9 @@ class Viewer:
     def __init__(self, corpus: Corpus, run_dir: Path | None = None, *,
                  rag_factory: RagFactory | None = None, judge_factory: Callable[[str], Any] | None = None,
                  upload_dir: Path | None = None, upload_policy: UploadPolicy | None = None,
-                 allow_upload: bool = True, k: int = 10) -> None:
+                 allow_upload: bool = True, k: int = 10, limits: ServeLimits | None = None) -> None:
         self.corpus = corpus
+        self.limits = limits or _settings().serve
         self.run_dir = run_dir
         self.pipelines = PipelineCache(corpus, rag_factory)
         self.judge_factory = judge_factory or _default_judge_factory
@@ -190,12 +194,23 @@ class Viewer:
         if not retriever or not generator:
             return AskResult(status="Choose a retriever and a generator.")
         k = int(k or self.k)
+        refused = self.over_limits(question, k)
+        if refused:
+            return AskResult(status=f"**Error:** {refused}")
+        token = CancelToken(self.limits.timeout)
         try:
             rag, lock = self.pipelines.get(retriever, generator)
             t0 = time.perf_counter()
-            with lock:
-                answer = rag.ask(question, k=k)
+            token.acquire(lock, "waiting for the pipeline")
+            try:
+                answer = rag.ask(question, k=k, cancel=token)
+            finally:
+                lock.release()
             elapsed = time.perf_counter() - t0
+        except Cancelled as exc:
+            log.warning("ask cancelled: %s", exc)
+            return AskResult(status=f"**Error:** no answer within the time budget of {self.limits.timeout:g} s "
+                                    f"({self.limits.where('timeout')}); the work was stopped ({exc})")
         except DocragError as exc:
             log.warning("ask failed: %s", exc)
             return AskResult(status=f"**Error:** {exc}")
@@ -208,6 +223,16 @@ class Viewer:
                 row[4] = by_unit.get(row[5], "")
         result.status = self._status(answer, elapsed, retriever, generator) + result.status + verdict_note
         return result
+
+    def over_limits(self, question: str, k: int) -> str:
+        """Why ``question`` / ``k`` are refused (the limit and its key), or ``""``."""
+        lim = self.limits
+        if len(question) > lim.max_question_chars:
+            return (f"the question is {len(question)} characters; the limit is {lim.max_question_chars} "
+                    f"({lim.where('max_question_chars')})")
+        if k > lim.max_k:
+            return f"k is {k}; the limit is {lim.max_k} ({lim.where('max_k')})"
+        return ""
 
     def _status(self, answer: Answer, elapsed: float, retriever: str, generator: str) -> str:
         lines = [f"{len(answer.hits)} page(s) retrieved by `{retriever}`, answered by `{generator}` "

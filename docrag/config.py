@@ -32,6 +32,20 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     max_retries = 4                         # retries of a failed call (backoff doubles from `backoff` s)
     backoff = 1.0
 
+    [serve]                             # limits of `docrag serve` and `docrag view` (docs/serving.md)
+    max_body_bytes = 65536              # DOCRAG_SERVE_MAX_BODY_BYTES     larger request bodies: 413
+    max_question_chars = 2000           # DOCRAG_SERVE_MAX_QUESTION_CHARS longer questions/queries: 422
+    max_k = 50                          # DOCRAG_SERVE_MAX_K              pages per question or search
+    max_filter_fields = 16              # DOCRAG_SERVE_MAX_FILTER_FIELDS  fields of a /search filter
+    max_filter_values = 100             # DOCRAG_SERVE_MAX_FILTER_VALUES  values of one filter field
+    max_image_side = 4000               # DOCRAG_SERVE_MAX_IMAGE_SIDE     longest side of a page image
+    max_boxes = 64                      # DOCRAG_SERVE_MAX_BOXES          boxes drawn on a page image
+    max_in_flight = 4                   # DOCRAG_SERVE_MAX_IN_FLIGHT      questions being answered
+    max_queue = 8                       # DOCRAG_SERVE_MAX_QUEUE          waiting beyond those; then 503
+    timeout = 60                        # DOCRAG_SERVE_TIMEOUT            seconds per question; then
+                                        #   the work is cancelled and the answer is 504
+    retry_after = 2                     # DOCRAG_SERVE_RETRY_AFTER        seconds, in a 503's Retry-After
+
     [models."Qwen/Qwen2.5-VL-7B-Instruct"]  # per model (exact name, or a glob such as "*qwen2.5-vl*";
     coords = "model_pixels"             #   exact names win, then the first matching glob)
     processor_min_pixels = 3136         # the model processor's pixel budget (model_pixels)
@@ -81,6 +95,56 @@ _OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str,
 _MODEL: dict[str, Callable[[str], Any]] = {"coords": str, "processor_min_pixels": int, "processor_max_pixels": int}
 
 
+def _whole(value: Any) -> int:
+    """An integer from an int or its text; floats with a fraction and booleans are refused."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError("expected a whole number")
+    return int(value)
+
+
+def _at_least(conv: Callable[[Any], Any], low: float) -> Callable[[Any], Any]:
+    """``conv`` that also refuses values below ``low``."""
+    def check(value: Any) -> Any:
+        v = conv(value)
+        if v < low:
+            raise ValueError(f"must be at least {low:g}")
+        return v
+    return check
+
+
+@dataclass(frozen=True)
+class ServeLimits:
+    """Request limits of ``docrag serve`` and ``docrag view`` (the ``[serve]`` table, ``DOCRAG_SERVE_*``)."""
+
+    max_body_bytes: int = 65536
+    max_question_chars: int = 2000
+    max_k: int = 50
+    max_filter_fields: int = 16
+    max_filter_values: int = 100
+    max_image_side: int = 4000
+    max_boxes: int = 64
+    max_in_flight: int = 4
+    max_queue: int = 8
+    timeout: float = 60.0
+    retry_after: int = 2
+
+    @staticmethod
+    def where(key: str) -> str:
+        """How a user sets ``key``: ``serve.max_k in the config or DOCRAG_SERVE_MAX_K``."""
+        return f"serve.{key} in the config or DOCRAG_SERVE_{key.upper()}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in _SERVE}
+
+
+_SERVE: dict[str, Callable[[Any], Any]] = {
+    "max_body_bytes": _at_least(_whole, 256), "max_question_chars": _at_least(_whole, 1),
+    "max_k": _at_least(_whole, 1), "max_filter_fields": _at_least(_whole, 1),
+    "max_filter_values": _at_least(_whole, 1), "max_image_side": _at_least(_whole, 64),
+    "max_boxes": _at_least(_whole, 0), "max_in_flight": _at_least(_whole, 1), "max_queue": _at_least(_whole, 0),
+    "timeout": _at_least(float, 0.1), "retry_after": _at_least(_whole, 1)}
+
+
 def _choice(value: Any, choices: tuple[str, ...]) -> str:
     v = str(value).strip().lower()
     if v not in choices:
@@ -112,6 +176,7 @@ class Settings:
     openai: dict[str, Any] = field(default_factory=dict)
     models: dict[str, dict[str, Any]] = field(default_factory=dict)   # model name or glob -> options
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)   # [presets.<name>]: local data paths
+    serve: ServeLimits = field(default_factory=ServeLimits)          # [serve]: request limits
     source: dict[str, str] = field(default_factory=dict)   # key -> "default" | file path | env var
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
 
@@ -185,7 +250,7 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: not valid TOML ({exc}); fix or remove it (or set DOCRAG_CONFIG)") from exc
-        known = set(_TOP_LEVEL) | {"generation", "openai", "models", "presets"}
+        known = set(_TOP_LEVEL) | {"generation", "openai", "models", "presets", "serve"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise InputError(f"{path}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
@@ -207,6 +272,7 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
                              f"valid: {', '.join(sorted(spec))}")
         getattr(s, section).update({k: _convert(k, v, spec[k], f"{path} [{section}]") for k, v in table.items()})
     _load_models(s, data.get("models", {}), path)
+    s.serve = _load_serve(data.get("serve", {}), path, env)
     for key, conv in _TOP_LEVEL.items():
         var = f"DOCRAG_{key.upper()}"
         if env.get(var):
@@ -217,6 +283,21 @@ def load_settings(path: Path | None = None, environ: dict[str, str] | None = Non
         if env.get(var):
             s.generation[key] = _convert(key, env[var], conv, var)
     return s
+
+
+def _load_serve(table: Any, path: Path, env: Mapping[str, str]) -> ServeLimits:
+    """The ``[serve]`` table, then ``DOCRAG_SERVE_<KEY>`` variables, each value checked."""
+    if not isinstance(table, dict):
+        raise InputError(f"{path}: [serve] must be a table")
+    bad = sorted(set(table) - set(_SERVE))
+    if bad:
+        raise InputError(f"{path}: unknown key(s) in [serve]: {', '.join(bad)}; valid: {', '.join(sorted(_SERVE))}")
+    values = {k: _convert(k, v, _SERVE[k], f"{path} [serve]") for k, v in table.items()}
+    for key, conv in _SERVE.items():
+        var = f"DOCRAG_SERVE_{key.upper()}"
+        if env.get(var):
+            values[key] = _convert(key, env[var], conv, var)
+    return ServeLimits(**values)
 
 
 def _load_models(s: Settings, table: Any, path: Path) -> None:

@@ -43,6 +43,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from docrag.cancel import checkpoint
 from docrag.geometry import Box, union
 from docrag.quantities import Quantity, context_scale, dates, quantities, same_amount
 from docrag.regions import CHART, TABLE, TITLE, Region, page_regions
@@ -432,7 +433,9 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     chart_question = bool(_CHART_CUE.search(question))
     idf = _idf(candidates, q_terms)
     total_idf = sum(idf.values()) or 1.0
-    for c in candidates:
+    for i, c in enumerate(candidates):
+        if i % 16 == 0:
+            checkpoint("grounding")
         _match(c, facts)
         c.near = QUESTION_WEIGHT * sum(idf[t] for t in q_terms & c.terms) / total_idf
         if chart_question and c.region.kind == CHART:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from docrag.cancel import CancelToken, cancel_scope, checkpoint
 from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import InputError
@@ -74,7 +75,9 @@ class RAG:
 
     def answer(self, question: str, hits: Sequence[Hit], retrieval_s: float = 0.0) -> Answer:
         """Generate from already retrieved ``hits`` (rank order)."""
+        checkpoint("generation")
         answer = self.generator.generate(question, self.pages_for(hits))
+        checkpoint("the finished answer")
         return self._finish(answer, hits, retrieval_s)
 
     def _finish(self, answer: Answer, hits: Sequence[Hit], retrieval_s: float) -> Answer:
@@ -83,13 +86,19 @@ class RAG:
         answer.meta.setdefault("retrieval_s", round(retrieval_s, 4))
         return answer
 
-    def ask(self, question: str, k: int | None = None) -> Answer:
-        """Retrieve the top ``k`` pages and answer from them; the hits are on the answer."""
+    def ask(self, question: str, k: int | None = None, *, cancel: CancelToken | None = None) -> Answer:
+        """Retrieve the top ``k`` pages and answer from them; the hits are on the answer.
+
+        ``cancel`` bounds the work (:mod:`docrag.cancel`): it is checked before retrieval, before
+        generation and inside the generator and grounding, and :class:`~docrag.cancel.Cancelled`
+        is raised at the first check after it was cancelled or its deadline passed."""
         if not question or not question.strip():
             raise InputError("the question is empty")
-        t0 = time.perf_counter()
-        hits = self.retrieve(question, k)
-        return self.answer(question, hits, time.perf_counter() - t0)
+        with cancel_scope(cancel):
+            checkpoint("retrieval")
+            t0 = time.perf_counter()
+            hits = self.retrieve(question, k)
+            return self.answer(question, hits, time.perf_counter() - t0)
 
     def ask_many(self, questions: Sequence[str], k: int | None = None, concurrency: int | None = None) -> list[Answer]:
         """Answers to many questions (batched retrieval; generation ``concurrency`` at a time)."""

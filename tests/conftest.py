@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from docrag.sysdeps import MissingSystemPackage
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = Path(os.environ.get("DOCRAG_SHARED_CORPUS", ROOT.parent / "shared" / "corpus"))
 
@@ -48,6 +50,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
         _DESELECTED[:] = [item.nodeid for item in drop]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    """A fixture that needs a missing system package skips the test with the package's install line."""
+    try:
+        return (yield)
+    except MissingSystemPackage as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """Same for the test body (:func:`docrag.sysdeps.require` raised in test data builders)."""
+    try:
+        return (yield)
+    except MissingSystemPackage as exc:
+        pytest.skip(str(exc))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:

@@ -21,6 +21,7 @@ from tests.support.pdfs import (
     make_page_image,
     make_sample_pdf,
 )
+from tests.support.sysdeps import need
 
 
 @pytest.fixture(scope="module")
@@ -242,6 +243,7 @@ def test_ocr_never_and_jpeg_and_options(tmp_path):
 
 @pytest.mark.slow
 def test_pdf2image_renderer_matches_pymupdf_geometry(tmp_path, sample):
+    need("poppler-utils")
     s, _, out, _ = sample
     report = ingest(s.path, out=tmp_path / "c", renderer="pdf2image", ocr="never", show_progress=False)
     assert report.failures == []

@@ -367,3 +367,30 @@ def test_cli_view_serves_the_app_and_connects_nowhere_else(corpus, run_dir: Path
         proc.wait(timeout=30)
     hosts = {line.split(" ", 1)[1].strip() for line in net_log.read_text().splitlines() if " " in line}
     assert hosts and hosts <= LOCAL, hosts
+
+
+# -- limits ---------------------------------------------------------------------------------------
+
+def test_viewer_refuses_long_questions_and_large_k_and_stops_at_the_time_budget(corpus) -> None:
+    from docrag.apps.viewer import Viewer, build_app
+    from docrag.config import ServeLimits
+    from docrag.pipeline import RAG
+    from tests.support.slow_server import SlowGenerator
+
+    limits = ServeLimits(max_question_chars=40, max_k=3, timeout=0.5, max_in_flight=2, max_queue=3)
+    viewer = Viewer(corpus, allow_upload=False, k=2, limits=limits, rag_factory=lambda c, r, g: RAG(
+        c, retriever=r, generator=SlowGenerator(30.0), show_progress=False))
+    long_q = viewer.ask("revenue " * 10, "bm25", "slow")   # stripped: 79 characters
+    assert long_q.answer is None
+    assert long_q.status == ("**Error:** the question is 79 characters; the limit is 40 "
+                             "(serve.max_question_chars in the config or DOCRAG_SERVE_MAX_QUESTION_CHARS)")
+    assert "k is 4; the limit is 3 (serve.max_k" in viewer.ask("revenue?", "bm25", "slow", k=4).status
+    viewer.pipelines.get("bm25", "slow")[0].retrieve("revenue", k=2)   # build the index before timing
+    t0 = time.perf_counter()
+    slow = viewer.ask("What was revenue in 2011?", "bm25", "slow")
+    assert time.perf_counter() - t0 < 2.0   # stopped at the budget, not after the generator's 30 s
+    assert slow.answer is None and "no answer within the time budget of 0.5 s (serve.timeout" in slow.status
+    app = build_app(corpus, retriever="bm25", generator="extractive", allow_upload=False, limits=limits)
+    assert app._queue.max_size == 3
+    ask_fns = [fn for fn in app.fns.values() if fn.concurrency_id == "ask"]
+    assert len(ask_fns) == 2 and all(fn.concurrency_limit == 2 for fn in ask_fns)

@@ -7,17 +7,19 @@ its temp dir and checks that the page made no request to any host other than the
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
+from tests.support.sysdeps import need
 from tests.support.viewer_data import make_corpus, make_pdf, make_run
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path(os.environ.get("DOCRAG_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path(os.environ.get("DOCRAG_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
                   "--disable-dev-shm-usage"]
@@ -27,7 +29,8 @@ TIMEOUT_MS = 60_000
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.skip(f"chromium not found at {CHROMIUM} (install Debian 'chromium' or set DOCRAG_CHROMIUM)")
+        need("chromium")   # skips naming the package (or set DOCRAG_CHROMIUM to a Chromium binary)
+        pytest.skip(f"DOCRAG_CHROMIUM={CHROMIUM} does not exist")
     sync_api = pytest.importorskip("playwright.sync_api", reason="the 'playwright' package is not installed")
     with sync_api.sync_playwright() as p:
         br = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)

@@ -30,7 +30,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve CORPUS over HTTP with the models kept warm (OpenAPI schema at /docs and /openapi.json).
 
-        POST /ask returns exactly the 'docrag ask --json' record.
+        POST /ask returns exactly the 'docrag ask --json' record. Request sizes, questions in flight and
+        queued, and the time per request are bounded by the [serve] table of the config (DOCRAG_SERVE_*
+        variables; docs/serving.md): 413/422 beyond a size, 503 with Retry-After when full, 504 past the
+        time budget (the work is cancelled).
         """
         from docrag.apps.server import ServerThread, check_binding, create_app
         from docrag.corpus import Corpus
@@ -46,7 +49,10 @@ def register(app: typer.Typer) -> None:
                          generator_options={"ground": ground} if ground else None)
         server = ServerThread(api, host=host, port=port)
         url = server.start()
+        lim = api.state.limits
         typer.echo(f"docrag API at {url} (docs at {url}/docs; Ctrl+C to stop)")
+        typer.echo(f"limits: {lim.max_in_flight} in flight + {lim.max_queue} queued, {lim.timeout:g} s per request, "
+                   f"bodies up to {lim.max_body_bytes} bytes ([serve] in the config, DOCRAG_SERVE_*)")
         try:
             server.thread.join()
         except KeyboardInterrupt:

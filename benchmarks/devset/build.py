@@ -24,8 +24,10 @@ from pathlib import Path
 import matplotlib
 import pymupdf
 
+from docrag import sysdeps
+
 HERE = Path(__file__).resolve().parent
-CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+CJK_FONT = str(sysdeps.CJK_FONT)
 W, H = 612.0, 792.0
 
 
@@ -399,6 +401,7 @@ UNANSWERABLE = [
 
 
 def main() -> None:
+    sysdeps.require("fonts-wqy-microhei", "the Chinese dev-set PDFs")
     from build_fresh import fresh_records  # the fresh split: parallel EN/ZH documents (its own module)
     from build_fresh2 import fresh2_records  # a second parallel EN/ZH held-out split, built after fresh was tuned on
     from build_fresh3 import fresh3_records  # a third one, built after fresh and fresh2 were tuned on

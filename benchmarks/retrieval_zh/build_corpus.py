@@ -21,11 +21,13 @@ from pathlib import Path
 
 import pymupdf as fitz
 
+from docrag import sysdeps
+
 log = logging.getLogger("build_corpus")
 
 PAGES = ("chmod.1", "date.1", "df.1", "du.1", "gzip.1", "kill.1", "cron.8", "ln.1", "wc.1", "uniq.1", "cut.1",
          "sort.1")
-FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+FONT = str(sysdeps.CJK_FONT)
 LINES_PER_PAGE, FONT_SIZE, LEADING, MARGIN, WRAP_COLUMNS = 56, 9.0, 13.0, 50.0, 100
 
 
@@ -92,6 +94,7 @@ def main() -> None:
     ap.add_argument("manpages_root", type=Path, help="folder where manpages-zh_*.deb was extracted (dpkg -x)")
     ap.add_argument("out", type=Path)
     args = ap.parse_args()
+    sysdeps.require("fonts-wqy-microhei", "the Chinese retrieval corpus")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     args.out.mkdir(parents=True, exist_ok=True)
     for name in PAGES:

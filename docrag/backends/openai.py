@@ -31,6 +31,7 @@ from typing import Any
 
 from PIL import Image
 
+from docrag import cancel
 from docrag.backends import BACKENDS
 from docrag.backends.base import (
     BackendError,
@@ -148,8 +149,11 @@ class OpenAIBackend:
         last = ""
         for attempt in range(self.max_retries + 1):
             retry_after: float | None = None
+            cancel.checkpoint("the model server call")
+            left = cancel.time_left()   # a call never outlives the caller's time budget by much
+            timeout = self.timeout if left is None else max(0.1, min(self.timeout, left))
             try:
-                with urllib.request.urlopen(self._request(path, data), timeout=self.timeout) as resp:
+                with urllib.request.urlopen(self._request(path, data), timeout=timeout) as resp:
                     raw = resp.read()
                 return decode(raw)
             except urllib.error.HTTPError as exc:
@@ -171,7 +175,7 @@ class OpenAIBackend:
                 wait = retry_after if retry_after is not None else min(
                     self.max_backoff, self.backoff * (2 ** attempt)) * (0.5 + random.random() / 2)
                 log.warning("%s: %s; retry %d/%d in %.1fs", url, last, attempt + 1, self.max_retries, wait)
-                time.sleep(wait)
+                cancel.sleep(wait, "waiting to retry the model server")
         last = " ".join(last.split())  # one line
         raise BackendError(f"{url}: giving up after {self.max_retries + 1} attempts; last error: {last}")
 

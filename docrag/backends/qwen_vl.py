@@ -24,6 +24,7 @@ from typing import Any
 
 from docrag.backends import BACKENDS
 from docrag.backends.base import BackendError, ChatMessage, ChatReply, ImagePart, TextPart
+from docrag.cancel import checkpoint, current_token
 from docrag.devices import resolve_device, resolve_dtype
 from docrag.errors import DocragError, InputError, MissingDependencyError
 from docrag.model_source import check_model_source
@@ -169,11 +170,16 @@ class QwenVLBackend:
             gen_kwargs.update(do_sample=True, temperature=float(temperature))
         else:
             gen_kwargs.update(do_sample=False)
+        stop = _stop_when_cancelled()
+        if stop is not None:
+            gen_kwargs["stopping_criteria"] = stop
+        checkpoint("the model's generation")
         try:
             with self._loaded.lock, torch.inference_mode():
                 out = model.generate(**inputs, **gen_kwargs)
         except (RuntimeError, ValueError) as exc:
             raise BackendError(f"{self.name}: generation failed: {exc}") from exc
+        checkpoint("the model's generation")   # stopped early by the criteria: raise, do not parse
         n_in = inputs["input_ids"].shape[1]
         new = out[0, n_in:]
         reply = proc.batch_decode([new], skip_special_tokens=True, clean_up_tokenization_spaces=False)[0]
@@ -187,3 +193,19 @@ class QwenVLBackend:
 @BACKENDS.register("qwen-vl", needs_arg=True, help="local Qwen2-VL / Qwen2.5-VL / Qwen3-VL checkpoint (transformers)")
 def _make(path: str, **options: Any) -> QwenVLBackend:
     return QwenVLBackend(path, **options)
+
+
+def _stop_when_cancelled() -> Any:
+    """A ``StoppingCriteriaList`` that ends ``generate`` at the next token once the current cancel
+    token (:mod:`docrag.cancel`) is cancelled; ``None`` without a token."""
+    token = current_token()
+    if token is None:
+        return None
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class _Cancelled(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return torch.full((input_ids.shape[0],), token.cancelled, dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([_Cancelled()])

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from docrag.backends.base import BackendError, ChatBackend, ChatReply, RequestTooLargeError
+from docrag.cancel import checkpoint
 from docrag.errors import InputError
 from docrag.generation import conventions
 from docrag.generation.images import ResizePolicy, SentImage, prepare_images
@@ -102,9 +103,11 @@ class VLMGenerator:
         t0 = time.perf_counter()
         pages = list(pages)[: self.max_pages] if self.max_pages else list(pages)
         warnings: list[str] = []
+        checkpoint("preparing the page images")
         images = self.prepare(pages)
         reply: ChatReply | None = None
         while True:
+            checkpoint("the model call")
             messages = build_messages(question, images, conventions.PARSER_CONVENTION.get(self.coords, "pixel"))
             try:
                 reply = self.backend.chat(messages, max_tokens=self.max_tokens, temperature=self.temperature)
@@ -116,6 +119,7 @@ class VLMGenerator:
                 warnings.append(f"request too large with {len(images) + 1} pages; dropped the "
                                 f"lowest-ranked page {dropped.page.page_id} and retried")
                 log.warning("%s: %s", self.name, warnings[-1])
+        checkpoint("parsing the reply")
         parsed = parse_reply(reply.text)
         warnings.extend(parsed.repairs)
         sizes = self.model_sizes(reply, images)
@@ -137,6 +141,7 @@ class VLMGenerator:
         answer = Answer(question=question, answer=parsed.answer, citations=citations, raw=reply.text,
                         warnings=warnings, parse_error=parsed.error, usage=dict(reply.usage),
                         generator=self.name, meta=meta)
+        checkpoint("grounding")
         ground_answer(answer, [img.page for img in images], self.ground)
         answer.latency_s = time.perf_counter() - t0
         return answer

@@ -40,6 +40,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from docrag.cancel import checkpoint
 from docrag.errors import InputError
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_cues import (
@@ -332,12 +333,16 @@ class ExtractiveGenerator:
         The units used are then grounded (:mod:`docrag.grounding`): each citation becomes the whole
         region holding them (paragraph, table, chart) with the units as its focus."""
         answer = self._generate(question, pages)
+        checkpoint("grounding")
         return ground_answer(answer, list(pages)[: self.max_pages], self.ground) if answer.citations else answer
 
     def _generate(self, question: str, pages: Sequence[Page]) -> Answer:
         t0 = time.perf_counter()
         pages = list(pages)[: self.max_pages]
-        units = [u for rank, page in enumerate(pages, start=1) for u in units_of(page, rank)]
+        units: list[Unit] = []
+        for rank, page in enumerate(pages, start=1):
+            checkpoint(f"reading page {rank} of {len(pages)}")
+            units.extend(units_of(page, rank))
         whole = self._answer(question, pages, units, t0)
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations:
@@ -362,13 +367,17 @@ class ExtractiveGenerator:
                       t0: float) -> list[Answer]:
         """Each part's answer; when the parts land in different documents and one document answers
         every part, that document's answers (the facts of one question usually come from one report)."""
-        answers = [self._answer(p, pages, units, t0, context=question) for p in parts]
+        answers = []
+        for p in parts:
+            checkpoint("answering a part of the question")
+            answers.append(self._answer(p, pages, units, t0, context=question))
         doc_of = {p.page_id: p.doc_id for p in pages}
         docs = {doc_of.get(a.citations[0].page_id) for a in answers if a.citations}
         if len(docs) < 2:
             return answers
         best, best_conf = answers, -1.0
         for doc in sorted(d for d in docs if d is not None):
+            checkpoint("answering from one document")
             mine = [u for u in units if u.page.doc_id == doc]
             alt = [self._answer(p, pages, mine, t0, context=question) for p in parts]
             conf = sum(a.confidence or 0.0 for a in alt)
@@ -389,13 +398,16 @@ class ExtractiveGenerator:
 
         if not units:
             return declined("no text blocks on the retrieved pages; nothing to quote")
+        checkpoint("scoring")
         idf, docs = self._idf(question, units, context)
         # a cell under "Minimum" answers "the lowest": the superlative counts as matched
         docs = [d | set(tokenize(extra)) if extra else d for d, extra in zip(docs, extreme_terms(units, question),
                                                                               strict=True)]
         lex = self._lexical(idf, docs)
         cjk = bool(_CJK.search(question))
+        checkpoint("embedding")
         sem = self._semantic_cjk(question, units, lex) if cjk else self._semantic(question, units, lex)
+        checkpoint("scoring")
         w = self.lexical_weight if self.embed else 1.0
         wants_number = bool(_QUANTITY_Q.search(question))
         wants_chart, wants_table = bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question))

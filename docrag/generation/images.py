@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from docrag.cancel import checkpoint
 from docrag.errors import CorpusError, InputError
 from docrag.geometry import fit_within
 from docrag.types import Page
@@ -67,4 +68,8 @@ def load_page_image(page: Page) -> Image.Image:
 
 def prepare_images(pages: list[Page], policy: ResizePolicy) -> list[SentImage]:
     """Load and resize each page image; ``index`` follows the page order (rank order)."""
-    return [SentImage(i, page, policy.apply(load_page_image(page))) for i, page in enumerate(pages, start=1)]
+    out = []
+    for i, page in enumerate(pages, start=1):
+        checkpoint(f"preparing page image {i} of {len(pages)}")
+        out.append(SentImage(i, page, policy.apply(load_page_image(page))))
+    return out

@@ -13,6 +13,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 
+from docrag import sysdeps
 from docrag.errors import MissingDependencyError
 
 log = logging.getLogger(__name__)
@@ -75,9 +76,9 @@ def available_engine() -> str:
     try:
         import rapidocr_onnxruntime  # noqa: F401
     except ImportError:
-        raise MissingDependencyError(
-            "OCR needs Tesseract (apt install tesseract-ocr tesseract-ocr-chi-sim; pip install pytesseract) "
-            "or RapidOCR (pip install rapidocr-onnxruntime); or pass --ocr never") from None
+        line = sysdeps.missing("tesseract-ocr") or "pytesseract is not installed: pip install pytesseract"
+        raise MissingDependencyError(f"OCR needs Tesseract or RapidOCR (pip install rapidocr-onnxruntime), or "
+                                     f"--ocr never; {line}") from None
     return "rapidocr"
 
 

@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from docrag import sysdeps
 from docrag.errors import MissingDependencyError
 from docrag.io import atomic_write_bytes
 
@@ -58,8 +59,12 @@ def render_pdf2image(pdf: Path, page_nos: list[int], dpi: float, outs: dict[int,
                      fmt: str) -> dict[int, Rendered]:
     """Render the 1-based ``page_nos`` of ``pdf`` with poppler's pdftoppm; one call per run of pages."""
     if not pdf2image_available():
-        raise MissingDependencyError("--renderer pdf2image needs pdf2image (pip) and poppler-utils "
-                                     "(apt install poppler-utils); or use --renderer pymupdf")
+        try:
+            import pdf2image  # noqa: F401
+        except ImportError:
+            raise MissingDependencyError("--renderer pdf2image needs the pdf2image package: pip install pdf2image; "
+                                         "or use --renderer pymupdf") from None
+        sysdeps.require("poppler-utils", "--renderer pdf2image (or use --renderer pymupdf)")
     from pdf2image import convert_from_path
     from PIL import Image
 

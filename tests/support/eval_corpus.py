@@ -21,10 +21,10 @@ from PIL import Image, ImageDraw, ImageFont
 from docrag.corpus import Corpus
 from docrag.geometry import Box
 from docrag.types import Block, BlockKind, Document, Page, TextSource, Word
+from tests.support.sysdeps import CJK_FONT
 
 PAGE_W, PAGE_H = 612.0, 792.0   # US letter, points
 DPI = 72.0                      # one pixel per point keeps the images small
-CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 
 COMPANIES = ["Harbor Bank", "Nordic Steel", "Quartz Mining", "Pelican Airlines", "Juniper Foods", "Falcon Motors",
              "Cobalt Energy", "Willow Insurance", "Saffron Textiles", "Granite Cement", "Orchid Pharma",

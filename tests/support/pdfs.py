@@ -16,7 +16,8 @@ from pathlib import Path
 import pymupdf
 from PIL import Image, ImageDraw, ImageFont
 
-CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+from tests.support.sysdeps import CJK_FONT, require_cjk_font
+
 LATIN_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
 PARAGRAPHS = [
@@ -135,6 +136,7 @@ def _image_page(doc: pymupdf.Document, sample: SamplePdf) -> None:
 
 
 def _cjk_page(doc: pymupdf.Document, sample: SamplePdf) -> None:
+    require_cjk_font("the sample PDF's Chinese page")
     page = doc.new_page(width=612, height=792)
     page.insert_font(fontname="wqy", fontfile=str(CJK_FONT))
     page.insert_text((72, 100), "财务报告摘要", fontsize=18, fontname="wqy")

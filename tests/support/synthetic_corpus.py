@@ -28,7 +28,8 @@ from pathlib import Path
 
 import pymupdf
 
-CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+from tests.support.sysdeps import CJK_FONT, require_cjk_font
+
 PAD = 2.0   # points added around measured word boxes
 W, H = 612.0, 792.0
 
@@ -247,6 +248,7 @@ LOTUS_TABLE = [["项目", "2022年", "2023年"], ["营业收入", "47.8亿元", 
 
 
 def _lotus(c: SyntheticCorpus) -> None:
+    require_cjk_font("the synthetic corpus' Chinese report")
     w = _Writer(c, LOTUS)
     page = w.new_page(band=(0.8, 0.2, 0.3))
     page.insert_font(fontname="wqy", fontfile=str(CJK_FONT))
