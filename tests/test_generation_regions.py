@@ -352,3 +352,20 @@ def test_marked_copy_is_not_written_anywhere(pages, tmp_path):
     assert {p.image_path: (p.image_path.stat().st_mtime_ns, _file_digest(p)) for p in pages} == files
     with Image.open(pages[0].image_path) as im:
         assert im.size == (pages[0].image_width, pages[0].image_height)
+
+
+def test_region_reading_never_raises_on_hostile_values(pages):
+    from docrag.generation.parse import ImageFrame
+    from docrag.generation.parse_regions import citations_from_regions
+
+    frames = [ImageFrame(i, p, (593, 768), None, tuple(page_regions(p))) for i, p in enumerate(pages, start=1)]
+    hostile = [10 ** 5000, -3, 0, 2.5, float("nan"), None, True, [[1]], {"x": 1}, {"regions": [1, "#2"]}, "", "   ",
+               "1, , 2", "#99999999999", "区域2", "第3号", ["1"] * 3, {"id": 2}]
+    for value in hostile:
+        for key in ("1", "Image 2", "图1", "999999999999999999999", "", "x"):
+            cits, warnings = citations_from_regions({key: value}, frames)
+            assert all(isinstance(w, str) for w in warnings)
+            for c in cits:
+                assert len(c.boxes) == len(c.regions) == len(set(c.regions))
+    cits, _ = citations_from_regions({"1": {"regions": [1, "#2", "区域3"]}}, frames)
+    assert cits[0].regions == [1, 2, 3]

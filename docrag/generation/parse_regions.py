@@ -23,6 +23,7 @@ from docrag.types import Citation
 
 _NUMBER = re.compile(r"^\s*(?:#|no\.?|nr\.?|region|区域|第)?\s*(\d{1,6})\s*(?:号|个)?\s*$", re.IGNORECASE)
 MAX_LISTED = 8       # dropped numbers named in the warning; the rest are counted
+MAX_NUMBER = 99_999  # larger "numbers" are no region numbers (and huge ints cannot even be printed)
 
 
 def region_number(item: Any) -> int | None:
@@ -30,9 +31,9 @@ def region_number(item: Any) -> int | None:
     if isinstance(item, bool):
         return None
     if isinstance(item, int):
-        return item
+        return item if abs(item) <= MAX_NUMBER else None
     if isinstance(item, float):
-        return int(item) if math.isfinite(item) and item.is_integer() else None
+        return int(item) if math.isfinite(item) and item.is_integer() and abs(item) <= MAX_NUMBER else None
     if isinstance(item, str):
         m = _NUMBER.match(item)
         return int(m.group(1)) if m else None
@@ -44,7 +45,11 @@ def region_number(item: Any) -> int | None:
 
 
 def _entries(value: Any) -> list[Any]:
-    """The raw entries under one image key (a lone number, a list, a "3, 5" string)."""
+    """The raw entries under one image key (a lone number, a list, a "3, 5" string, ``{"regions": [...]}``)."""
+    if isinstance(value, dict):
+        inner = next((value[k] for k in ("regions", "region", "numbers", "ids") if k in value), None)
+        if inner is not None:
+            return _entries(inner)
     if isinstance(value, (list, tuple)):
         return list(value)
     if isinstance(value, str) and "," in value:
