@@ -57,7 +57,7 @@ def cite_by_options(cite_by: str | None, generator: str) -> dict[str, str]:
 
 
 def line_width(size: tuple[int, int]) -> int:
-    """Outline width in pixels: 2 at the default 1024 x 768, thinner never, 3 on large images."""
+    """Outline width in pixels: 2 up to 1600 px on the longest side (the default 1024 x 768), else 3."""
     return 2 if max(size) <= 1600 else 3
 
 
