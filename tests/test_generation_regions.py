@@ -256,6 +256,13 @@ def test_listing_names_number_kind_and_first_words_in_english(pages):
     assert region_listing(3, []).startswith("Regions of image 3: none are marked")
 
 
+def test_an_uncaptioned_chart_is_listed_by_its_words_not_its_ticks(corpus):
+    page = next(p for p in corpus.pages() if p.file_name.startswith("usda_ag_energy"))
+    charts = [line for line in region_listing(1, page_regions(page)).splitlines() if " chart: " in line]
+    assert charts and any("Iowa Ethanol" in line for line in charts)
+    assert not any(re.search(r"\d\.\d\d", line) for line in charts), charts
+
+
 def test_listing_of_a_chinese_page_shows_its_first_characters(synthetic_corpus):
     from tests.support.synthetic_corpus import LOTUS
 

@@ -12,6 +12,7 @@ per image; :mod:`docrag.generation.parse_regions` maps them back to the regions'
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
@@ -34,6 +35,7 @@ FIRST_WORDS = 8                   # words of a region shown in the prompt (CJK: 
 PALETTE: tuple[tuple[int, int, int], ...] = (
     (230, 25, 75), (0, 130, 200), (60, 160, 40), (245, 130, 48), (145, 30, 180),
     (0, 150, 150), (200, 30, 200), (128, 90, 20))
+_TICK = re.compile(r"[-+$€£¥%.,\d]+|\w")   # an axis tick value or a one-letter label (J F M A ...)
 #: The kind a region is called in the prompt, where it differs from :mod:`docrag.regions`' name.
 PROMPT_KIND = {TITLE: "heading"}
 
@@ -121,8 +123,11 @@ def mark_images(images: Sequence[SentImage]) -> list[SentImage]:
 
 def first_words(region: Region, n: int = FIRST_WORDS) -> str:
     """The first ``n`` words (CJK: ``3 * n`` characters) of a table's or chart's caption, else of the
-    region's text; ``...`` when there is more, table cell bars and double quotes left out."""
+    region's text (an uncaptioned chart's without its tick values and one-letter labels); ``...``
+    when there is more, table cell bars and double quotes left out."""
     source = region.label if region.kind in (TABLE, CHART) and region.label else region.text
+    if region.kind == CHART and not region.label:
+        source = " ".join(t for t in source.split() if not _TICK.fullmatch(t)) or source
     clean = " ".join(_printable(source).replace("|", " ").replace('"', "'").split())
     head = replace(region, label="", text=clean).first_words(n)
     more = len(head) < len(" ".join(_printable(region.text).split()))
