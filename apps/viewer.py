@@ -89,7 +89,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
               judge_factory: Callable[[str], Any] | None = None, upload_dir: str | Path | None = None,
               upload_policy: UploadPolicy | None = None, allow_upload: bool = True,
               title: str = "docrag viewer", coords: str | None = None,
-              rerank: dict | None = None, ground: str | None = None,
+              rerank: dict | None = None, ground: str | None = None, cite_by: str | None = None,
               limits: ServeLimits | None = None) -> gr.Blocks:
     """The viewer as a :class:`gradio.Blocks` app (start it with :func:`serve`, or mount it).
 
@@ -113,7 +113,7 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
     judge, k = judge or defaults.judge, int(k or defaults.k)
     if rag_factory is None:
         rag_factory = functools.partial(_default_rag_factory, indexes_root=Path(index_dir) if index_dir else None,
-                                        coords=coords, rerank=rerank, ground=ground)
+                                        coords=coords, rerank=rerank, ground=ground, cite_by=cite_by)
     viewer = Viewer(corpus, Path(run_dir) if run_dir else None, rag_factory=rag_factory,
                     judge_factory=judge_factory, upload_dir=Path(upload_dir) if upload_dir else None,
                     upload_policy=upload_policy, allow_upload=allow_upload, k=k, limits=limits)

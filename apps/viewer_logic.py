@@ -23,6 +23,7 @@ from docrag.config import ServeLimits, Settings, load_settings
 from docrag.corpus import Corpus
 from docrag.errors import CorpusError, DocragError
 from docrag.generation.conventions import coords_options
+from docrag.generation.marks import cite_by_options
 from docrag.generation.registry import GENERATORS
 from docrag.index.registry import RETRIEVERS
 from docrag.index.store import slug
@@ -77,18 +78,19 @@ def default_choices() -> Defaults:
 
 
 def _default_rag_factory(corpus: Corpus, retriever: str, generator: str, indexes_root: Path | None = None,
-                         coords: str | None = None, rerank: dict | None = None, ground: str | None = None) -> Any:
+                         coords: str | None = None, rerank: dict | None = None, ground: str | None = None,
+                         cite_by: str | None = None) -> Any:
     """``docrag.pipeline.RAG``; with ``indexes_root``, each retriever's index lives in its own
     sub-folder there (``<root>/<retriever slug>``), else where the settings put it. ``coords``: the
     box convention of vision generators (``--coords``); ``ground``: citation grounding
-    (``--ground``); ``rerank``: ``{"rerank": name,
+    (``--ground``); ``cite_by``: regions or boxes, for vision generators (``--cite-by``); ``rerank``: ``{"rerank": name,
     "rerank_depth": n}`` adds a rerank stage."""
     index_dir = None
     if indexes_root is not None:
         index_dir = Path(indexes_root) / slug(retriever)
     return RAG(corpus, retriever=retriever, generator=generator, index_dir=index_dir, show_progress=False,
-               generator_options={**coords_options(coords, generator), **({"ground": ground} if ground else {})}
-               or None,
+               generator_options={**coords_options(coords, generator), **({"ground": ground} if ground else {}),
+                                  **cite_by_options(cite_by, generator)} or None,
                retriever_options=dict(rerank or {}))
 
 

@@ -9,8 +9,11 @@ offline defaults (retriever + ``extractive`` generator) answering by themselves.
 Degradations: ``perfect`` (the gold boxes), ``none`` (the gold pages named, no box), ``whole_page``
 (one box over each gold page), ``shifted`` (each gold box moved by 10-30% of the page and rescaled
 by 0.7-1.3, seeded per question), ``wrong_region`` (the gold page's nearest region that misses the
-gold box), ``page_off`` (the gold boxes on another retrieved page). The model can only cite
-retrieved pages (top ``k``), so ``perfect`` is the ceiling retrieval allows.
+gold box), ``page_off`` (the gold boxes on another retrieved page), ``region_ids`` (citing by region
+number, ``cite_by="regions"``: the model names the number of the region that overlaps each gold box
+most, read back through :mod:`docrag.generation.parse_regions` -- the ceiling of region citing at the
+regions' granularity). The model can only cite retrieved pages (top ``k``), so ``perfect`` is the
+ceiling retrieval allows.
 
     python benchmarks/grounding.py --qa ../shared/corpus/qa.jsonl --pdfs ../shared/corpus/pdfs [--k 5]
         [--retriever bm25] [--end-to-end] [--split kept] [--json out.json]
@@ -43,7 +46,7 @@ from docrag.regions import page_regions
 from docrag.types import Citation
 
 log = logging.getLogger("grounding-bench")
-DEGRADATIONS = ("perfect", "none", "whole_page", "shifted", "wrong_region", "page_off")
+DEGRADATIONS = ("perfect", "none", "whole_page", "shifted", "wrong_region", "page_off", "region_ids")
 SYSTEMS = ("model", "snap", "refine", "replace")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -86,6 +89,8 @@ def degrade(kind: str, gold: list[GoldEvidence], pages: list, rng: random.Random
     for g in gold:
         if g.page_id in shown:
             by_page[g.page_id].append(g.box)
+    if kind == "region_ids":
+        return _by_region_number(by_page, pages)
     if kind == "page_off":
         others = [p.page_id for p in pages if p.page_id not in by_page]
         if not others or not by_page:
@@ -123,6 +128,26 @@ def degrade(kind: str, gold: list[GoldEvidence], pages: list, rng: random.Random
             else:
                 out.append(Citation(pid, boxes=[]))
     return out
+
+
+def _by_region_number(by_page: dict[str, list[Box]], pages: list) -> list[Citation]:
+    """``region_ids``: per gold page, the numbers of the regions that overlap its gold boxes most,
+    as a reply ``{"regions": {"<image>": [n, ...]}}`` read by the generator's own parser."""
+    from docrag.generation.parse import ImageFrame
+    from docrag.generation.parse_regions import citations_from_regions
+
+    frames, reply = [], {}
+    for i, page in enumerate(pages, start=1):
+        regions = tuple(page_regions(page))
+        frames.append(ImageFrame(i, page, (1024, 768), None, regions))
+        numbers = []
+        for b in by_page.get(page.page_id, ()):
+            best = max(regions, key=lambda r: r.box.intersection_area(b), default=None)
+            if best is not None and best.box.intersection_area(b) > 0 and best.number not in numbers:
+                numbers.append(best.number)
+        if page.page_id in by_page:
+            reply[str(i)] = numbers
+    return citations_from_regions(reply, frames)[0]
 
 
 def dice_iou(citations: list[Citation], gold: list[GoldEvidence], corpus: Corpus) -> tuple[float, float]:

@@ -22,6 +22,8 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     snap = false                        # DOCRAG_SNAP        snap boxes to layout blocks
     ground = "refine"                   # DOCRAG_GROUND      ground citations on the pages' regions:
                                         #   refine (model boxes as a prior) | replace | off
+    cite_by = "regions"                 # DOCRAG_CITE_BY     how vision generators cite: regions (numbered
+                                        #   region marks on the images, region numbers in the reply) | boxes
     max_tokens = 1024                   # DOCRAG_MAX_TOKENS
     concurrency = 4                     # DOCRAG_CONCURRENCY requests in flight for batches
 
@@ -89,7 +91,8 @@ _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": st
 _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
-    "concurrency": int, "ground": lambda v: _choice(v, ("refine", "replace", "off"))}
+    "concurrency": int, "ground": lambda v: _choice(v, ("refine", "replace", "off")),
+    "cite_by": lambda v: _choice(v, ("regions", "boxes"))}
 _OPENAI: dict[str, Callable[[str], Any]] = {"base_url": str, "api_key_env": str, "timeout": float,
                                               "max_retries": int, "backoff": float}
 _MODEL: dict[str, Callable[[str], Any]] = {"coords": str, "processor_min_pixels": int, "processor_max_pixels": int}

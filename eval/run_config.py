@@ -63,6 +63,7 @@ class EvalConfig:
     index_dir: str | None = None
     coords: str | None = None        # box convention of a vision generator (--coords); None: its default
     ground: str | None = None        # citation grounding (--ground refine|replace|off); None: the settings'
+    cite_by: str | None = None       # how a vision generator cites (--cite-by regions|boxes); None: the settings'
     rerank: str = ""                 # rerank stage over the retriever's top rerank_depth pages ("" = none)
     rerank_depth: int = DEFAULT_RERANK_DEPTH
     pixel_empty: str = "skip"        # report-time choices of pixel grounding (not part of the identity)
@@ -120,6 +121,8 @@ class EvalConfig:
             d.pop("coords")  # runs made before --coords existed keep their identity
         if d.get("ground") is None:
             d.pop("ground")  # likewise --ground
+        if d.get("cite_by") is None:
+            d.pop("cite_by")  # likewise --cite-by
         d.pop("pixel_empty")  # pixel grounding choices are applied to stored records at report time
         d.pop("pixel_average")
         d.pop("pixel_best")

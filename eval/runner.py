@@ -251,6 +251,8 @@ class Evaluator:
                 opts["coords"] = self.config.coords
             if self.config.ground:
                 opts["ground"] = self.config.ground
+            if self.config.cite_by:
+                opts["cite_by"] = self.config.cite_by
             self._generator = get_generator(name, **opts)
         return self._generator
 

@@ -123,3 +123,33 @@ def test_cuda_runs_in_bfloat16(tiny_qwen):
     reply = backend.chat([ChatMessage.user(ImagePart(Image.new("RGB", (200, 150), "white")), "What?")],
                          max_tokens=4)
     assert reply.meta["input_sizes"] and reply.usage["completion_tokens"] > 0
+
+
+def test_region_marks_are_drawn_at_the_models_own_input_size(tiny_qwen, tmp_path):
+    """Citing by region (the default), the marks are drawn after the resize to the model's grid,
+    so the numbers are as legible as the model sees them and the listing names every region."""
+    from docrag.generation.marks import PALETTE
+    from docrag.regions import page_regions
+
+    page = make_page(tmp_path / "pages", [Region((72, 100, 300, 180), (255, 255, 255), "Revenue rose to 5.2 million."),
+                                          Region((72, 300, 400, 420), (255, 255, 255), "Costs fell.")])
+    gen = get_generator(f"qwen-vl:{tiny_qwen}", max_tokens=8)
+    seen = []
+    chat = gen.backend.chat
+
+    def spy(messages, **kw):
+        seen.append(messages)
+        return chat(messages, **kw)
+
+    gen.backend.chat = spy
+    ans = gen.generate("What?", [page])
+    assert gen.cite_by == "regions" and ans.meta["cite_by"] == "regions"
+    (image,) = [p.image for p in seen[0][0].content if isinstance(p, ImagePart)]
+    w, h = image.size
+    assert w % 28 == 0 and h % 28 == 0 and [w, h] == ans.meta["images"][0]["sent_size"]
+    regions = page_regions(page)
+    first = regions[0].box.to_pixels(w, h)
+    edge = image.getpixel((int((first.x0 + first.x1) / 2), int(first.y1)))
+    assert max(abs(a - b) for a, b in zip(edge, PALETTE[0], strict=True)) < 10
+    texts = [p.text for p in seen[0][0].content if hasattr(p, "text")]
+    assert any(t.startswith("Regions of image 1") and t.count("\n#") == len(regions) for t in texts)

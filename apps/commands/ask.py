@@ -25,6 +25,8 @@ import typer
 
 from docrag.apps.commands.common import (
     check_retrievers,
+    cite_by_generator_options,
+    cite_by_option,
     encoding_options,
     ground_option,
     old_k_option,
@@ -66,6 +68,8 @@ def _citation_record(c, corpus, names: dict[str, str]) -> dict:
     """One citation: the region boxes a person would draw, and (grounded answers) the focus boxes
     inside them with the evidence they quote; all in PDF points."""
     rec = {"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no, "boxes_pt": [b.to_list(2) for b in c.boxes]}
+    if c.regions:
+        rec["regions"] = list(c.regions)
     if c.focus or c.quotes:
         rec.update(focus_pt=[b.to_list(2) for b in c.focus], quotes=list(c.quotes))
     return rec
@@ -83,7 +87,8 @@ def _model_citations(answer, corpus, names: dict[str, str]) -> dict:
         c = Citation.from_json(d)
         page = corpus.page(c.page_id)
         out.append({"doc": _doc_name(corpus, c.doc_id, names), "page": c.page_no,
-                    "boxes_pt": [page.to_page_points(b).to_list(2) for b in c.boxes]})
+                    "boxes_pt": [page.to_page_points(b).to_list(2) for b in c.boxes],
+                    **({"regions": list(c.regions)} if c.regions else {})})
     return {"model_citations": out, "grounding": answer.meta.get("grounding")}
 
 
@@ -148,8 +153,10 @@ def print_answer(rec: dict, max_hits: int = 5) -> None:
         typer.echo(f"Warning: {w}", err=True)
 
 
-def generator_options(gen_name: str, snap: bool, coords: str | None, ground: str | None = None) -> dict:
-    """Options ``--snap``/``--coords``/``--ground`` give the generator (usage errors for text generators)."""
+def generator_options(gen_name: str, snap: bool, coords: str | None, ground: str | None = None,
+                      cite_by: str | None = None) -> dict:
+    """Options ``--snap``/``--coords``/``--ground``/``--cite-by`` give the generator (usage errors for
+    text generators)."""
     from docrag.generation.registry import takes_option
 
     if snap and not takes_option(gen_name, "snap"):
@@ -159,6 +166,7 @@ def generator_options(gen_name: str, snap: bool, coords: str | None, ground: str
         if not takes_option(gen_name, "ground"):
             raise typer.BadParameter(f"--ground does not apply to {gen_name!r}")
         opts["ground"] = ground
+    opts.update(cite_by_generator_options(cite_by, gen_name))
     if coords is not None:
         if not takes_option(gen_name, "coords"):
             raise typer.BadParameter(f"--coords applies to vision generators, not {gen_name!r}")
@@ -201,6 +209,7 @@ def register(app: typer.Typer) -> None:
             None, "--save-overlays", help="Write each cited page whole, cited boxes drawn, into this folder."),
         snap: bool = typer.Option(False, "--snap", help="Snap predicted boxes to layout blocks (vision generators)."),
         ground: str | None = ground_option(),
+        cite_by: str | None = cite_by_option(),
         coords: str | None = typer.Option(
             None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
                                    "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
@@ -246,7 +255,7 @@ def register(app: typer.Typer) -> None:
         if retriever:
             check_retrievers([retriever])
         gen_name = generator or settings.generator
-        gen_opts = generator_options(gen_name, snap, coords, ground)   # usage errors before the corpus is read
+        gen_opts = generator_options(gen_name, snap, coords, ground, cite_by)   # usage errors before the corpus is read
         corpus_obj = Corpus.open(corpus)
         bars = show_progress(progress)
         rag = RAG(corpus_obj, retriever=retriever, generator=generator, index_dir=index_dir,

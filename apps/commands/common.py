@@ -37,6 +37,34 @@ def _check_ground(value: str | None) -> str | None:
     return value
 
 
+CITE_BY_HELP = ("How vision generators (openai:, qwen-vl:) cite: regions (numbered region marks on the images "
+                "sent, the reply names region numbers; the default) or boxes (the model draws boxes).")
+
+
+def cite_by_option() -> Any:
+    """``--cite-by regions|boxes`` (None: the settings' ``cite_by``, default regions)."""
+    return typer.Option(None, "--cite-by", help=CITE_BY_HELP, callback=_check_cite_by)
+
+
+def _check_cite_by(value: str | None) -> str | None:
+    if value is not None and value not in ("regions", "boxes"):
+        raise typer.BadParameter(f"--cite-by {value!r}: use regions or boxes")
+    return value
+
+
+def cite_by_generator_options(cite_by: str | None, generator: str) -> dict[str, Any]:
+    """``{"cite_by": ...}`` for a vision generator; a usage error when ``--cite-by`` is given for a
+    generator that draws no marks (``extractive``); ``{}`` when not given."""
+    from docrag.generation.registry import takes_option
+
+    if cite_by is None:
+        return {}
+    if not takes_option(generator, "cite_by"):
+        raise typer.BadParameter(f"--cite-by applies to vision generators (openai:, qwen-vl:), not {generator!r}",
+                                 param_hint="--cite-by")
+    return {"cite_by": cite_by}
+
+
 def top_k_option(help: str = TOP_K_HELP, max: int | None = None) -> Any:  # noqa: A002 -- typer's names
     """The ``-k/--top-k`` option of every command that retrieves pages (ask, search, eval, compare,
     view); the default is the user's ``k`` setting."""

@@ -9,6 +9,8 @@ import typer
 
 from docrag.apps.commands.common import (
     check_retrievers,
+    cite_by_generator_options,
+    cite_by_option,
     encoding_options,
     ground_option,
     show_progress,
@@ -77,6 +79,7 @@ def register(app: typer.Typer) -> None:
             None, "--coords", help="Box convention of a vision generator's replies: auto (openai: default, from "
                                    "the model name), pixel, model_pixels, norm1000, norm1000_yx."),
         ground: str | None = ground_option(),
+        cite_by: str | None = cite_by_option(),
         batch_size: int | None = typer.Option(None, "--batch-size", min=1,
                                               help="Pages per encoding batch (model retrievers; not part of the "
                                                    "run's identity)."),
@@ -117,8 +120,9 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(str(exc)) from exc
         if coords is not None and gen_coords is None:
             raise typer.BadParameter(f"--coords applies to vision generators (openai:, qwen-vl:), not {gen_name!r}")
+        gen_cite_by = cite_by_generator_options(cite_by, gen_name).get("cite_by")
         config = EvalConfig.from_settings(settings, retriever=retriever, generator=gen_name, coords=gen_coords,
-                                          ground=ground,
+                                          ground=ground, cite_by=gen_cite_by,
                                           judge=judge, answer_judge=answer_judge,
                                           context=context, k=k, levels=_levels(levels), mode=mode,
                                           index_dir=str(index_dir) if index_dir else None,

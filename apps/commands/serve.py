@@ -6,7 +6,14 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.common import check_retrievers, encoding_options, ground_option
+from docrag.apps.commands.common import (
+    check_retrievers,
+    cite_by_generator_options,
+    cite_by_option,
+    encoding_options,
+    ground_option,
+)
+from docrag.config import load_settings
 from docrag.errors import DocragError
 
 
@@ -24,6 +31,7 @@ def register(app: typer.Typer) -> None:
         retriever: str | None = typer.Option(None, "--retriever", "-r", help="Retriever (default: as for 'ask')."),
         generator: str | None = typer.Option(None, "--generator", "-g", help="Generator (default: as for 'ask')."),
         ground: str | None = ground_option(),
+        cite_by: str | None = cite_by_option(),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="Index folder (default: inside the corpus)."),
         batch_size: int | None = typer.Option(None, "--batch-size", min=1, help="Encoding batch of the retriever."),
         device: str | None = typer.Option(None, "--device", help="cuda, mps or cpu (default: best available)."),
@@ -44,9 +52,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(str(exc), param_hint="--host") from None
         if retriever:
             check_retrievers([retriever])
+        gen_opts = {**({"ground": ground} if ground else {}),
+                    **cite_by_generator_options(cite_by, generator or load_settings().generator)}
         api = create_app(Corpus.open(corpus), retriever=retriever, generator=generator, index_dir=index_dir,
                          api_key=api_key, retriever_options=encoding_options(batch_size, device),
-                         generator_options={"ground": ground} if ground else None)
+                         generator_options=gen_opts or None)
         server = ServerThread(api, host=host, port=port)
         url = server.start()
         lim = api.state.limits

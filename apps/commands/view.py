@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from docrag.apps.commands.common import ground_option, old_k_option, top_k_option
+from docrag.apps.commands.common import cite_by_option, ground_option, old_k_option, top_k_option
 from docrag.apps.commands.index import RERANK_DEPTH_HELP, RERANK_HELP, rerank_options, use_store
 from docrag.errors import InputError
 
@@ -48,6 +48,7 @@ def register(app: typer.Typer) -> None:
             None, "--coords", help="Box convention of vision generators' replies: auto (openai: default, from the "
                                    "model name), pixel, model_pixels, norm1000, norm1000_yx."),
         ground: str | None = ground_option(),
+        cite_by: str | None = cite_by_option(),
         rerank: str | None = typer.Option(None, "--rerank", help=RERANK_HELP),
         rerank_depth: int | None = typer.Option(None, "--rerank-depth", min=1, help=RERANK_DEPTH_HELP),
     ) -> None:
@@ -74,7 +75,8 @@ def register(app: typer.Typer) -> None:
                         k=old_k or k,
                         index_dir=index_dir, upload_dir=upload_dir,
                         upload_policy=UploadPolicy.from_mb(max_upload_mb), allow_upload=not no_upload,
-                        coords=coords, rerank=rerank_options(rerank, rerank_depth) or None, ground=ground)
+                        coords=coords, rerank=rerank_options(rerank, rerank_depth) or None, ground=ground,
+                        cite_by=cite_by)
         url = serve(app, host=host, port=port, block=False)
         typer.echo(f"docrag viewer running at {url} (Ctrl+C to stop)")
         try:

@@ -4,6 +4,9 @@ Registry names: ``extractive`` (offline baseline), ``openai:<model>``, ``qwen-vl
 :class:`VLMGenerator` does the work common to every chat model: resize pages, build the prompt,
 call a :class:`~docrag.backends.base.ChatBackend` (dropping the lowest-ranked page and retrying
 when the request is too large), parse the reply and map every box into the page's PDF points.
+Citing by region (``cite_by="regions"``, the default) the images sent carry numbered region marks
+(:mod:`docrag.generation.marks`) and the region numbers of the reply become the regions' boxes
+(:mod:`docrag.generation.parse_regions`); boxes in the reply are read as well.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from docrag.cancel import checkpoint
 from docrag.errors import InputError
 from docrag.generation import conventions
 from docrag.generation.images import ResizePolicy, SentImage, prepare_images
+from docrag.generation.marks import DEFAULT_CITE_BY, check_cite_by, mark_images
 from docrag.generation.parse import (
     ImageFrame,
     citations_from_coordinates,
     parse_reply,
 )
+from docrag.generation.parse_regions import citations_from_regions, merge_citations
 from docrag.generation.prompt import PROMPT_VERSION, build_messages
 from docrag.generation.registry import GENERATORS, Generator
 from docrag.generation.snap import snap_citations
@@ -59,11 +64,14 @@ class VLMGenerator:
     ``snap`` snaps boxes to layout blocks (unsnapped ones kept in ``answer.meta``); ``ground``
     (``refine`` by default, ``replace``, ``off``) grounds the answer on the pages' regions
     (:mod:`docrag.grounding`; the model's own citations kept in ``answer.meta["model_citations"]``).
+    ``cite_by`` is ``regions`` (numbered region marks on the images sent, region numbers in the
+    reply; the default) or ``boxes`` (the model draws boxes).
     """
 
     def __init__(self, backend: ChatBackend, *, coords: str = "pixel", resize: ResizePolicy | None = None,
                  max_pages: int | None = None, max_tokens: int = 1024, temperature: float = 0.0,
-                 snap: bool = False, ground: str = "refine", concurrency: int = 4, name: str | None = None,
+                 snap: bool = False, ground: str = "refine", cite_by: str = DEFAULT_CITE_BY,
+                 concurrency: int = 4, name: str | None = None,
                  processor_min_pixels: int | None = None, processor_max_pixels: int | None = None) -> None:
         coords, self.coords_source = conventions.resolve(coords, str(getattr(backend, "name", "")))
         if max_pages is not None and max_pages < 1:
@@ -79,6 +87,7 @@ class VLMGenerator:
         if ground not in GROUND_MODES:
             raise InputError(f"ground={ground!r}: expected one of {', '.join(GROUND_MODES)}")
         self.ground = ground
+        self.cite_by = check_cite_by(cite_by)
         self.concurrency = max(1, int(concurrency))
         self.processor_min_pixels = processor_min_pixels
         self.processor_max_pixels = processor_max_pixels
@@ -105,10 +114,13 @@ class VLMGenerator:
         warnings: list[str] = []
         checkpoint("preparing the page images")
         images = self.prepare(pages)
+        if self.cite_by == "regions":
+            images = mark_images(images)
         reply: ChatReply | None = None
         while True:
             checkpoint("the model call")
-            messages = build_messages(question, images, conventions.PARSER_CONVENTION.get(self.coords, "pixel"))
+            messages = build_messages(question, images, conventions.PARSER_CONVENTION.get(self.coords, "pixel"),
+                                      self.cite_by)
             try:
                 reply = self.backend.chat(messages, max_tokens=self.max_tokens, temperature=self.temperature)
                 break
@@ -123,18 +135,25 @@ class VLMGenerator:
         parsed = parse_reply(reply.text)
         warnings.extend(parsed.repairs)
         sizes = self.model_sizes(reply, images)
-        frames = [ImageFrame(img.index, img.page, img.size, sizes[i]) for i, img in enumerate(images)]
-        if self.coords_source.startswith("unknown"):
+        frames = [ImageFrame(img.index, img.page, img.size, sizes[i], img.regions) for i, img in enumerate(images)]
+        if self.coords_source.startswith("unknown") and (self.cite_by == "boxes" or parsed.coordinates):
             warnings.append(self.coords_source)
         coordinates, parse_coords = conventions.for_parser(parsed.coordinates, self.coords)
         citations, box_warnings = citations_from_coordinates(coordinates, frames, parse_coords)
+        if parsed.regions:
+            by_region, region_warnings = citations_from_regions(parsed.regions, frames)
+            citations = merge_citations(by_region, citations)
+            warnings.extend(region_warnings)
         warnings.extend(box_warnings)
         meta: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "coords": self.coords,
-                                "coords_source": self.coords_source,
+                                "coords_source": self.coords_source, "cite_by": self.cite_by,
                                 "images": [{"index": f.index, "page_id": f.page.page_id,
                                             "sent_size": list(f.sent_size),
-                                            "model_size": list(f.model_size) if f.model_size else None}
+                                            "model_size": list(f.model_size) if f.model_size else None,
+                                            **({"regions": len(f.regions)} if self.cite_by == "regions" else {})}
                                            for f in frames]}
+        if parsed.regions:
+            meta["model_regions"] = {str(c.image_index): list(c.regions) for c in citations if c.regions}
         if self.snap:
             meta["unsnapped_citations"] = [c.to_json() for c in citations]
             citations = snap_citations(citations, {p.page_id: p for p in pages})

@@ -15,6 +15,7 @@ from PIL import Image
 from docrag.cancel import checkpoint
 from docrag.errors import CorpusError, InputError
 from docrag.geometry import fit_within
+from docrag.regions import Region
 from docrag.types import Page
 
 
@@ -45,11 +46,13 @@ class ResizePolicy:
 
 @dataclass
 class SentImage:
-    """One page image as sent to the model (1-based ``index`` in the prompt)."""
+    """One page image as sent to the model (1-based ``index`` in the prompt); ``regions`` are the
+    page regions numbered on it (``cite_by="regions"``, :mod:`docrag.generation.marks`)."""
 
     index: int
     page: Page
     image: Image.Image
+    regions: tuple[Region, ...] = ()
 
     @property
     def size(self) -> tuple[int, int]:

@@ -5,7 +5,9 @@ name -- see :mod:`docrag.generation.conventions`; or ``pixel``, ``model_pixels``
 ``norm1000_yx``), ``processor_min_pixels`` / ``processor_max_pixels`` (the pixel budget of a
 Qwen2.5-VL-style processor, for ``model_pixels``), ``max_width`` / ``max_height`` /
 ``max_pixels`` (resize policy, default fit 1024x768), ``max_pages``, ``max_tokens``,
-``temperature``, ``snap``, ``ground``, ``concurrency`` (requests in flight for batches, default 4); everything
+``temperature``, ``snap``, ``ground``, ``cite_by`` (``regions``, the default: numbered region marks on
+the images and region numbers in the reply; ``boxes``: the model draws boxes), ``concurrency``
+(requests in flight for batches, default 4); everything
 else (``base_url``, ``api_key``, ``timeout``, ``max_retries``, ...) goes to
 :class:`docrag.backends.openai.OpenAIBackend`.
 """
@@ -17,7 +19,7 @@ from typing import Any
 from docrag.backends import get_backend
 from docrag.generation.base import GENERATORS, VLMGenerator, resize_policy_from
 
-_GENERATOR_KEYS = ("coords", "max_pages", "max_tokens", "temperature", "snap", "ground", "concurrency",
+_GENERATOR_KEYS = ("coords", "max_pages", "max_tokens", "temperature", "snap", "ground", "cite_by", "concurrency",
                    "processor_min_pixels", "processor_max_pixels")
 
 

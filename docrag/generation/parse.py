@@ -2,7 +2,8 @@
 
 Two steps, both total functions (they never raise on model output):
 
-1. :func:`parse_reply` finds the ``{"answer": ..., "coordinates": {...}}`` object in the reply,
+1. :func:`parse_reply` finds the ``{"answer": ..., "coordinates": {...}}`` object in the reply
+   (or ``{"answer": ..., "regions": {...}}``, region numbers per image, when citing by region),
    repairing code fences, ``//``/``#``/``/* */`` comments, trailing commas, single quotes, Python
    literals and prose around the JSON. It returns the answer, the raw coordinates and, when nothing
    usable was found, a parse error (the answer is then the reply text, with no citations).
@@ -30,6 +31,7 @@ from typing import Any
 from docrag.generation import parse_json as pj
 from docrag.geometry import Box, GeometryError
 from docrag.io import utf8_safe
+from docrag.regions import Region
 from docrag.types import Citation, Page
 
 log = logging.getLogger(__name__)
@@ -47,6 +49,7 @@ class ParsedReply:
     coordinates: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     repairs: list[str] = field(default_factory=list)
+    regions: dict[str, Any] = field(default_factory=dict)   # image key -> region numbers (raw)
 
 
 @dataclass
@@ -57,6 +60,7 @@ class ImageFrame:
     page: Page
     sent_size: tuple[int, int]
     model_size: tuple[int, int] | None = None   # the model's own input size (Qwen2.5-VL)
+    regions: tuple[Region, ...] = ()             # the regions numbered on it (cite_by="regions")
 
 
 # -- step 1: text -> object (repairs in parse_json) -----------------------------------------
@@ -88,7 +92,7 @@ def _unfenced(text: str) -> str:
 
 
 def parse_reply(text: str) -> ParsedReply:
-    """Read ``{"answer", "coordinates"}`` from a model reply; never raises.
+    """Read ``{"answer", "coordinates"}`` (and ``"regions"``) from a model reply; never raises.
 
     All text it returns is UTF-8-safe (a reply cut inside an escaped surrogate pair included).
     """
@@ -111,13 +115,17 @@ def _parse(text: str) -> ParsedReply:
         repairs = [] if name == "none" else [f"reply JSON repaired ({name})"]
         if cand.strip() != _unfenced(text) and not repairs:
             repairs = ["reply JSON extracted from surrounding text"]
-        if "coordinates" not in obj or "answer" not in obj:  # answer and boxes in two separate objects
-            missing = "coordinates" if "coordinates" not in obj else "answer"
-            other = pj.first_object([c for c in cands if c != cand],
-                                    lambda o, m=missing: isinstance(o, dict) and m in o)
-            if other is not None:
-                obj = {**obj, missing: other[0][missing]}
-                repairs.append("'answer' and 'coordinates' read from two separate JSON objects")
+        cited = [k for k in ("coordinates", "regions") if k in obj]
+        if not cited or "answer" not in obj:  # answer and citations in two separate objects
+            wanted = ("coordinates", "regions") if "answer" in obj else ("answer",)
+            for missing in wanted:
+                other = pj.first_object([c for c in cands if c != cand],
+                                        lambda o, m=missing: isinstance(o, dict) and m in o)
+                if other is not None:
+                    obj = {**obj, missing: other[0][missing]}
+                    repairs.append(f"'answer' and '{missing if missing != 'answer' else cited[0]}' "
+                                   "read from two separate JSON objects")
+                    break
         return _reply_from_object(obj, repairs)
     bare = pj.first_object(pj.candidates(text, "[", "]"), pj.bbox_list)
     if bare is not None:
@@ -154,11 +162,46 @@ def _reply_from_object(obj: dict, repairs: list[str]) -> ParsedReply:
             repairs.append("'coordinates' given as a list of {image, bbox} entries")
             if defaulted:
                 repairs.append("boxes without an image number read as image 1")
+    regions = _regions_object(obj.get("regions"), repairs)
     if not isinstance(coords, dict):
         return ParsedReply(answer.strip(), {}, None,
                            repairs + [f"'coordinates' is a {type(coords).__name__}, not an object; "
-                                      "no citations read"])
-    return ParsedReply(answer.strip(), {pj.key_text(k): v for k, v in coords.items()}, None, repairs)
+                                      "no boxes read"], regions)
+    return ParsedReply(answer.strip(), {pj.key_text(k): v for k, v in coords.items()}, None, repairs, regions)
+
+
+_REGION_LIST_KEYS = ("regions", "region", "numbers", "ids")
+
+
+def _regions_object(value: Any, repairs: list[str]) -> dict[str, Any]:
+    """The reply's ``"regions"`` as ``{image key: raw numbers}``: an object as is; a JSON string
+    loaded; a bare list of numbers read as image 1's; ``[{"image": 1, "regions": [...]}]`` entries
+    gathered -- each reshaping noted in ``repairs``."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        loaded = pj.load_plain(value) if value.strip() else {}
+        if not isinstance(loaded, (dict, list)):
+            repairs.append(f"unreadable 'regions' {pj.short(value)}; no regions read")
+            return {}
+        value = loaded
+        repairs.append("'regions' given as a JSON string")
+    if isinstance(value, dict):
+        return {pj.key_text(k): v for k, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(it, dict) for it in value):
+        out: dict[str, list] = {}
+        for it in value:
+            key = next((it[k] for k in ("image", "image_index", "index", "img", "page") if k in it), 1)
+            nums = next((it[k] for k in _REGION_LIST_KEYS if k in it), [])
+            out.setdefault(pj.key_text(key), []).extend(nums if isinstance(nums, list) else [nums])
+        repairs.append("'regions' given as a list of {image, regions} entries")
+        return out
+    if isinstance(value, list):
+        if value:
+            repairs.append("region numbers without an image number read as image 1")
+        return {"1": value} if value else {}
+    repairs.append(f"'regions' is a {type(value).__name__}, not an object; no regions read")
+    return {}
 
 
 # -- step 2: raw coordinates -> citations in PDF points ----------------------------------------
@@ -168,7 +211,7 @@ _KEY = re.compile(r"(?:image|img|page|picture|pic|figure|图片|图像|图|第)?
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def _image_index(key: str) -> int | None:
+def image_index(key: str) -> int | None:
     """``1``, ``image 1``, ``Image 1:``, ``<image_1>``, ``image_1``, ``图1``, ``第1张`` -> 1; else None."""
     key = key.strip().strip("<>[](){}\"'`*").strip().rstrip(":：").strip()
     m = _KEY.fullmatch(key)
@@ -259,7 +302,7 @@ def citations_from_coordinates(coordinates: Mapping[str, Any], frames: Sequence[
     merged: dict[int, Citation] = {}
     for key, value in coordinates.items():
         key = pj.key_text(key)
-        idx = _image_index(key)
+        idx = image_index(key)
         if idx is None or idx not in by_index:
             warnings.append(f"image {pj.short(key, 60)}: not one of the {len(frames)} images sent; "
                             "its boxes were dropped")

@@ -227,7 +227,7 @@ def load_plain(text: str) -> Any:
 
 
 def is_reply_object(obj: Any) -> bool:
-    return isinstance(obj, dict) and ("answer" in obj or "coordinates" in obj)
+    return isinstance(obj, dict) and ("answer" in obj or "coordinates" in obj or "regions" in obj)
 
 
 def bbox_list(obj: Any) -> bool:

@@ -7,7 +7,8 @@ Pages are resized by the policy (default fit 1024x768) and then to the model's o
 prompt is the size the model sees; the backend reports that size back and the parser uses it.
 
 Options: ``max_width`` / ``max_height`` / ``max_pixels`` (resize policy), ``max_pages``,
-``max_tokens``, ``temperature``, ``snap``, ``coords`` (override the family's convention);
+``max_tokens``, ``temperature``, ``snap``, ``ground``, ``cite_by`` (``regions`` by default: region
+marks are drawn on the image at the model's own input size), ``coords`` (override the family's convention);
 ``device``, ``dtype``, ``attn_implementation``,
 ``min_pixels`` / ``max_model_pixels`` (the model's pixel budget) go to the backend.
 """
@@ -24,7 +25,7 @@ from docrag.generation.base import GENERATORS, VLMGenerator, resize_policy_from
 from docrag.generation.images import SentImage
 from docrag.types import Page
 
-_GENERATOR_KEYS = ("max_pages", "max_tokens", "temperature", "snap", "ground")
+_GENERATOR_KEYS = ("max_pages", "max_tokens", "temperature", "snap", "ground", "cite_by")
 
 
 class QwenVLGenerator(VLMGenerator):

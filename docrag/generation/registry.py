@@ -32,7 +32,7 @@ GENERATORS: Registry[Generator] = Registry("generator", families={
     "openai": Family("docrag.generation.openai_gen", "openai:<model>", endpoint=True),
     "qwen-vl": Family("docrag.generation.qwen_vl_gen", "qwen-vl:<model id or path>",
                       options=("max_width", "max_height", "max_pixels", "max_pages", "coords", "snap", "ground",
-                               "max_tokens")),
+                               "cite_by", "max_tokens")),
 })
 
 
