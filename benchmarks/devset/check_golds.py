@@ -246,7 +246,8 @@ class Result:
         return not self.errors
 
 
-def check(qa: Path = QA, pdfs: Path = PDFS, sha256: Path | None = None, sources: Path | None = None) -> Result:
+def check(qa: Path = QA, pdfs: Path = PDFS, sha256: Path | None = None, sources: Path | None = None,
+          use_sha256: bool = True) -> Result:
     """Every check of this module on ``qa`` with the PDFs of ``pdfs``.
 
     ``sha256`` defaults to ``pdfs.sha256`` next to ``qa``, ``sources`` to ``SOURCES.md`` there; each is used
@@ -265,7 +266,7 @@ def check(qa: Path = QA, pdfs: Path = PDFS, sha256: Path | None = None, sources:
         if not errs:
             good.append(rec)
     sha_path = Path(sha256) if sha256 else qa.parent / "pdfs.sha256"
-    hashes = read_sha256(sha_path) if sha_path.exists() else None
+    hashes = read_sha256(sha_path) if use_sha256 and sha_path.exists() else None
     src_path = Path(sources) if sources else qa.parent / "SOURCES.md"
     src_text = src_path.read_text(encoding="utf-8") if src_path.exists() else None
     by_doc: dict[str, list[dict]] = defaultdict(list)
@@ -318,13 +319,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pdfs", type=Path, default=PDFS,
                     help=f"folder of the fetched PDFs (default {PDFS.relative_to(HERE.parents[1])})")
     ap.add_argument("--sha256", type=Path, default=None, help="default: pdfs.sha256 next to --qa, when present")
+    ap.add_argument("--no-sha256", action="store_true",
+                    help="skip the hash check (a PDF re-extracted with another PyMuPDF version differs byte-wise)")
     ap.add_argument("--sources", type=Path, default=None, help="default: SOURCES.md next to --qa, when present")
     ap.add_argument("-q", "--quiet", action="store_true", help="no warnings, no summary")
     args = ap.parse_args(argv)
     if not args.qa.exists():
         print(f"{args.qa}: no such file", file=sys.stderr)
         return 2
-    res = check(args.qa, args.pdfs, args.sha256, args.sources)
+    res = check(args.qa, args.pdfs, args.sha256, args.sources, use_sha256=not args.no_sha256)
     for e in res.errors:
         print(f"ERROR {e}")
     if not args.quiet:
