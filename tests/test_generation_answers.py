@@ -1,13 +1,13 @@
 """The extractive generator answers: no furniture, the right cell, right arithmetic, declines, multi-page.
 
-Runs on a generated three-page report (tests/support/pdfs.py) ingested once, and on the real
-development corpus (../shared/corpus; the ``real_corpus`` tests, deselected when it is absent).
+Runs on a generated three-page report (tests/support/pdfs.py) ingested once, a generated Chinese equity
+review (tests/support/stocks_review.py), and on the real development corpus (../shared/corpus; the
+``real_corpus`` tests, deselected when it is absent).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +20,7 @@ from docrag.ingestion import ingest
 from docrag.ingestion.furniture import FURNITURE_KEY, mark_furniture
 from docrag.types import Answer, Block, BlockKind, Citation, Page
 from tests.support.pdfs import REPORT_HEADER, make_report_pdf
+from tests.support.stocks_review import make_stocks_review_zh
 
 
 @pytest.fixture(scope="module")
@@ -236,11 +237,12 @@ def test_real_corpus_declines_mars(real, gen):
     assert ans.answer == NO_ANSWER and not ans.citations
 
 
-# -- the dev set's Chinese report (in the repository) ---------------------------------------------------
+# -- a generated Chinese equity review (tests/support/stocks_review.py) -------------------------------------
 @pytest.fixture(scope="module")
 def zh_report(tmp_path_factory):
-    pdf = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / "stocks_review_zh.pdf"
-    out = tmp_path_factory.mktemp("zh") / "corpus"
+    folder = tmp_path_factory.mktemp("zh")
+    pdf = make_stocks_review_zh(folder / "stocks_review_zh.pdf")
+    out = folder / "corpus"
     ingest([pdf], out, show_progress=False)
     return Corpus.open(out).pages()
 

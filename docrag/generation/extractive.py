@@ -97,8 +97,9 @@ _CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is a
 _CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer word of the question
 # a Chinese noun of the question missing from the answering document is often a paraphrase (冒号 for ":",
 # 报告 for "reported"): unless every noun is missing, the loss stops at this factor. On the 270 Chinese
-# dev-set questions (benchmarks/decline_calibration.py, BENCHMARKS.md) (1 - share)^2 alone declines 4
-# of 242 answerable questions and 8 of 28 unanswerable ones; with the floor 0 and 5
+# questions of the generated dev set (retired, with benchmarks/decline_calibration.py, in issue 23: git
+# history) (1 - share)^2 alone declined 4 of 242 answerable questions and 8 of 28 unanswerable ones; with
+# the floor 0 and 5
 _NOUN_FLOOR = 0.6
 _MAX_E5_CHARS = 300
 _E5_VECTORS: dict[str, Any] = {}   # unit text -> E5 passage embedding (pages repeat across questions)
