@@ -24,6 +24,9 @@ percent, scale words and a table's stated unit), dates in any common form, and i
 * ``cover``         -- regions are chosen greedily until every fact found anywhere is covered;
   a region is added only for facts not yet covered.
 * ``merge``         -- chosen regions of one page that touch (gap under :data:`ADJACENT_PT`) become one box.
+* ``trust_model``   -- ``refine`` starts from the regions a model box of a unit's size holds (or lies
+  in) that state a strong fact of the answer; further regions must then add :data:`TRUSTED_GAIN`
+  times the usual gain (a right model box is not diluted by regions that repeat its figures).
 * ``keep_model``    -- ``refine`` keeps a model box of a unit's size (IoU with a chosen region at
   least :data:`KEEP_IOU`, or inside it and a third of it) that holds the evidence found there (the
   model's own box where it agrees); a line-sized box becomes a focus box; one on no evidence is dropped.
@@ -61,6 +64,9 @@ KEEP_IOU = 0.5
 ADJACENT_PT = 14.0
 APPROX_WEIGHT = 0.2        # an amount the answer calls approximate ("about $1.3")
 MIN_GAIN = 0.6              # the least a further region of a cited page must add to be cited
+TRUST_PAGE_SHARE = 0.8      # a model box over more of the page than this says nothing about where
+TRUST_SHARE = 0.5           # ... and the regions they hold state this much of the answer's amounts and dates
+TRUSTED_GAIN = 1.5          # what a region must add, times the above, beside regions a model box holds
 NEW_PAGE_GAIN = 0.9         # ... and one on a page not cited yet (another page needs a real fact)
 _DECLINES = re.compile(r"^\s*(not enough information|cannot be determined|unanswerable|无法回答|信息不足)",
                        re.IGNORECASE)
@@ -287,11 +293,17 @@ def _gain(c: _Candidate, facts: Sequence[Fact], covered: dict[int, float]) -> fl
     return sum(f.weight * max(0.0, c.found.get(i, 0.0) - covered.get(i, 0.0)) for i, f in enumerate(facts))
 
 
-def _choose(candidates: list[_Candidate], facts: Sequence[Fact]) -> list[_Candidate]:
-    """``cover``: greedy choice of regions until no region adds an uncovered fact."""
-    chosen: list[_Candidate] = []
+def _choose(candidates: list[_Candidate], facts: Sequence[Fact],
+            trusted: Sequence[_Candidate] = ()) -> list[_Candidate]:
+    """``cover``: greedy choice of regions until no region adds an uncovered fact, starting from the
+    ``trusted`` ones (``trust_model``: then a further region must add :data:`TRUSTED_GAIN` times more)."""
+    chosen: list[_Candidate] = list(trusted)
     covered: dict[int, float] = {}
-    pages: set[str] = set()
+    for c in chosen:
+        for i, credit in c.found.items():
+            covered[i] = max(covered.get(i, 0.0), credit)
+    pages: set[str] = {c.page.page_id for c in chosen}
+    bar = TRUSTED_GAIN if chosen else 1.0
     while True:
         best, best_score = None, 0.0
         for c in candidates:
@@ -300,7 +312,7 @@ def _choose(candidates: list[_Candidate], facts: Sequence[Fact]) -> list[_Candid
             if sum(d.page.page_id == c.page.page_id for d in chosen) >= 2 * MAX_BOXES_PER_PAGE:
                 continue
             gain = _gain(c, facts, covered)
-            threshold = (MIN_GAIN if c.page.page_id in pages else NEW_PAGE_GAIN) if chosen else 1e-9
+            threshold = bar * (MIN_GAIN if c.page.page_id in pages else NEW_PAGE_GAIN) if chosen else 1e-9
             if gain < threshold:
                 continue
             gain *= (0.5 if c.region.kind == TITLE else 1.0) * (1 - QUESTION_WEIGHT + c.near)
@@ -338,8 +350,26 @@ def _merge(boxes: list[tuple[Box, list[int]]]) -> list[tuple[Box, list[int]]]:
     return boxes
 
 
+def _drawn(model: Sequence[Box], chosen: Sequence[_Candidate], regions: Sequence[Box]) -> list[Box]:
+    """``keep_model``: the model boxes of a page kept as drawn -- each of a unit's size, holding a
+    chosen region and following the page's geometry (IoU with the union of the regions it holds at
+    least :data:`KEEP_IOU`)."""
+    if not chosen:
+        return []
+    page = chosen[0].page
+    out = []
+    for b in model:
+        if b.area > TRUST_PAGE_SHARE * page.width_pt * page.height_pt:
+            continue
+        held = [r for r in regions if r.area > 0 and b.intersection_area(r) >= 0.6 * r.area]
+        if (held and any(b.intersection_area(c.region.box) >= 0.6 * c.region.box.area for c in chosen)
+                and b.iou(union(held)) >= KEEP_IOU):
+            out.append(b)
+    return out
+
+
 def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes: Mapping[str, Sequence[Box]],
-               keep_model: bool) -> list[Citation]:
+               keep_model: bool, candidates: Sequence[_Candidate] = ()) -> list[Citation]:
     """One citation per page: merged region boxes (or agreeing model boxes), and the focus boxes and
     quotes of the facts found there (weak facts -- a year, a small number -- only when alone)."""
     by_page: dict[str, list[_Candidate]] = {}
@@ -347,11 +377,15 @@ def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes:
         by_page.setdefault(c.page.page_id, []).append(c)
     out = []
     for pid, cands in sorted(by_page.items(), key=lambda kv: min(c.rank for c in kv[1])):
-        merged = _merge([(c.region.box, [c.region.number]) for c in cands])
+        drawn = _drawn(model_boxes.get(pid, ()), cands, [c.region.box for c in candidates
+                                                         if c.page.page_id == pid]) if keep_model else []
+        rest = [c for c in cands if not any(d.intersection_area(c.region.box) >= 0.6 * c.region.box.area
+                                            for d in drawn)]
+        merged = _merge([(c.region.box, [c.region.number]) for c in rest])
         merged = sorted(merged, key=lambda m: -sum(_gain_of(c) for c in cands if c.region.number in m[1]))
-        merged = merged[:MAX_BOXES_PER_PAGE]
+        merged = merged[:max(0, MAX_BOXES_PER_PAGE - len(drawn))]
         focus_all = [b for c in cands for bs in c.focus.values() for b in bs]
-        boxes = []
+        boxes = list(drawn[:MAX_BOXES_PER_PAGE])
         for box, _ in merged:
             own = [b for b in model_boxes.get(pid, ()) if keep_model and _agrees(b, box, focus_all)]
             boxes.append(own[0] if own else box)
@@ -368,7 +402,7 @@ def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes:
                 focus.extend(b for b in model_boxes.get(pid, ())
                              if b.area > 0 and b.intersection_area(c.region.box) / b.area >= 0.8
                              and b.area < 0.8 * c.region.box.area)
-        numbers = sorted({n for _, ns in merged for n in ns})
+        numbers = sorted({n for _, ns in merged for n in ns} | {c.region.number for c in cands if c not in rest})
         out.append(Citation(page_id=pid, boxes=boxes, image_index=min(c.rank for c in cands),
                             focus=focus[:12], quotes=quotes[:12], regions=numbers))
     return out
@@ -389,6 +423,32 @@ def _agrees(model: Box, region: Box, focus: Sequence[Box]) -> bool:
         return False
     line = sorted(f.height for f in here)[len(here) // 2]
     return model.height >= 2.5 * line or model.iou(region) >= KEEP_IOU
+
+
+def _held(c: _Candidate, model_boxes: Mapping[str, Sequence[Box]]) -> bool:
+    """A model box of a unit's size (a slide's chart may fill most of the page, but not the whole
+    page) holds this region or lies in it."""
+    page_area = c.page.width_pt * c.page.height_pt
+    region = c.region.box
+    return any(0 < b.area <= TRUST_PAGE_SHARE * page_area
+               and (b.intersection_area(region) >= 0.6 * region.area or b.intersection_area(region) >= 0.6 * b.area)
+               for b in model_boxes.get(c.page.page_id, ()))
+
+
+def _trusted(candidates: Sequence[_Candidate], facts: Sequence[Fact],
+             model_boxes: Mapping[str, Sequence[Box]]) -> list[_Candidate]:
+    """``trust_model``: the regions the model's boxes hold that state a fact of the answer, when
+    together they state :data:`TRUST_SHARE` of its amounts and dates (its key words when it has
+    none); regions drawn as images (unreadable) the model boxes hold in any case."""
+    held = [c for c in candidates if _held(c, model_boxes)]
+    strong = [i for i, f in enumerate(facts) if f.kind != "text" and f.weight >= 0.5]
+    wanted = strong or [i for i, f in enumerate(facts) if f.kind == "text"]
+    stating = [c for c in held if any(c.found.get(i, 0.0) >= (1.0 if strong else 0.5) for i in wanted)]
+    total = sum(facts[i].weight for i in wanted)
+    share = sum(facts[i].weight * max((c.found.get(i, 0.0) for c in stating), default=0.0)
+                for i in wanted) / total if total else 0.0
+    images = [c for c in held if _unreadable(c)]
+    return (stating if share >= TRUST_SHARE else []) + [c for c in images if c not in stating]
 
 
 def _unreadable(c: _Candidate) -> bool:
@@ -443,7 +503,8 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
         c.prior = (PAGE_PRIOR if c.page.page_id in model_pages else 0.0)
         if mode == "refine":
             c.prior += MODEL_PRIOR * _prior(c, model_boxes)
-    chosen = _choose(candidates, facts)
+    trusted = _trusted(candidates, facts, model_boxes) if mode == "refine" else []
+    chosen = _choose(candidates, facts, trusted)
     if mode == "refine":        # keep_model / unreadable: a model box on a region that holds a fact,
         # or on a chart or table with no text layer (nothing to check it against), stays cited
         chosen.extend(c for c in candidates if c not in chosen and c.prior >= MODEL_PRIOR * 0.8
@@ -454,7 +515,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     confidence = sum(f.weight * covered[i] for i, f in enumerate(facts)) / total
     strong = any(covered[i] >= 1 for i, f in enumerate(facts) if f.kind != "text")
     facts_text = [f"{f.kind}:{f.text}" for f in facts]
-    if not chosen or (not strong and confidence < 0.2):
+    if not chosen or (not strong and confidence < 0.2 and not trusted):
         chosen = _fallback(candidates, model_pages)
         confidence = min(confidence, 0.2)
         if not chosen and mode == "refine" and any(model_boxes.values()):
@@ -463,11 +524,12 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     warnings = []
     if mode == "refine":
         dropped = sum(1 for pid, boxes in model_boxes.items() for b in boxes
-                      if not any(b.intersection_area(c.region.box) > 0.5 * b.area for c in chosen
-                                 if c.page.page_id == pid))
+                      if not any(b.intersection_area(c.region.box) > 0.5 * min(b.area, c.region.box.area)
+                                 for c in chosen if c.page.page_id == pid))
         if dropped:
             warnings.append(f"dropped {dropped} model box(es) that hold none of the answer's evidence")
-    return Grounding(_citations(chosen, facts, model_boxes, mode == "refine"), confidence, facts_text, warnings, mode)
+    return Grounding(_citations(chosen, facts, model_boxes, mode == "refine", candidates), confidence, facts_text,
+                     warnings, mode)
 
 
 def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_Candidate]:
