@@ -21,7 +21,8 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<neg>[-−–]|\()?\s?(?:[$€£¥]|US\$|RMB|HK\$)?\s?"
     r"(?P<int>\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(?P<dec>\d+))?\)?"
     r"\s?(?P<pct>%|％|percent\b|per cent\b|个百分点|百分点|percentage points?\b|pp\b)?"
-    r"\s?(?P<scale>" + _SCALE_ALT + r")?(?![a-z])", re.IGNORECASE)
+    r"(?:(?P<suffix>(?-i:[KMB]))|\s?(?P<scale>" + _SCALE_ALT + r"))?(?![a-z])", re.IGNORECASE)
+_SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9}   # "$1,076M", "$4.2B": capitals written onto the figure
 _CONTEXT = re.compile(
     r"in (?P<en>thousands|millions|billions|trillions)\b|\((?:[$€£¥]|us\$|usd|eur|rmb|cny)?\s*"
     r"(?P<paren>thousands|millions|billions|000s?|000,000s?|mn|bn)\)|(?P<of>thousands|millions|billions) of\b"
@@ -79,7 +80,7 @@ def quantities(text: str) -> list[Quantity]:
         neg = m.group("neg")
         if neg and (neg != "(" or m.group(0).rstrip().endswith(")")):   # "(3.2)" is negative, "(2016" is not
             value = -value
-        scale = SCALES.get((m.group("scale") or "").lower(), 1.0)
+        scale = _SUFFIXES[m.group("suffix")] if m.group("suffix") else SCALES.get((m.group("scale") or "").lower(), 1.0)
         out.append(Quantity(value, scale, len(dec), bool(m.group("pct")), m.start("int"), m.end(), m.group(0).strip()))
     return out
 

@@ -279,6 +279,12 @@ def _unit_text(u: _Unit) -> str:
     return " ".join(b.text for b in u.blocks if b.text).strip()
 
 
+def _row_of_pieces(u: _Unit) -> bool:
+    """A unit grouped from blocks set side by side on one line (a table row read as text)."""
+    return any(_v_overlap(a.box, b.box) >= 0.5 and _h_overlap(a.box, b.box) < 0.2
+               for i, a in enumerate(u.blocks) for b in u.blocks[i + 1:])
+
+
 def _grid_tables(units: list[_Unit]) -> list[_Unit]:
     """``grid``: a table title ("表：...", "Table 3") followed by short pieces set side by side (the
     cells of a table the layout read as text) is one table, down to the first piece that stands alone."""
@@ -292,11 +298,11 @@ def _grid_tables(units: list[_Unit]) -> list[_Unit]:
         for u in below:
             beside = any(_v_overlap(u.box, v.box) >= 0.5 and _h_overlap(u.box, v.box) < 0.2
                          for v in below if v is not u)
-            if u.kind == TITLE or not (beside or u.kind == TABLE):
+            if u.kind == TITLE or not (beside or u.kind == TABLE or _row_of_pieces(u)):
                 break
             taken.append(u)
-        lengths = sorted(len(_unit_text(u)) for u in taken)
-        if len(taken) < 4 or lengths[len(lengths) // 2] > 40:
+        lengths = sorted(len(b.text.strip()) for u in taken for b in u.blocks)
+        if sum(len(u.blocks) for u in taken) < 4 or lengths[len(lengths) // 2] > 40:
             continue
         grid = _Unit(TABLE, [b for u in (title, *taken) for b in u.blocks], label=head)
         units = [u for u in units if u is not title and u not in taken] + [grid]

@@ -14,7 +14,7 @@ from docrag.geometry import Box
 from docrag.grounding import MODES, answer_facts, ground, ground_answer
 from docrag.quantities import context_scale, dates, quantities, same_amount
 from docrag.regions import CHART, TABLE, page_regions
-from docrag.types import Answer, Citation
+from docrag.types import Answer, Block, BlockKind, Citation, Page
 
 
 def q1(text: str):
@@ -32,6 +32,42 @@ def test_amounts_with_scale_words_units_and_signs():
     assert q1("(2016").mantissa == 2016 and q1("(2016").is_year      # an opening bracket is no sign
     assert q1("增长12.5%").percent and q1("下降0.3个百分点").percent
     assert q1("11,062.6").decimals == 1
+    assert q1("$1,076M").value == pytest.approx(1.076e9) and q1("$4.2B").value == pytest.approx(4.2e9)
+    assert q1("100 MB").value == 100                                     # a unit, not a scale
+
+
+def _blocks_page(spec: list[tuple[str, tuple[float, float, float, float], str]]) -> Page:
+    w, h = 595.0, 842.0
+    blocks = [Block(BlockKind(kind), Box.points(*box, w, h), text, block_id=i)
+              for i, (kind, box, text) in enumerate(spec)]
+    return Page("doc", 1, w, h, blocks=blocks)
+
+
+def test_grid_a_table_read_as_loose_pieces_is_one_table():
+    """A real white paper's clause/keyword/technology table came out of layout as a title and fourteen
+    short text blocks; a person boxes the whole table with its title."""
+    spec = [("text", (90, 120, 505, 230), "A paragraph before the table that explains what the table compares, "
+             "long enough to stand alone across the whole column of text."),
+            ("text", (150, 250, 420, 262), "Table: Clauses of the assessment rules and technologies")]
+    for row in range(4):
+        y = 275 + 40 * row
+        spec += [("text", (120, y, 270, y + 12), f"Clause {row + 1} text"),
+                 ("text", (285, y, 375, y + 12), f"keyword {row + 1}"),
+                 ("text", (390, y, 460, y + 12), f"tech {row + 1}")]
+    spec.append(("text", (90, 460, 505, 520), "A paragraph after the table that goes on with the chapter, long "
+                 "enough to stand alone across the whole column of text."))
+    regions = page_regions(_blocks_page(spec))
+    tables = [r for r in regions if r.kind == TABLE]
+    assert len(tables) == 1 and tables[0].label.startswith("Table:")
+    assert (tables[0].box.y0, tables[0].box.y1) == (250, 407) and len(regions) == 3
+    # without the title the pieces stay what layout said they were
+    assert not any(r.kind == TABLE for r in page_regions(_blocks_page([spec[0], *spec[2:]])))
+
+
+def test_a_source_line_after_a_bullet_joins_its_chart():
+    spec = [("figure", (140, 330, 455, 537), ""), ("text", (103, 547, 492, 556), "▲数据来源：世界银行，国家统计局")]
+    (chart,) = page_regions(_blocks_page(spec))
+    assert chart.kind == CHART and chart.box.y1 == 556
 
 
 def test_a_table_unit_makes_printed_figures_comparable():
@@ -196,3 +232,16 @@ def test_grounding_on_the_real_dev_corpus(dev_corpus, shared_corpus: Path):
         gold, pages = _case(dev_corpus, rec)
         scores.append(_dice(ground(rec["question"], rec["answer"], pages).citations, gold, dev_corpus))
     assert sum(scores) / len(scores) >= 0.6, scores
+
+
+def test_an_image_behind_most_of_the_text_is_no_figure():
+    """CAICT's white papers print a watermark image over each page; read as a figure it swallowed the page."""
+    from docrag.ingestion.figures import is_background
+    from docrag.types import Word
+
+    w, h = 595.0, 842.0
+    lines = [Word(f"line {i} of the body text of the page", Box.points(90, 100 + 20 * i, 500, 112 + 20 * i, w, h))
+             for i in range(20)]
+    assert is_background(Box.points(93, 90, 502, 718, w, h), lines, w * h)
+    assert not is_background(Box.points(115, 135, 470, 321, w, h), lines, w * h)      # a diagram: too small
+    assert not is_background(Box.points(93, 90, 502, 718, w, h), lines[:3], w * h)    # a chart with a few labels
