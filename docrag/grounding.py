@@ -253,8 +253,11 @@ def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
     for i, fact in enumerate(facts):
         hits: list[tuple[_Line, list[Word]]] = []
         if fact.kind == "amount" and fact.quantity is not None:
+            percent_ok = "%" in c.region.text or "％" in c.region.text or "percent" in c.region.text.lower()
             for ln in c.lines:
                 for q in ln.amounts:
+                    if fact.quantity.percent and not q.percent and not percent_ok:
+                        continue        # "11%" is not the page number 11
                     if same_amount(fact.quantity, q, scale) and not (q.is_year and not fact.quantity.is_year):
                         hits.append((ln, ln.words_at(q.start, q.end)))
         elif fact.kind == "date":
@@ -533,13 +536,15 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
 
 
 def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_Candidate]:
-    """``no_evidence``: the one region nearest the question's terms (a chart for a chart question);
-    the model's boxes only break ties."""
+    """``no_evidence``: the one region nearest the question's terms (a chart for a chart question, a
+    chart or table drawn as an image before text: the figures found nowhere may be its pixels); the
+    model's boxes only break ties."""
     if not candidates:
         return []
 
     def score(c: _Candidate) -> float:
-        return c.near + 0.15 * c.prior + (0.1 if c.page.page_id in model_pages else 0.0) - 0.05 * c.rank
+        image = CHART_BONUS if _unreadable(c) and c.near > 0 else 0.0   # figures found nowhere: drawn as pixels
+        return c.near + image + 0.15 * c.prior + (0.1 if c.page.page_id in model_pages else 0.0) - 0.05 * c.rank
 
     best = max(candidates, key=score)
     return [best] if best.near > 0 else []

@@ -44,6 +44,7 @@ _SOURCE = re.compile(r"^\s*[▲△▼■□●•*※]?\s*(source|sources|note|n
 _HEAD_NOTE = re.compile(r"^\s*[\[(（【]|单位|unit|in (thousands|millions|billions)|this table", re.IGNORECASE)
 FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
 _TABLE_TITLE = re.compile(r"^\s*(?:表|table|exhibit)\s*(?:[\dA-Z一二三四五六七八九十]|[:：])", re.IGNORECASE)
+HEAD_OVERLAP_PT = 8.0    # ... or overlap its top by (a slide title touching its chart)
 HEAD_GAP_PT = 30.0       # how far above a table or chart its title and head note may sit
 SOURCE_GAP_PT = 14.0     # how far below a table or chart its source line may sit
 HEADING_GAP_PT = 8.0     # a heading this close above a paragraph (or running into it) belongs to it
@@ -107,7 +108,7 @@ def _attach_heads(target: Block, free: list[Block]) -> list[Block]:
     caption = str(target.meta.get("caption") or "").strip()
     top = target.box
     for b in sorted(free, key=lambda b: -b.box.y1):        # nearest above first
-        near = _h_overlap(b.box, target.box) > 0.3 and 0 <= _gap(b.box, top) <= HEAD_GAP_PT
+        near = _h_overlap(b.box, target.box) > 0.3 and -HEAD_OVERLAP_PT <= _gap(b.box, top) <= HEAD_GAP_PT
         one_line = b.box.height < 2 * _line_height([b]) and b.box.height <= 24 and len(b.text) < 120
         heading = b.kind in (BlockKind.CAPTION, BlockKind.TITLE) or _HEAD_NOTE.match(b.text) or one_line
         if (caption and b.text.strip() == caption) or (near and heading):
