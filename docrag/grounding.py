@@ -67,7 +67,7 @@ MIN_GAIN = 0.6              # the least a further region of a cited page must ad
 TRUST_PAGE_SHARE = 0.8      # a model box over more of the page than this says nothing about where
 TRUST_SHARE = 0.5           # ... and the regions they hold state this much of the answer's amounts and dates
 TRUSTED_GAIN = 1.5          # what a region must add, times the above, beside regions a model box holds
-NEW_PAGE_GAIN = 0.9         # ... and one on a page not cited yet (another page needs a real fact)
+NEW_PAGE_GAIN = 0.6         # ... and one on a page not cited yet (another page needs a real fact)
 _DECLINES = re.compile(r"^\s*(not enough information|cannot be determined|unanswerable|无法回答|信息不足)",
                        re.IGNORECASE)
 _APPROX = re.compile(r"(about|around|roughly|approximately|approx\.?|nearly|near|almost|some|~|≈|约|大约|近|接近)\s*"
@@ -299,7 +299,8 @@ def _gain(c: _Candidate, facts: Sequence[Fact], covered: dict[int, float]) -> fl
 def _choose(candidates: list[_Candidate], facts: Sequence[Fact],
             trusted: Sequence[_Candidate] = ()) -> list[_Candidate]:
     """``cover``: greedy choice of regions until no region adds an uncovered fact, starting from the
-    ``trusted`` ones (``trust_model``: then a further region must add :data:`TRUSTED_GAIN` times more)."""
+    ``trusted`` ones (``trust_model``: then a further region must add :data:`TRUSTED_GAIN` times more,
+    on a page the model did not cite its square)."""
     chosen: list[_Candidate] = list(trusted)
     covered: dict[int, float] = {}
     for c in chosen:
@@ -315,7 +316,7 @@ def _choose(candidates: list[_Candidate], facts: Sequence[Fact],
             if sum(d.page.page_id == c.page.page_id for d in chosen) >= 2 * MAX_BOXES_PER_PAGE:
                 continue
             gain = _gain(c, facts, covered)
-            threshold = bar * (MIN_GAIN if c.page.page_id in pages else NEW_PAGE_GAIN) if chosen else 1e-9
+            threshold = (bar * MIN_GAIN if c.page.page_id in pages else bar * bar * NEW_PAGE_GAIN) if chosen else 1e-9
             if gain < threshold:
                 continue
             gain *= (0.5 if c.region.kind == TITLE else 1.0) * (1 - QUESTION_WEIGHT + c.near)
