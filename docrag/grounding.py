@@ -457,7 +457,13 @@ def _trusted(candidates: Sequence[_Candidate], facts: Sequence[Fact],
 
 def _unreadable(c: _Candidate) -> bool:
     """``unreadable``: a chart or table drawn as an image -- no words to find the evidence in."""
-    return c.region.kind in (CHART, TABLE) and sum(len(ln.words) for ln in c.lines) < 3
+    if c.region.kind not in (CHART, TABLE):
+        return False
+    main = next((b for b in c.page.blocks if c.region.block_ids and b.block_id == c.region.block_ids[0]), None)
+    if main is None:
+        return sum(len(ln.words) for ln in c.lines) < 3
+    return sum(1 for ln in c.lines for w in ln.words    # its title and notes aside
+               if main.box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)) < 3
 
 
 def _gain_of(c: _Candidate) -> float:
