@@ -28,6 +28,12 @@ Options: ``max_pages``, ``max_citations`` (default 4), ``embed`` (MiniLM, defaul
 ``decline_below`` (default 0.3, calibrated on the dev set's tuning split), ``rank_prior`` (score
 lost per rank step, default 0.06), ``embed_top`` (MiniLM, default 96 units), ``embed_top_cjk`` (E5,
 default 32 units; 0 turns E5 off), ``device``.
+
+Every scoring rule, weight and threshold is listed in ``docs/extractive-rules.md`` (what it rewards, why,
+which dev questions showed the need). This module reads the pages and assembles the answer (rules 12, 16,
+38, 39, 46, 51); scoring lives in :mod:`~docrag.generation.extractive_score` and
+:mod:`~docrag.generation.extractive_embed`, wording, arithmetic, complementary evidence and confidence in
+:mod:`~docrag.generation.extractive_answer`, count cues in :mod:`~docrag.generation.extractive_counts`.
 """
 
 from __future__ import annotations

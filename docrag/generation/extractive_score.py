@@ -1,5 +1,5 @@
-"""How the ``extractive`` generator scores a unit against a question (every rule is listed, with why it
-exists and which dev questions showed the need, in ``docs/extractive-rules.md``).
+"""How the ``extractive`` generator scores a unit against a question (``docs/extractive-rules.md``, 1-16:
+every rule with why it exists and which dev questions showed the need).
 
 A unit's score is ``prior x (w x lexical + (1 - w) x semantic) x year_fit x cues / (1 + rank_prior x (rank - 1))``:
 
