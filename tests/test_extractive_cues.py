@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 import docrag.generation.extractive as extractive
+import docrag.generation.extractive_answer as extractive_answer
+import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
+from docrag.generation.extractive_counts import count_cue, count_fit
 from docrag.generation.extractive_cues import (
-    count_cue,
-    count_fit,
     language_fit,
     missing_nouns,
     most_specific,
@@ -55,7 +56,7 @@ def test_column_named_whole_beats_a_sibling_that_shares_its_characters(regions_p
     assert gen.generate("中东部地区的平均人口是多少？", [regions_page]).answer.startswith("80.25")
     assert gen.generate("西部地区的平均面积是多少？", [regions_page]).answer.startswith("30.20")
     # without whole-label matching, 中东部地区 holds every character of 东部地区 and is read first
-    monkeypatch.setattr(extractive, "label_fit", _ones)
+    monkeypatch.setattr(extractive_score, "label_fit", _ones)
     assert gen.generate("东部地区的平均人口是多少？", [regions_page]).answer.startswith("80.25")
 
 
@@ -168,4 +169,4 @@ def test_one_paraphrased_noun_lowers_the_confidence_without_declining(tmp_path):
     ans = get_generator("extractive", embed=False).generate("输入冒号命令时，按哪个键可以列出可能的补全结果？", [page])
     assert ans.meta["missing_nouns"] == ["冒号"] and ans.meta["missing_share"] < 1
     assert ans.answer.startswith("当输入 : 命令时") and ans.confidence >= 0.3
-    assert extractive._NOUN_FLOOR == pytest.approx(0.6)
+    assert extractive_answer._NOUN_FLOOR == pytest.approx(0.6)

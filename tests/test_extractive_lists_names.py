@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-import docrag.generation.extractive as extractive
+import docrag.generation.extractive_embed as extractive_embed
+import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
-from docrag.generation.extractive import _cjk_weight
 from docrag.generation.extractive_cues import missing_nouns, name_fit, question_names
 from docrag.generation.extractive_lists import list_items
+from docrag.generation.extractive_score import cjk_weight as _cjk_weight
 from docrag.generation.extractive_units import units_of
-from docrag.types import Citation, Word
+from docrag.types import BlockKind, Citation, Word
 from tests.support.synthetic_pages import Region, make_page
 
 GREY = (200, 200, 200)
@@ -98,7 +99,7 @@ def test_chinese_units_are_matched_by_e5(tmp_path):
     assert sem[0] > sem[1] >= 0.0
     off = get_generator("extractive", embed_top_cjk=0)
     assert off._semantic_cjk("cron 多久检查一次任务表？", units, [0.0] * len(units)) == [0.0, 0.0]
-    assert extractive._E5_VECTORS   # passages are cached across questions
+    assert extractive_embed._E5_VECTORS   # passages are cached across questions
 
 
 @pytest.fixture()
@@ -109,7 +110,7 @@ def extremes_page(tmp_path):
             ["Pulse (beats/min)", "56.10", "46", "74"]]
     page = make_page(tmp_path, [
         Region((72, 100, 540, 130), GREY, "The study records body measurements of 20 men."),
-        Region((72, 150, 540, 220), GREY, "\n".join(" | ".join(r) for r in rows), extractive.BlockKind.TABLE),
+        Region((72, 150, 540, 220), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE),
     ], doc_id="fit")
     page.blocks[1].meta["rows"] = rows
     return page
@@ -159,7 +160,7 @@ def test_an_amount_question_answered_without_a_number_loses_confidence(tmp_path)
 def _lines_page(tmp_path, blocks: list[list[str]], *, title: str = "OPTIONS"):
     """Text blocks given as lines (one word box per line, 14 pt apart; a line starting with two spaces
     is indented 24 pt), after a title block."""
-    regions, words, y = [Region((72, 60, 300, 74), GREY, title, extractive.BlockKind.TITLE)], [], 90.0
+    regions, words, y = [Region((72, 60, 300, 74), GREY, title, BlockKind.TITLE)], [], 90.0
     for lines in blocks:
         regions.append(Region((72, y, 540, y + 14 * len(lines)), GREY, "\n".join(t.strip() for t in lines)))
         words += [(t.strip(), 96 if t.startswith("  ") else 72, y + 14 * i) for i, t in enumerate(lines)]
@@ -217,9 +218,9 @@ def test_an_option_inside_wrapped_prose_is_not_a_term(tmp_path):
 
 def test_sentences_are_scored_with_their_section_heading(tmp_path):
     page = make_page(tmp_path, [
-        Region((72, 60, 300, 74), GREY, "DESCRIPTION", extractive.BlockKind.TITLE),
+        Region((72, 60, 300, 74), GREY, "DESCRIPTION", BlockKind.TITLE),
         Region((72, 80, 540, 94), GREY, "apropos searches at most 16 keywords."),
-        Region((72, 110, 300, 124), GREY, "EXIT STATUS", extractive.BlockKind.TITLE),
+        Region((72, 110, 300, 124), GREY, "EXIT STATUS", BlockKind.TITLE),
         Region((72, 130, 540, 144), GREY, "16 Nothing was found."),
     ], doc_id="apropos")
     units = {u.text: u for u in units_of(page, 1) if u.kind == "sentence"}
@@ -232,7 +233,7 @@ def test_sentences_are_scored_with_their_section_heading(tmp_path):
 def _report(tmp_path, sentence: str, rows: list[list[str]], doc_id: str = "rep"):
     page = make_page(tmp_path, [
         Region((72, 100, 540, 140), GREY, sentence),
-        Region((72, 160, 540, 220), GREY, "\n".join(" | ".join(r) for r in rows), extractive.BlockKind.TABLE),
+        Region((72, 160, 540, 220), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE),
     ], doc_id=doc_id)
     page.blocks[1].meta["rows"] = rows
     return page
@@ -245,10 +246,10 @@ def test_according_to_the_text_prefers_prose_over_the_table(tmp_path):
     asked = gen.generate("What mean proline level does cultivar 1 have, according to the text?", [page])
     assert asked.answer.startswith("Proline separates") and asked.meta["units"][0]["kind"] == "sentence"
     cell = next(u for u in units_of(page, 1) if u.cell is not None)
-    prior = extractive.ExtractiveGenerator._prior
+    prior = extractive_score.prior
     assert prior(cell, True, False, False, wants_text=True) == pytest.approx(0.8 * prior(cell, True, False, False))
-    assert extractive._TEXT_Q.search("文中提到的平均值是多少？")
-    assert not extractive._TEXT_Q.search("What is the text size?")
+    assert extractive_score._TEXT_Q.search("文中提到的平均值是多少？")
+    assert not extractive_score._TEXT_Q.search("What is the text size?")
 
 
 def test_a_ratio_stated_in_the_text_is_quoted_not_recomputed(tmp_path):
@@ -270,9 +271,9 @@ def test_chinese_nouns_are_looked_for_in_the_answering_document(tmp_path):
 def test_a_figure_caption_above_a_table_does_not_name_the_table(tmp_path):
     rows = [["Month", "Highest close"], ["August 2003", "26.62"]]
     page = make_page(tmp_path, [
-        Region((72, 100, 540, 114), GREY, "Figure 1. Average closing price by month", extractive.BlockKind.CAPTION),
-        Region((72, 120, 540, 134), GREY, "Table 2. Closes by month", extractive.BlockKind.CAPTION),
-        Region((72, 140, 540, 180), GREY, "\n".join(" | ".join(r) for r in rows), extractive.BlockKind.TABLE),
+        Region((72, 100, 540, 114), GREY, "Figure 1. Average closing price by month", BlockKind.CAPTION),
+        Region((72, 120, 540, 134), GREY, "Table 2. Closes by month", BlockKind.CAPTION),
+        Region((72, 140, 540, 180), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE),
     ], doc_id="msft")
     page.blocks[2].meta["rows"] = rows
     cell = next(u for u in units_of(page, 1) if u.cell is not None)

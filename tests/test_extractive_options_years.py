@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-import docrag.generation.extractive as extractive
+import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
 from docrag.generation.extractive_extremes import _without_asked
 from docrag.generation.extractive_lists import definitions, option_fit
@@ -93,9 +93,9 @@ def test_text_on_a_page_without_the_asked_year_loses(tmp_path):
     gen = get_generator("extractive", embed=False)
     question = "At what price did the stock close on the last trading day of 2005?"
     seen: dict[str, frozenset[str]] = {}
-    fits = [extractive._year_fit(u, {"2005"}, seen) for u in units_of(other, 1) + units_of(dated, 2)]
+    fits = [extractive_score.year_fit(u, {"2005"}, seen) for u in units_of(other, 1) + units_of(dated, 2)]
     assert fits == [0.75, 1.0, 1.0] and seen == {other.page_id: frozenset(), dated.page_id: frozenset({"2005"})}
-    assert extractive._year_fit(units_of(other, 1)[0], set(), {}) == 1.0
+    assert extractive_score.year_fit(units_of(other, 1)[0], set(), {}) == 1.0
     ans = gen.generate(question, [other, dated])
     assert "414.86" in ans.answer.split("…")[0]
     assert ans.citations[0].page_id == dated.page_id
@@ -138,7 +138,8 @@ def test_date_cells_answer_date_questions(tmp_path):
     fits = dict(zip([u.cell.value for u in cells], date_fit(cells, "When did 6.0 Squeeze come out?"), strict=True))
     assert fits["2011-02-06"] == 1.25 and fits["1210"] == 0.8
     assert set(date_fit(cells, "How many days was 6.0 supported?")) == {1.0}
-    years = {u.cell.value: extractive._year_fit(u, {"2005"}, {}) for u in cells if u.cell.headers[-1] == "Released"}
+    years = {u.cell.value: extractive_score.year_fit(u, {"2005"}, {})
+             for u in cells if u.cell.headers[-1] == "Released"}
     assert years == {"2002-07-19": 0.75, "2005-06-06": 1.15, "2011-02-06": 0.75}
     gen = get_generator("extractive", embed=False)
     assert gen.generate("On what date was Debian 6.0 Squeeze released?", [page]).answer.startswith(
@@ -163,4 +164,4 @@ def test_text_that_states_other_years_only_loses(tmp_path):
     page = _blocks_page(tmp_path, ["Releases came out from 1996 to 2025.", "Sarge came out in 2005.",
                                    "Releases came out regularly."])
     seen: dict[str, frozenset[str]] = {}
-    assert [extractive._year_fit(u, {"2005"}, seen) for u in units_of(page, 1)] == [0.75, 1.0, 1.0]
+    assert [extractive_score.year_fit(u, {"2005"}, seen) for u in units_of(page, 1)] == [0.75, 1.0, 1.0]

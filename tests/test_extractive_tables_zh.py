@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-import docrag.generation.extractive as extractive
+import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
-from docrag.generation.extractive_cues import count_fit, counted_noun, label_fit
+from docrag.generation.extractive_counts import count_fit, counted_noun
+from docrag.generation.extractive_cues import label_fit
 from docrag.generation.extractive_extremes import extreme_row
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_units import units_of
+from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
 
 GREY = (200, 200, 200)
@@ -26,7 +28,7 @@ def _table_page(tmp_path, rows, prose, doc_id="tz"):
     page = make_page(tmp_path, [
         Region((72, 100, 540, 130), GREY, prose),
         Region((72, 150, 540, 150 + 18 * len(rows)), GREY, "\n".join(" | ".join(r) for r in rows),
-               extractive.BlockKind.TABLE),
+               BlockKind.TABLE),
     ], doc_id=doc_id)
     page.blocks[1].meta["rows"] = rows
     return page
@@ -34,8 +36,8 @@ def _table_page(tmp_path, rows, prose, doc_id="tz"):
 
 def _two_tables(tmp_path, first, second, doc_id):
     page = make_page(tmp_path, [
-        Region((72, 100, 540, 180), GREY, "\n".join(" | ".join(r) for r in first), extractive.BlockKind.TABLE),
-        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in second), extractive.BlockKind.TABLE),
+        Region((72, 100, 540, 180), GREY, "\n".join(" | ".join(r) for r in first), BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in second), BlockKind.TABLE),
     ], doc_id=doc_id)
     page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = first, second
     return page
@@ -95,11 +97,11 @@ def test_a_chinese_comparison_is_a_difference_in_the_order_the_question_names(tm
 def test_a_chart_read_from_its_caption_is_weighed_as_a_figure_not_a_caption(tmp_path):
     labels = [((117, 250, 138, 260), "151.80"), ((117, 312, 142, 323), "2005年"), ((201, 210, 222, 219), "411.19"),
               ((201, 312, 226, 323), "2006年"), ((70, 96, 85, 106), "美元")]
-    caption = Region((72, 331, 300, 342), GREY, "图1 各年平均收盘价(美元)", extractive.BlockKind.CAPTION)
+    caption = Region((72, 331, 300, 342), GREY, "图1 各年平均收盘价(美元)", BlockKind.CAPTION)
     page = make_page(tmp_path, [*(Region(box, GREY, t) for box, t in labels), caption], doc_id="goog")
     fig = next(u for u in units_of(page, 1) if u.kind == "figure")
-    assert fig.block.kind is extractive.BlockKind.CAPTION
-    assert extractive.ExtractiveGenerator._prior(fig, True, True, False) == pytest.approx(1.5)
+    assert fig.block.kind is BlockKind.CAPTION
+    assert extractive_score.prior(fig, True, True, False) == pytest.approx(1.5)
     ans = get_generator("extractive", embed=False).generate("图1中2006年的平均收盘价是多少？", [page])
     assert ans.answer.startswith("411.19 — 2006年")
 
@@ -111,7 +113,7 @@ LANGS_ZH = [["类型", "个体语言", "合计"], ["现存语言", "7001", "7063
 
 
 def test_a_count_question_prefers_the_row_it_names_over_a_general_count(tmp_path):
-    from docrag.generation.extractive_cues import _counted_phrase
+    from docrag.generation.extractive_counts import _counted_phrase
 
     assert _counted_phrase("How many constructed languages have an ISO 639-3 code?") == "constructed languages"
     assert counted_noun("有多少种人造语言拥有 ISO 639-3 代码？") == "人造语言"

@@ -5,8 +5,7 @@ count questions, and decomposing a question that asks for two facts.
   header that only shares part of it lose ("维吉尼亚鸢尾" beside a named "变色鸢尾"); a label that is only
   part of a longer label the question also names ("鸢尾" inside "山鸢尾", "Total" inside "Total
   arrests") is not taken as named. Characters shared by sibling headers no longer decide the column.
-* **Counts**: "how many", "多少个", "几例" ask for a count: integers (followed by the question's
-  measure word, "50个", "212例", or next to its noun) are preferred over decimals such as table means.
+* **Counts** (:mod:`~docrag.generation.extractive_counts`): "how many", "多少个", "几例" ask for a count.
 * **References**: "图1", "Table 2" in the question favour the figure or table captioned so.
 * **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
 * **Names**: Latin-script names in a Chinese question ("sort", "gzip") favour documents that mention them.
@@ -14,6 +13,11 @@ count questions, and decomposing a question that asks for two facts.
 * **Language**: evidence on a page in another language than the question's loses.
 * **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
   is answered on all pages read and every part's evidence is cited.
+* **Dates**: "when", "on what date", "哪一天" favour date cells.
+
+Rules (``docs/extractive-rules.md``, 17-22, 46, 50): label fit (x0.55 column, x0.7 row), language fit
+(x0.75), reference fit (x1.4 / x0.7), name fit (x0.6), key fit (x0.5), date fit (x1.25 / x0.8), parts,
+missing nouns.
 """
 
 from __future__ import annotations
@@ -239,109 +243,6 @@ def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss:
             out.append(loss)
         else:
             out.append(1.0)
-    return out
-
-
-_MEASURE = "个例名人家只种项份位次株件条所座台辆户年天倍"
-_COUNT_ZH = re.compile(r"(?:多少|几)([" + _MEASURE + r"])")
-_COUNT_EN = re.compile(r"\bhow many\s+([a-z][a-z-]+)?", re.IGNORECASE)
-_INT = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])|(?<![\d.,])\d+(?![\d.,]\d)")
-_DEC = re.compile(r"\d\.\d")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
-
-
-def count_cue(question: str) -> tuple[str, str] | None:
-    """("zh", measure word) or ("en", noun) when the question asks for a count; else None."""
-    m = _COUNT_ZH.search(question)
-    if m and m.group(1) not in "年倍":
-        return "zh", m.group(1)
-    m = _COUNT_EN.search(question)
-    if m:
-        return "en", (m.group(1) or "").lower()
-    return None
-
-
-_COUNTED_AFTER = re.compile(r"(?:多少|几)[" + _MEASURE + r"]([\u3400-\u9fff]+)")
-_COUNTED_BEFORE = re.compile(r"([\u3400-\u9fff]+?)(?:共|一共|总共)?有?(?:多少|几)[" + _MEASURE + r"]")
-_COUNT_HEAD = ("数", "数量", "个数", "总数", "数目")
-
-
-def counted_noun(question: str) -> str:
-    """What a Chinese count question counts: "有多少个时区" -> 时区, "…的国家和地区有多少个" -> 国家和地区."""
-    m = _COUNTED_AFTER.search(question)
-    if m:  # the words up to the first verb: "多少种人造语言拥有…" -> 人造语言
-        import jieba.posseg as posseg
-
-        jieba()  # quiet
-        noun = ""
-        for w in posseg.lcut(re.split(r"[的吗呢]", m.group(1))[0]):
-            if noun and w.flag.startswith("v"):
-                break
-            noun += w.word
-        return noun
-    m = _COUNTED_BEFORE.search(question)
-    return re.split(r"[的，,、]", m.group(1))[-1] if m else ""
-
-
-_PHRASE_END = frozenset("do does did is are was were have has had can could will would in on at of for to from by "
-                        "with there".split())
-
-
-def _counted_phrase(question: str) -> str:
-    """What an English count question counts: "How many constructed languages have …" -> constructed languages."""
-    m = re.search(r"\bhow many\s+(.*)", question, re.IGNORECASE)
-    words: list[str] = []
-    for w in (m.group(1).split() if m else []):
-        w = w.strip("?,.").lower()
-        if not w or w in _PHRASE_END or len(words) == 3:
-            break
-        words.append(w)
-    return " ".join(words)
-
-
-def _counts_column(headers: Sequence[str], noun: str) -> bool:
-    """The cell's column counts ``noun`` ("时区数", "时区个数" for 时区)."""
-    heads = [_norm(h).replace(" ", "") for h in headers]
-    return any(h.startswith(noun) and h[len(noun):] in (*_COUNT_HEAD, "") for h in heads)
-
-
-def count_fit(units: Sequence[Unit], question: str) -> list[float]:
-    """A factor per unit for count questions: a whole number followed by the measure word asked for
-    (or next to the noun asked about), or in a column that counts that noun ("时区数"), gains; decimal
-    values (means, prices) lose."""
-    cue = count_cue(question)
-    if cue is None:
-        return [1.0] * len(units)
-    lang, word = cue
-    stem = word[:-1] if word.endswith("s") else word
-    noun = counted_noun(question) if lang == "zh" else ""  # English headers name the noun itself
-    phrase = _counted_phrase(question) if lang == "en" else noun
-    m = _COUNTED_AFTER.search(question)
-    # "多少个行政区划位于更大的行政区划之内": a clause after the noun narrows the count; its column counts all
-    narrowed = bool(m and noun and _CJK.search(m.group(1)[len(noun):]))
-    out = []
-    for u in units:
-        if u.cell is not None and _INT.fullmatch(u.cell.value.strip()) and (
-                noun and not narrowed and _counts_column(u.cell.headers, noun)
-                or phrase and len(_norm(u.cell.row.label)) >= 2 and named_in(u.cell.row.label, phrase)):
-            out.append(1.25)   # "多少个时区" under 时区数; "how many constructed languages" in row Constructed
-            continue
-        text = u.text
-        ints = [m for m in _INT.finditer(text) if not _YEAR.match(m.group(0))]
-        if lang == "zh":  # "184种语言" does not count 人造语言
-            tagged = any(text[m.end():m.end() + 1] == word and text[m.end() + 1:].lstrip().startswith(noun[:2])
-                         for m in ints)
-        else:
-            tagged = bool(stem) and any(re.match(r"\s+(?:\S+\s+){0,2}?" + re.escape(stem), text[m.end():],
-                                                 re.IGNORECASE) for m in ints)
-        if tagged:
-            out.append(1.5)
-        elif u.cell is not None:  # a decimal in a table without a scale is a mean or a price, not a count
-            out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale_for(u.cell)) else 1.0)
-        elif lang == "en" and stem and not re.search(r"(?<![\w])" + re.escape(stem), text, re.IGNORECASE):
-            out.append(0.85)   # "How many constructed languages": a count of languages in general
-        else:
-            out.append(1.0 if ints else 0.85)
     return out
 
 

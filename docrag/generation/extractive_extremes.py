@@ -1,6 +1,7 @@
 """Superlatives in questions: "the heaviest", "the lowest", "最高" favour a table's maximum / minimum column
 (or row), and "which region has the most time zones" takes the row with the largest value of the column
-the question names."""
+the question names. Rules (``docs/extractive-rules.md``, 27-28): extreme fit (x1.2 / x0.6 / x0.8, prose
+x0.85) and extreme row (``near`` 0.5, column fit >= 0.5, the table whose row header the question names)."""
 
 from __future__ import annotations
 

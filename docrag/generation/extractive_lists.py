@@ -10,6 +10,9 @@
 
 Line boxes come from the page's word layer; a block whose words do not fall into exactly its lines
 keeps its own box (and is left to the sentence units).
+
+Rules (``docs/extractive-rules.md``, 29-31; all generated-set only): option fit (x0.6), list items,
+definitions (``_INDENT``).
 """
 
 from __future__ import annotations

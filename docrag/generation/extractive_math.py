@@ -3,6 +3,7 @@
 :func:`operation_of` reads the operation from the question (difference, sum, ratio, share, change,
 growth); :func:`compute` applies it to two cited cells and returns the result with its inputs shown
 ("1,696,516 = 2,348,928 − 652,412"), so a reader can check every figure against the cited boxes.
+Rule (``docs/extractive-rules.md``, 41): :func:`comparable`, arithmetic only on figures of one kind.
 """
 
 from __future__ import annotations

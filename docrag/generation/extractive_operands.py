@@ -1,7 +1,8 @@
 """Which two table cells an arithmetic question combines, and in which order: the second operand of a
 difference, sum, ratio, share or growth beside the best cell (same row for a change over time, a row the
 question names for a comparison, never a range such as "100-199"), and (earlier, later) / (part,
-whole) / "A比B多几个" order."""
+whole) / "A比B多几个" order. Rules (``docs/extractive-rules.md``, 42-43): second operand (same row x2
+for a change, named row x3, x(1 + 0.5 x new terms)) and operand order."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ extent covers the data cell's centre (so spanning headers such as "Silicon carbi
 2010" both apply). A line with a label and no number right after a data line continues that
 line's label ("Applications and mashups / developed by the public"). When the page has no words
 in the table (an image-only table), the block's ``meta["rows"]`` give cells without boxes and the
-cited region falls back to the whole table.
+cited region falls back to the whole table. Rules (``docs/extractive-rules.md``, 36-37): row names, geometry.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ A unit is a span the generator may quote and the region it would cite: a sentenc
 one value cell of a table (with its row label, column headers, unit and scale), or a whole figure
 (its caption, axis text and data labels; cited with its caption). Blocks marked as page furniture
 at ingest (:mod:`docrag.ingestion.furniture`), or recognisable as furniture on their own page, never
-become units.
+become units. Rules (``docs/extractive-rules.md``, 11, 30-35): quantities, list items, definitions,
+section context, sentence ends, chart words, caption and head-note distances.
 """
 
 from __future__ import annotations

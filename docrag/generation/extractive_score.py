@@ -1,0 +1,128 @@
+"""How the ``extractive`` generator scores a unit against a question (``docs/extractive-rules.md``, 1-16:
+every rule with why it exists and which dev questions showed the need).
+
+A unit's score is ``prior x (w x lexical + (1 - w) x semantic) x year_fit x cues / (1 + rank_prior x (rank - 1))``:
+
+* **lexical** (:func:`idf_weights`, :func:`lexical_scores`): the IDF-weighted share of the question's terms
+  the unit holds; terms only in the whole question, when one of its parts is answered, weigh
+  ``_CONTEXT_WEIGHT``; Chinese characters and sub-words weigh ``_CJK_PART_WEIGHT`` (:func:`cjk_weight`);
+* **semantic**: sentence-model similarity (:mod:`~docrag.generation.extractive_embed`);
+* **prior** (:func:`prior`): the kind of unit the question wants (title x0.6, short fragment x0.7, figure
+  x1.5 / x0.7, cell x1.1 / x0.85 / x0.8, quantity x1.15 / x0.8);
+* **year fit** (:func:`year_fit`): the year the question names (x1.15 / x0.75);
+* **cues** (:func:`cue_product`): the question cues of :mod:`~docrag.generation.extractive_cues`,
+  :mod:`~docrag.generation.extractive_counts`, :mod:`~docrag.generation.extractive_extremes` and
+  :mod:`~docrag.generation.extractive_lists` multiplied.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from docrag.generation.extractive_counts import count_fit
+from docrag.generation.extractive_cues import date_fit, key_fit, label_fit, language_fit, name_fit, reference_fit
+from docrag.generation.extractive_extremes import extreme_fit
+from docrag.generation.extractive_lists import option_fit
+from docrag.generation.extractive_tables import is_date
+from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
+from docrag.types import BlockKind
+
+_CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|curve|series|axis)\b|图|曲线|趋势",
+                      re.IGNORECASE)
+_TEXT_Q = re.compile(r"\baccording to the (?:text|paragraph|passage|prose)|\bin the text\b|文中|正文|文字说明",
+                     re.IGNORECASE)
+_TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
+_CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
+_CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer word of the question
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+
+
+def cue_product(units: Sequence[Unit], question: str) -> list[float]:
+    """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
+    out = [1.0] * len(units)
+    for fit in (label_fit, count_fit, language_fit, reference_fit, name_fit, extreme_fit, key_fit, option_fit,
+                date_fit):
+        out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
+    return out
+
+
+def cjk_weight(term: str, terms: set[str]) -> float:
+    """Chinese tokens overlap (字符串 also yields 字符, 字, 符, 串): a word inside a longer word of
+    the question and a lone character count ``_CJK_PART_WEIGHT`` as much, so a long common word does
+    not outweigh a short rare one (季度)."""
+    if not _CJK.match(term):
+        return 1.0
+    if len(term) == 1 or any(term != t and term in t for t in terms):
+        return _CJK_PART_WEIGHT
+    return 1.0
+
+
+def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]]) -> float:
+    """A cell in a column of another year than the question names is less likely the answer, and so are
+    a date cell of another year, text that states other years only, and text on a page that never
+    mentions the year asked about (``page_years``: the years of each page)."""
+    if not years:
+        return 1.0
+    if u.cell is not None and is_date(u.cell.value):   # "which release came out in 2005": its date
+        return 1.15 if any(y in u.cell.value for y in years) else 0.75
+    if u.cell is None:
+        own = set(_YEAR.findall(u.text))
+        if own and not own & years:   # it states other years only
+            return 0.75
+        seen = page_years.get(u.page.page_id)
+        if seen is None:
+            seen = page_years[u.page.page_id] = frozenset(_YEAR.findall(page_text(u.page)))
+        return 1.0 if years & seen else 0.75
+    col = set(_YEAR.findall(" ".join(u.cell.headers)))
+    if not col:
+        return 1.0
+    return 1.15 if col & years else 0.75
+
+
+def idf_weights(question: str, units: Sequence[Unit], context: str = "") -> tuple[dict[str, float], list[set[str]]]:
+    """IDF weights of the question's terms over the units; terms only in ``context`` (the whole
+    question, when one part of it is answered) count ``_CONTEXT_WEIGHT`` as much."""
+    q = set(tokenize(question))
+    ctx = set(tokenize(context)) - q
+    docs = [set(tokenize(u.scored_text)) for u in units]
+    df = Counter(t for d in docs for t in d if t in q or t in ctx)
+    n = len(docs)
+    return {t: (1.0 if t in q else _CONTEXT_WEIGHT) * cjk_weight(t, q | ctx)
+            * math.log(1 + (n + 1) / (df.get(t, 0) + 0.5)) for t in q | ctx}, docs
+
+
+def lexical_scores(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
+    """Each unit's share of the question's IDF weight."""
+    total = sum(idf.values())
+    if not total:
+        return [0.0] * len(docs)
+    return [sum(idf[t] for t in idf.keys() & d) / total for d in docs]
+
+
+def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, wants_text: bool = False) -> float:
+    """Titles name things but rarely answer; quantity questions want digits; chart questions
+    want figures and table questions cells."""
+    out = 1.0
+    # a chart read from its caption and labels is a figure, not a caption
+    if unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure"):
+        out *= 0.6
+    if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
+        out *= 0.7
+    if unit.kind == "figure":
+        out *= 1.5 if wants_chart else 0.7
+    elif unit.kind == "cell":
+        out *= 1.1 if wants_table else (0.85 if wants_chart else 1.0)
+        if wants_text:
+            out *= 0.8
+    if wants_number and unit.kind != "figure":
+        out *= 1.15 if _has_quantity(unit.text) else 0.8
+    return out
+
+
+def wants(question: str) -> tuple[bool, bool, bool, bool]:
+    """What the question asks for: a number, a chart, a table, the text (the :func:`prior` flags)."""
+    return (bool(_QUANTITY_Q.search(question)), bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question)),
+            bool(_TEXT_Q.search(question)))
