@@ -21,6 +21,9 @@ percent, scale words and a table's stated unit), dates in any common form, and i
   does not win; a chart scores :data:`CHART_BONUS` more for a chart question.
 * ``model_prior``   -- in ``refine`` mode a region that holds a model box scores up to
   :data:`MODEL_PRIOR` more, a page the model cited :data:`PAGE_PRIOR` more (``replace``: pages only).
+* ``distrust_model`` -- when the model's boxes hold none of the answer's amounts or dates and they are
+  stated in regions the boxes miss, ``refine`` weighs the model's pages only, as ``replace`` does (a box
+  shifted off its unit or on the wrong page would otherwise pull the citation after it).
 * ``cover``         -- regions are chosen greedily until every fact found anywhere is covered;
   a region is added only for facts not yet covered.
 * ``merge``         -- chosen regions of one page that touch (gap under :data:`ADJACENT_PT`) become one box.
@@ -455,6 +458,16 @@ def _trusted(candidates: Sequence[_Candidate], facts: Sequence[Fact],
     return (stating if share >= TRUST_SHARE else []) + [c for c in images if c not in stating]
 
 
+def _found_elsewhere(candidates: Sequence[_Candidate], facts: Sequence[Fact],
+                     model_boxes: Mapping[str, Sequence[Box]]) -> bool:
+    """``distrust_model``: the answer's amounts or dates are stated only in regions no model box holds."""
+    strong = [i for i, f in enumerate(facts) if f.kind != "text" and f.weight >= 0.5]
+    held = [_held(c, model_boxes) for c in candidates]
+    if any(h and c.found.get(i, 0.0) >= 1 for c, h in zip(candidates, held, strict=True) for i in strong):
+        return False                # the boxes hold some of the evidence: a prior worth keeping
+    return any(c.found.get(i, 0.0) >= 1 for c, h in zip(candidates, held, strict=True) if not h for i in strong)
+
+
 def _unreadable(c: _Candidate) -> bool:
     """``unreadable``: a chart or table drawn as an image -- no words to find the evidence in."""
     if c.region.kind not in (CHART, TABLE):
@@ -514,6 +527,9 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
         if mode == "refine":
             c.prior += MODEL_PRIOR * _prior(c, model_boxes)
     trusted = _trusted(candidates, facts, model_boxes) if mode == "refine" else []
+    if mode == "refine" and not trusted and _found_elsewhere(candidates, facts, model_boxes):
+        for c in candidates:        # distrust_model: the boxes miss evidence found elsewhere
+            c.prior = PAGE_PRIOR if c.page.page_id in model_pages else 0.0
     chosen = _choose(candidates, facts, trusted)
     if mode == "refine":        # keep_model / unreadable: a model box on a region that holds a fact,
         # or on a chart or table with no text layer (nothing to check it against), stays cited

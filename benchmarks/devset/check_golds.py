@@ -49,7 +49,8 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 LANGS = ("en", "zh")
 SPLITS = ("seen", "kept")
 CATEGORIES = ("text", "table", "chart", "multi_page")
-_COMPUTED = re.compile(r"[=×÷≈]| [−-] |计算|约|数据标签|图表|implied|calculated|divided|\bplus\b|\bminus\b|\babout\b|"
+_COMPUTED = re.compile(r"[=×÷≈]| [−-] |计算|约|数据标签|图表|图\s*\d|(?:figure|chart|exhibit)\s*\d|"
+                       r"implied|calculated|divided|\bplus\b|\bminus\b|\babout\b|"
                        r"more than|less than|i\.e\.|difference of|\bsum\b|\bratio\b|data labels?|an image|read off",
                        re.IGNORECASE)
 FINRAG_CATEGORIES = ("text_inference", "table_extraction", "chart_extraction", "numerical_calculation",
