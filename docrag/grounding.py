@@ -442,13 +442,16 @@ def _held(c: _Candidate, model_boxes: Mapping[str, Sequence[Box]]) -> bool:
                for b in model_boxes.get(c.page.page_id, ()))
 
 
-def _trusted(candidates: Sequence[_Candidate], facts: Sequence[Fact],
-             model_boxes: Mapping[str, Sequence[Box]]) -> list[_Candidate]:
-    """``trust_model``: the regions the model's boxes hold that state a fact of the answer, when
-    together they state :data:`TRUST_SHARE` of its amounts and dates (its key words when it has
-    none); regions drawn as images (unreadable) the model boxes hold in any case."""
-    held = [c for c in candidates if _held(c, model_boxes)]
-    strong = [i for i, f in enumerate(facts) if f.kind != "text" and f.weight >= 0.5]
+def _strong(facts: Sequence[Fact]) -> list[int]:
+    """The answer's amounts and dates that count on their own (not a year or a small number)."""
+    return [i for i, f in enumerate(facts) if f.kind != "text" and f.weight >= 0.5]
+
+
+def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact]) -> list[_Candidate]:
+    """``trust_model``: of the regions the model's boxes hold (``held``), those that state a fact of the
+    answer, when together they state :data:`TRUST_SHARE` of its amounts and dates (its key words when
+    it has none); regions drawn as images (unreadable) the model boxes hold in any case."""
+    strong = _strong(facts)
     wanted = strong or [i for i, f in enumerate(facts) if f.kind == "text"]
     stating = [c for c in held if any(c.found.get(i, 0.0) >= (1.0 if strong else 0.5) for i in wanted)]
     total = sum(facts[i].weight for i in wanted)
@@ -458,14 +461,12 @@ def _trusted(candidates: Sequence[_Candidate], facts: Sequence[Fact],
     return (stating if share >= TRUST_SHARE else []) + [c for c in images if c not in stating]
 
 
-def _found_elsewhere(candidates: Sequence[_Candidate], facts: Sequence[Fact],
-                     model_boxes: Mapping[str, Sequence[Box]]) -> bool:
+def _found_elsewhere(candidates: Sequence[_Candidate], held: Sequence[_Candidate], facts: Sequence[Fact]) -> bool:
     """``distrust_model``: the answer's amounts or dates are stated only in regions no model box holds."""
-    strong = [i for i, f in enumerate(facts) if f.kind != "text" and f.weight >= 0.5]
-    held = [_held(c, model_boxes) for c in candidates]
-    if any(h and c.found.get(i, 0.0) >= 1 for c, h in zip(candidates, held, strict=True) for i in strong):
+    strong = _strong(facts)
+    if any(c.found.get(i, 0.0) >= 1 for c in held for i in strong):
         return False                # the boxes hold some of the evidence: a prior worth keeping
-    return any(c.found.get(i, 0.0) >= 1 for c, h in zip(candidates, held, strict=True) if not h for i in strong)
+    return any(c.found.get(i, 0.0) >= 1 for c in candidates if c not in held for i in strong)
 
 
 def _unreadable(c: _Candidate) -> bool:
@@ -526,8 +527,9 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
         c.prior = (PAGE_PRIOR if c.page.page_id in model_pages else 0.0)
         if mode == "refine":
             c.prior += MODEL_PRIOR * _prior(c, model_boxes)
-    trusted = _trusted(candidates, facts, model_boxes) if mode == "refine" else []
-    if mode == "refine" and not trusted and _found_elsewhere(candidates, facts, model_boxes):
+    held = [c for c in candidates if _held(c, model_boxes)] if mode == "refine" else []
+    trusted = _trusted(held, facts) if mode == "refine" else []
+    if mode == "refine" and not trusted and _found_elsewhere(candidates, held, facts):
         for c in candidates:        # distrust_model: the boxes miss evidence found elsewhere
             c.prior = PAGE_PRIOR if c.page.page_id in model_pages else 0.0
     chosen = _choose(candidates, facts, trusted)
