@@ -48,6 +48,7 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from docrag.cancel import checkpoint
 from docrag.geometry import Box, union
@@ -97,20 +98,14 @@ class _Line:
     text: str
     words: list[Word]
     spans: list[tuple[int, int]]   # character span of each word in ``text``
-    _amounts: list[Quantity] | None = None
-    _dates: list[tuple[str, int, int]] | None = None
 
-    @property
+    @cached_property
     def amounts(self) -> list[Quantity]:
-        if self._amounts is None:
-            self._amounts = quantities(self.text)
-        return self._amounts
+        return quantities(self.text)
 
-    @property
+    @cached_property
     def dates(self) -> list[tuple[str, int, int]]:
-        if self._dates is None:
-            self._dates = dates(self.text)
-        return self._dates
+        return dates(self.text)
 
     def words_at(self, start: int, end: int) -> list[Word]:
         return [w for w, (s, e) in zip(self.words, self.spans, strict=True) if s < end and start < e]
@@ -128,6 +123,7 @@ class _Candidate:
     quotes: dict[int, list[str]] = field(default_factory=dict)
     near: float = 0.0
     prior: float = 0.0
+    unreadable: bool = False       # a chart or table drawn as an image (see _unreadable)
 
 
 @dataclass
@@ -246,17 +242,18 @@ def _candidates(pages: Sequence[Page]) -> list[_Candidate]:
         for region in page_regions(page):
             lines = _lines(region, words)
             text = " ".join(ln.text for ln in lines) + " " + region.label
-            out.append(_Candidate(page, rank, region, lines, terms_of(text)))
+            out.append(_Candidate(page, rank, region, lines, terms_of(text),
+                                  unreadable=_unreadable(page, region, lines)))
     return out
 
 
 def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
     """Which facts region ``c`` states (credit per fact) and where (focus boxes, quoted lines)."""
     scale = context_scale(c.region.label + "\n" + c.region.text[:600])
+    percent_ok = "%" in c.region.text or "％" in c.region.text or "percent" in c.region.text.lower()
     for i, fact in enumerate(facts):
         hits: list[tuple[_Line, list[Word]]] = []
         if fact.kind == "amount" and fact.quantity is not None:
-            percent_ok = "%" in c.region.text or "％" in c.region.text or "percent" in c.region.text.lower()
             for ln in c.lines:
                 for q in ln.amounts:
                     if fact.quantity.percent and not q.percent and not percent_ok:
@@ -368,8 +365,8 @@ def _drawn(model: Sequence[Box], chosen: Sequence[_Candidate], regions: Sequence
     for b in model:
         if b.area > TRUST_PAGE_SHARE * page.width_pt * page.height_pt:
             continue
-        held = [r for r in regions if r.area > 0 and b.intersection_area(r) >= 0.6 * r.area]
-        if (held and any(b.intersection_area(c.region.box) >= 0.6 * c.region.box.area for c in chosen)
+        held = [r for r in regions if _holds(b, r)]
+        if (held and any(_holds(b, c.region.box) for c in chosen)
                 and b.iou(union(held)) >= KEEP_IOU):
             out.append(b)
     return out
@@ -386,8 +383,7 @@ def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes:
     for pid, cands in sorted(by_page.items(), key=lambda kv: min(c.rank for c in kv[1])):
         drawn = _drawn(model_boxes.get(pid, ()), cands, [c.region.box for c in candidates
                                                          if c.page.page_id == pid]) if keep_model else []
-        rest = [c for c in cands if not any(d.intersection_area(c.region.box) >= 0.6 * c.region.box.area
-                                            for d in drawn)]
+        rest = [c for c in cands if not any(_holds(d, c.region.box) for d in drawn)]
         merged = _merge([(c.region.box, [c.region.number]) for c in rest])
         merged = sorted(merged, key=lambda m: -sum(_gain_of(c) for c in cands if c.region.number in m[1]))
         merged = merged[:max(0, MAX_BOXES_PER_PAGE - len(drawn))]
@@ -432,13 +428,18 @@ def _agrees(model: Box, region: Box, focus: Sequence[Box]) -> bool:
     return model.height >= 2.5 * line or model.iou(region) >= KEEP_IOU
 
 
+def _holds(box: Box, region: Box) -> bool:
+    """``box`` holds ``region``: at least 0.6 of the region lies inside it."""
+    return region.area > 0 and box.intersection_area(region) >= 0.6 * region.area
+
+
 def _held(c: _Candidate, model_boxes: Mapping[str, Sequence[Box]]) -> bool:
     """A model box of a unit's size (a slide's chart may fill most of the page, but not the whole
     page) holds this region or lies in it."""
     page_area = c.page.width_pt * c.page.height_pt
     region = c.region.box
     return any(0 < b.area <= TRUST_PAGE_SHARE * page_area
-               and (b.intersection_area(region) >= 0.6 * region.area or b.intersection_area(region) >= 0.6 * b.area)
+               and (_holds(b, region) or _holds(region, b))
                for b in model_boxes.get(c.page.page_id, ()))
 
 
@@ -457,7 +458,7 @@ def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact]) -> list[_Candida
     total = sum(facts[i].weight for i in wanted)
     share = sum(facts[i].weight * max((c.found.get(i, 0.0) for c in stating), default=0.0)
                 for i in wanted) / total if total else 0.0
-    images = [c for c in held if _unreadable(c)]
+    images = [c for c in held if c.unreadable]
     return (stating if share >= TRUST_SHARE else []) + [c for c in images if c not in stating]
 
 
@@ -469,14 +470,14 @@ def _found_elsewhere(candidates: Sequence[_Candidate], held: Sequence[_Candidate
     return any(c.found.get(i, 0.0) >= 1 for c in candidates if c not in held for i in strong)
 
 
-def _unreadable(c: _Candidate) -> bool:
+def _unreadable(page: Page, region: Region, lines: Sequence[_Line]) -> bool:
     """``unreadable``: a chart or table drawn as an image -- no words to find the evidence in."""
-    if c.region.kind not in (CHART, TABLE):
+    if region.kind not in (CHART, TABLE):
         return False
-    main = next((b for b in c.page.blocks if c.region.block_ids and b.block_id == c.region.block_ids[0]), None)
+    main = next((b for b in page.blocks if region.block_ids and b.block_id == region.block_ids[0]), None)
     if main is None:
-        return sum(len(ln.words) for ln in c.lines) < 3
-    return sum(1 for ln in c.lines for w in ln.words    # its title and notes aside
+        return sum(len(ln.words) for ln in lines) < 3
+    return sum(1 for ln in lines for w in ln.words    # its title and notes aside
                if main.box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)) < 3
 
 
@@ -536,7 +537,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     if mode == "refine":        # keep_model / unreadable: a model box on a region that holds a fact,
         # or on a chart or table with no text layer (nothing to check it against), stays cited
         chosen.extend(c for c in candidates if c not in chosen and c.prior >= MODEL_PRIOR * 0.8
-                      and (_unreadable(c) or any(facts[i].kind != "text" and credit >= 1
+                      and (c.unreadable or any(facts[i].kind != "text" and credit >= 1
                                                  for i, credit in c.found.items())))
     total = sum(f.weight for f in facts) or 1.0
     covered = {i: max((c.found.get(i, 0.0) for c in chosen), default=0.0) for i in range(len(facts))}
@@ -568,7 +569,7 @@ def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_
         return []
 
     def score(c: _Candidate) -> float:
-        image = CHART_BONUS if _unreadable(c) and c.near > 0 else 0.0   # figures found nowhere: drawn as pixels
+        image = CHART_BONUS if c.unreadable and c.near > 0 else 0.0   # figures found nowhere: drawn as pixels
         return c.near + image + 0.15 * c.prior + (0.1 if c.page.page_id in model_pages else 0.0) - 0.05 * c.rank
 
     best = max(candidates, key=score)

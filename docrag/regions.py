@@ -280,10 +280,14 @@ def _unit_text(u: _Unit) -> str:
     return " ".join(b.text for b in u.blocks if b.text).strip()
 
 
+def _side_by_side(a: Box, b: Box) -> bool:
+    """Two boxes on one line, apart: most of their height shared, hardly any of their width."""
+    return _v_overlap(a, b) >= 0.5 and _h_overlap(a, b) < 0.2
+
+
 def _row_of_pieces(u: _Unit) -> bool:
     """A unit grouped from blocks set side by side on one line (a table row read as text)."""
-    return any(_v_overlap(a.box, b.box) >= 0.5 and _h_overlap(a.box, b.box) < 0.2
-               for i, a in enumerate(u.blocks) for b in u.blocks[i + 1:])
+    return any(_side_by_side(a.box, b.box) for i, a in enumerate(u.blocks) for b in u.blocks[i + 1:])
 
 
 def _grid_tables(units: list[_Unit]) -> list[_Unit]:
@@ -297,8 +301,7 @@ def _grid_tables(units: list[_Unit]) -> list[_Unit]:
                        key=lambda u: (u.box.y0, u.box.x0))
         taken: list[_Unit] = []
         for u in below:
-            beside = any(_v_overlap(u.box, v.box) >= 0.5 and _h_overlap(u.box, v.box) < 0.2
-                         for v in below if v is not u)
+            beside = any(_side_by_side(u.box, v.box) for v in below if v is not u)
             if u.kind == TITLE or not (beside or u.kind == TABLE or _row_of_pieces(u)):
                 break
             taken.append(u)
