@@ -12,7 +12,13 @@ percent, scale words and a table's stated unit), dates in any common form, and i
 
 * ``fact_weight``   -- an amount weighs 1, a date 1, a year or a small whole number 0.3, an amount
   the answer calls approximate ("about $1.3", "约") :data:`APPROX_WEIGHT` (read off a chart, it
-  is rarely printed); a fact the question already states weighs a third (context, not the answer).
+  is rarely printed), the result of the answer's own arithmetic ("= 1.78") 0.3 (it is computed, not
+  printed); a fact the question already states weighs a third (context, not the answer).
+* ``rounded``       -- a region that prints an amount only more coarsely than the answer states it
+  ("96%" for "96.1%") is credited :data:`ROUNDED_CREDIT` of it (a region printing it exactly wins).
+* ``named_unit``    -- the table or chart the question names ("Table 1", "Fig. 3", "图10", "表2-1"; its
+  title or caption carries the name) scores :data:`NAMED_BONUS` more, and in ``refine`` model boxes
+  that miss it are not trusted (as ``distrust_model``).
 * ``text_fact``     -- the answer's key words count as one fact, credited by the share found in a region
   (weight 2 when the answer states no amount or date, else 0.5: the words around figures).
 * ``question_near`` -- a region holding the question's terms (rarer terms count more) scores up to
@@ -32,9 +38,12 @@ percent, scale words and a table's stated unit), dates in any common form, and i
   times the usual gain (a right model box is not diluted by regions that repeat its figures).
 * ``keep_model``    -- ``refine`` keeps a model box of a unit's size (IoU with a chosen region at
   least :data:`KEEP_IOU`, or inside it and a third of it) that holds the evidence found there (the
-  model's own box where it agrees); a line-sized box becomes a focus box; one on no evidence is dropped.
+  model's own box where it agrees), unless its edges cut through the words it touches (off the layout:
+  the region's box replaces it); a line-sized box becomes a focus box; one on no evidence is dropped.
 * ``unreadable``    -- ``refine`` also keeps a model box on a chart or table drawn as an image (no
-  words to check it against: a real report's chart values are often only pixels).
+  words to check it against: a real report's chart values are often only pixels), unless the answer's
+  amounts are printed in words the boxes miss, on a page nearer the question, and neither question
+  nor answer speaks of a chart.
 * ``no_evidence``   -- when no fact is found on any page, ``refine`` keeps the model's boxes as
   they are (nothing to judge them by); otherwise the region nearest the question's terms on the
   best page is cited with a low confidence.
@@ -52,7 +61,7 @@ from functools import cached_property
 
 from docrag.cancel import checkpoint
 from docrag.geometry import Box, union
-from docrag.quantities import Quantity, context_scale, dates, quantities, same_amount
+from docrag.quantities import Quantity, amount_match, context_scale, dates, quantities, same_amount
 from docrag.regions import CHART, TABLE, TITLE, Region, page_regions
 from docrag.types import Answer, Citation, Page, Word
 from docrag.words import STOPWORDS, jieba, porter_stem
@@ -65,6 +74,7 @@ CHART_BONUS = 0.3           # a chart, when the question asks about a chart or f
 MODEL_PRIOR = 0.6
 PAGE_PRIOR = 0.15
 KEEP_IOU = 0.5
+CUT_SHARE = 0.1             # a model box cutting through more of the words it touches is off the layout
 ADJACENT_PT = 14.0
 APPROX_WEIGHT = 0.2        # an amount the answer calls approximate ("about $1.3")
 MIN_GAIN = 0.6              # the least a further region of a cited page must add to be cited
@@ -72,12 +82,18 @@ TRUST_PAGE_SHARE = 0.8      # a model box over more of the page than this says n
 TRUST_SHARE = 0.5           # ... and the regions they hold state this much of the answer's amounts and dates
 TRUSTED_GAIN = 1.5          # what a region must add, times the above, beside regions a model box holds
 NEW_PAGE_GAIN = 0.6         # ... and one on a page not cited yet (another page needs a real fact)
+NAMED_BONUS = 0.6           # the table or chart the question names ("Table 1", "图10")
+FAR_SHARE = 0.7             # ... of which a region far from the question's terms must still add this share
+ROUNDED_CREDIT = 0.5        # an amount the page prints only more coarsely than the answer states it
 _DECLINES = re.compile(r"^\s*(not enough information|cannot be determined|unanswerable|无法回答|信息不足)",
                        re.IGNORECASE)
 _APPROX = re.compile(r"(about|around|roughly|approximately|approx\.?|nearly|near|almost|some|~|≈|约|大约|近|接近)\s*"
                      r"[$€£¥]?\s*$", re.IGNORECASE)
+_COMPUTED = re.compile(r"[=≈]\s*[-−(]?\s*[$€£¥]?\s*$")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]{2,}")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_NAMED = re.compile(r"(?:\b(?P<en>figure|fig\.|table|chart|exhibit|graph)|(?P<zh>图表|图|表))\s*(?P<n>\d+(?:[.\-]\d+)?)"
+                    r"(?![\d.])", re.IGNORECASE)
 _CHART_CUE = re.compile(r"\b(chart|graph|figure|plot|curve|bar|line)s?\b|图|曲线|走势", re.IGNORECASE)
 
 
@@ -124,6 +140,7 @@ class _Candidate:
     near: float = 0.0
     prior: float = 0.0
     unreadable: bool = False       # a chart or table drawn as an image (see _unreadable)
+    page_scale: float | None = None  # the scale the page states ("(In millions)" over its tables)
 
 
 @dataclass
@@ -169,6 +186,10 @@ def answer_facts(question: str, answer: str) -> list[Fact]:
             weight = min(weight, APPROX_WEIGHT)     # read off a drawing: rarely printed anywhere
         if any(same_amount(q, other) and q.is_year == other.is_year for other in q_amounts):
             weight /= 3
+        if _COMPUTED.search(answer[max(0, q.start - 4):q.start]):
+            weight = min(weight, 0.3)       # computed: "2.46 - 0.68 = 1.78" prints 2.46 and 0.68, not 1.78
+        if any(f.quantity is not None and abs(f.quantity.value) == abs(q.value) for f in facts):
+            continue                        # "- 0.68" in "2.46 - 0.68" is the 0.68 already found
         facts.append(Fact("amount", q.text, weight, quantity=q))
     if any(f.text == g.text for i, f in enumerate(facts) for g in facts[:i]):
         facts = [f for i, f in enumerate(facts) if all(f.text != g.text for g in facts[:i])]
@@ -239,32 +260,38 @@ def _candidates(pages: Sequence[Page]) -> list[_Candidate]:
     out = []
     for rank, page in enumerate(pages, start=1):
         words = _PageWords(page.words)
+        scale = context_scale(page.text or "")
         for region in page_regions(page):
             lines = _lines(region, words)
             text = " ".join(ln.text for ln in lines) + " " + region.label
             out.append(_Candidate(page, rank, region, lines, terms_of(text),
-                                  unreadable=_unreadable(page, region, lines)))
+                                  unreadable=_unreadable(page, region, lines), page_scale=scale))
     return out
 
 
 def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
     """Which facts region ``c`` states (credit per fact) and where (focus boxes, quoted lines)."""
-    scale = context_scale(c.region.label + "\n" + c.region.text[:600])
+    scale = context_scale(c.region.label + "\n" + c.region.text[:600]) or c.page_scale
     percent_ok = "%" in c.region.text or "％" in c.region.text or "percent" in c.region.text.lower()
     for i, fact in enumerate(facts):
         hits: list[tuple[_Line, list[Word]]] = []
+        credit = 1.0
         if fact.kind == "amount" and fact.quantity is not None:
+            exact = []
             for ln in c.lines:
                 for q in ln.amounts:
                     if fact.quantity.percent and not q.percent and not percent_ok:
                         continue        # "11%" is not the page number 11
-                    if same_amount(fact.quantity, q, scale) and not (q.is_year and not fact.quantity.is_year):
-                        hits.append((ln, ln.words_at(q.start, q.end)))
+                    how = amount_match(fact.quantity, q, scale)
+                    if how and not (q.is_year and not fact.quantity.is_year):
+                        (exact if how >= 1 else hits).append((ln, ln.words_at(q.start, q.end)))
+            credit = 1.0 if exact else ROUNDED_CREDIT     # ``rounded``: "96%" printed for "96.1%"
+            hits = exact or hits
         elif fact.kind == "date":
             for ln in c.lines:
                 hits.extend((ln, ln.words_at(s, e)) for key, s, e in ln.dates if key.startswith(fact.date))
         if hits:
-            c.found[i] = 1.0
+            c.found[i] = credit
         elif fact.kind == "text" and fact.terms:
             share = len(c.terms & set(fact.terms)) / len(fact.terms)
             if share >= 0.2:
@@ -275,6 +302,27 @@ def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
         if hits:
             c.focus[i] = [union(w.box for w in ws) for _, ws in hits if ws][:8]
             c.quotes[i] = [ln.text for ln, _ in hits][:8]
+
+
+def named_units(text: str) -> set[str]:
+    """The tables and charts ``text`` names by number ("Table 1", "Fig. 3", "图10", "表 2-1") as
+    ``table:1`` / ``figure:3`` keys (a chart, graph or exhibit is a figure)."""
+    out = set()
+    for m in _NAMED.finditer(unicodedata.normalize("NFKC", text)):
+        word = (m.group("en") or m.group("zh")).lower()
+        out.add(f"{'table' if word in ('table', '表') else 'figure'}:{m.group('n').replace('-', '.')}")
+    return out
+
+
+def _is_named(c: _Candidate, named: set[str]) -> bool:
+    """``named_unit``: region ``c`` is a table or chart the question names (its title or caption,
+    at its start or end, carries the name)."""
+    if not named or c.region.kind not in (CHART, TABLE, TITLE):
+        return False
+    text = c.region.label + " " + c.region.text[:160] + " " + c.region.text[-160:]
+    own = named_units(text)
+    return bool(own & named) or any(k.split(":")[1] == n.split(":")[1] for k in own for n in named
+                                    if "figure" in (k.split(":")[0], n.split(":")[0]) and c.region.kind != TITLE)
 
 
 def _idf(candidates: Sequence[_Candidate], terms: set[str]) -> dict[str, float]:
@@ -320,7 +368,7 @@ def _choose(candidates: list[_Candidate], facts: Sequence[Fact],
             if gain < threshold:
                 continue
             gain *= (0.5 if c.region.kind == TITLE else 1.0) * (1 - QUESTION_WEIGHT + c.near)
-            if gain < threshold:
+            if gain < (FAR_SHARE if bar == 1.0 else 1.0) * threshold:
                 continue
             score = gain + c.near + c.prior - 0.02 * c.rank
             if score > best_score:
@@ -390,7 +438,8 @@ def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes:
         focus_all = [b for c in cands for bs in c.focus.values() for b in bs]
         boxes = list(drawn[:MAX_BOXES_PER_PAGE])
         for box, _ in merged:
-            own = [b for b in model_boxes.get(pid, ()) if keep_model and _agrees(b, box, focus_all)]
+            own = [b for b in model_boxes.get(pid, ()) if keep_model and _agrees(b, box, focus_all)
+                   and (b.iou(box) >= KEEP_IOU or not _cuts_text(b, cands[0].page))]
             boxes.append(own[0] if own else box)
         focus: list[Box] = []
         quotes: list[str] = []
@@ -428,6 +477,21 @@ def _agrees(model: Box, region: Box, focus: Sequence[Box]) -> bool:
     return model.height >= 2.5 * line or model.iou(region) >= KEEP_IOU
 
 
+def _cuts_text(box: Box, page: Page) -> bool:
+    """``keep_model``: the box's edges cut through words (more than :data:`CUT_SHARE` of the words it
+    touches lie partly outside it) -- drawn off the layout, not around a unit of it."""
+    touched = cut = 0
+    for w in page.words:
+        b = w.box
+        if b.area <= 0 or b.space is not box.space:
+            continue
+        share = box.intersection_area(b) / b.area
+        if share > 0:
+            touched += 1
+            cut += 0.1 < share < 0.9
+    return touched > 0 and cut > CUT_SHARE * touched
+
+
 def _holds(box: Box, region: Box) -> bool:
     """``box`` holds ``region``: at least 0.6 of the region lies inside it."""
     return region.area > 0 and box.intersection_area(region) >= 0.6 * region.area
@@ -448,18 +512,28 @@ def _strong(facts: Sequence[Fact]) -> list[int]:
     return [i for i, f in enumerate(facts) if f.kind != "text" and f.weight >= 0.5]
 
 
-def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact]) -> list[_Candidate]:
+def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact], candidates: Sequence[_Candidate],
+             charted: bool = False) -> list[_Candidate]:
     """``trust_model``: of the regions the model's boxes hold (``held``), those that state a fact of the
     answer, when together they state :data:`TRUST_SHARE` of its amounts and dates (its key words when
-    it has none); regions drawn as images (unreadable) the model boxes hold in any case."""
+    it has none); regions drawn as images (unreadable) the model boxes hold too, unless the answer's
+    amounts and dates are printed in words elsewhere and not in the regions they hold."""
     strong = _strong(facts)
     wanted = strong or [i for i, f in enumerate(facts) if f.kind == "text"]
     stating = [c for c in held if any(c.found.get(i, 0.0) >= (1.0 if strong else 0.5) for i in wanted)]
     total = sum(facts[i].weight for i in wanted)
     share = sum(facts[i].weight * max((c.found.get(i, 0.0) for c in stating), default=0.0)
                 for i in wanted) / total if total else 0.0
-    images = [c for c in held if c.unreadable]
-    return (stating if share >= TRUST_SHARE else []) + [c for c in images if c not in stating]
+    images = [c for c in held if c.unreadable and c not in stating]
+    if images and not (share >= TRUST_SHARE) and _found_elsewhere(candidates, held, facts):
+        # the figures are printed in words the boxes miss: an image chart stays when the question or answer
+        # speaks of a chart, and any image on a page nearer the question than where they are printed
+        # (they may print there by chance); otherwise it is not where they are
+        stating_near = max(d.near for d in candidates if d not in held
+                           and any(d.found.get(i, 0.0) >= 1 for i in strong))
+        images = [c for c in images if (charted and c.region.kind == CHART)
+                  or max(d.near for d in candidates if d.page is c.page) > stating_near]
+    return (stating if share >= TRUST_SHARE else []) + images
 
 
 def _found_elsewhere(candidates: Sequence[_Candidate], held: Sequence[_Candidate], facts: Sequence[Fact]) -> bool:
@@ -516,6 +590,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     candidates = _candidates(pages)
     q_terms = terms_of(question)
     chart_question = bool(_CHART_CUE.search(question))
+    named = named_units(question)
     idf = _idf(candidates, q_terms)
     total_idf = sum(idf.values()) or 1.0
     for i, c in enumerate(candidates):
@@ -525,12 +600,19 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
         c.near = QUESTION_WEIGHT * sum(idf[t] for t in q_terms & c.terms) / total_idf
         if chart_question and c.region.kind == CHART:
             c.near += CHART_BONUS
+        if _is_named(c, named):
+            c.near += NAMED_BONUS
         c.prior = (PAGE_PRIOR if c.page.page_id in model_pages else 0.0)
         if mode == "refine":
             c.prior += MODEL_PRIOR * _prior(c, model_boxes)
     held = [c for c in candidates if _held(c, model_boxes)] if mode == "refine" else []
-    trusted = _trusted(held, facts) if mode == "refine" else []
-    if mode == "refine" and not trusted and _found_elsewhere(candidates, held, facts):
+    charted = chart_question or bool(_CHART_CUE.search(answer))      # "read from the chart's data labels"
+    trusted = _trusted(held, facts, candidates, charted) if mode == "refine" else []
+    elsewhere = [c for c in candidates if c.near >= NAMED_BONUS and _is_named(c, named)]
+    if elsewhere and not any(c in held for c in elsewhere):
+        trusted = []                # named_unit: the boxes miss the table or chart the question names
+    if mode == "refine" and not trusted and (_found_elsewhere(candidates, held, facts)
+                                             or (elsewhere and not any(c in held for c in elsewhere))):
         for c in candidates:        # distrust_model: the boxes miss evidence found elsewhere
             c.prior = PAGE_PRIOR if c.page.page_id in model_pages else 0.0
     chosen = _choose(candidates, facts, trusted)

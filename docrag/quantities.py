@@ -5,7 +5,9 @@
 "2011-09-20" and "2011年9月20日" are one date. :func:`quantities` finds numbers with their
 printed precision, percent sign and scale word; :func:`context_scale` reads the scale a table or
 chart states for its values ("in thousands", "单位：万元"); :func:`same_amount` compares within
-the rounding either side printed; :func:`dates` gives dates as ``YYYY-MM-DD`` (or ``YYYY-MM``) keys.
+the rounding either side printed (:func:`amount_match` says how well: exactly, or only through the
+page's coarser rounding); :func:`dates` gives dates as ``YYYY-MM-DD`` (or ``YYYY-MM``) keys. A journal
+table's ".81" is 0.81.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ SCALES = {"thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "m
 _SCALE_ALT = "|".join(sorted(SCALES, key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<neg>[-−–]|\()?\s?(?:[$€£¥]|US\$|RMB|HK\$)?\s?"
-    r"(?P<int>\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(?P<dec>\d+))?\)?"
+    r"(?:(?P<int>\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(?P<dec>\d+))?|\.(?P<lead>\d+)(?![.\d]))\)?"
     r"\s?(?P<pct>%|％|percent\b|per cent\b|个百分点|百分点|percentage points?\b|pp\b)?"
     r"(?:(?P<suffix>(?-i:[KMB]))|\s?(?P<scale>" + _SCALE_ALT + r"))?(?![a-z])", re.IGNORECASE)
 _SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9}   # "$1,076M", "$4.2B": capitals written onto the figure
@@ -74,14 +76,15 @@ def quantities(text: str) -> list[Quantity]:
     """Every number in ``text`` with its sign, decimals, percent sign and scale word."""
     out = []
     for m in _NUMBER.finditer(text):
-        digits = m.group("int").replace(",", "").replace("，", "")
-        dec = m.group("dec") or ""
+        digits = (m.group("int") or "0").replace(",", "").replace("，", "")   # ".81" is 0.81 (journal tables)
+        dec = m.group("dec") or m.group("lead") or ""
         value = float(f"{digits}.{dec}" if dec else digits)
         neg = m.group("neg")
         if neg and (neg != "(" or m.group(0).rstrip().endswith(")")):   # "(3.2)" is negative, "(2016" is not
             value = -value
         scale = _SUFFIXES[m.group("suffix")] if m.group("suffix") else SCALES.get((m.group("scale") or "").lower(), 1.0)
-        out.append(Quantity(value, scale, len(dec), bool(m.group("pct")), m.start("int"), m.end(), m.group(0).strip()))
+        start = m.start("int") if m.group("int") else m.start("lead") - 1
+        out.append(Quantity(value, scale, len(dec), bool(m.group("pct")), start, m.end(), m.group(0).strip()))
     return out
 
 
@@ -102,19 +105,37 @@ def _tolerance(q: Quantity) -> float:
     return 0.5 * 10 ** (-q.decimals) * q.scale
 
 
+def _significant(q: Quantity) -> int:
+    """The significant digits ``q`` was printed with."""
+    return len(re.sub(r"\D", "", f"{abs(q.mantissa):.{q.decimals}f}").lstrip("0"))
+
+
 def same_amount(answer: Quantity, printed: Quantity, scale: float | None = None) -> bool:
     """``answer`` states the amount ``printed`` shows (read in ``scale`` when it has no scale word of
     its own), within the rounding of the less precise of the two; signs are ignored ("fell 3.2%")."""
+    return amount_match(answer, printed, scale) > 0
+
+
+def amount_match(answer: Quantity, printed: Quantity, scale: float | None = None) -> float:
+    """How well ``printed`` shows ``answer`` (see :func:`same_amount`): 1 when the page prints it at
+    least as precisely as the answer states it ("3,214" in millions for "$3.2 billion"), 0.5 when only
+    the page's coarser rounding makes them equal ("96%" on the page for "96.1%": weaker evidence,
+    another region may print it exactly), 0 when they differ."""
     a = abs(answer.value)
     candidates = {abs(printed.value), abs(printed.mantissa)}
     if scale and printed.scale == 1.0:
         candidates.add(abs(printed.mantissa) * scale)
+    best = 0.0
+    if answer.scale != printed.scale and _significant(answer) >= 4 and abs(answer.mantissa) == abs(printed.mantissa):
+        return 1.0      # "4,810,115.48万" and "4,810,115.48" under a unit line the region does not hold
     for c in candidates:
+        slack = 1e-9 * max(a, c)
+        if abs(a - c) <= _tolerance(answer) + slack:
+            return 1.0
         shown_scale = c / abs(printed.mantissa) if printed.mantissa else 1.0
-        tol = max(_tolerance(answer), 0.5 * 10 ** (-printed.decimals) * shown_scale)
-        if abs(a - c) <= tol + 1e-9 * max(a, c):
-            return True
-    return False
+        if abs(a - c) <= 0.5 * 10 ** (-printed.decimals) * shown_scale + slack:
+            best = 0.5
+    return best
 
 
 def dates(text: str) -> list[tuple[str, int, int]]:
