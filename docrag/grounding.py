@@ -42,8 +42,10 @@ percent, scale words and a table's stated unit), dates in any common form, and i
   the region's box replaces it); a line-sized box becomes a focus box; one on no evidence is dropped.
 * ``unreadable``    -- ``refine`` also keeps a model box on a chart or table drawn as an image (no
   words to check it against: a real report's chart values are often only pixels), unless the answer's
-  amounts are printed in words the boxes miss, on a page nearer the question, and neither question
-  nor answer speaks of a chart.
+  amounts are printed in words the boxes miss and neither question nor answer speaks of a chart.
+* ``dominated``     -- one region no model box holds states every amount and date of the answer that
+  the regions the boxes hold state, and more: the boxes are not trusted (a page repeating part of the
+  evidence, a summary beside the full table) and weigh as ``distrust_model`` says.
 * ``no_evidence``   -- when no fact is found on any page, ``refine`` keeps the model's boxes as
   they are (nothing to judge them by); otherwise the region nearest the question's terms on the
   best page is cited with a low confidence.
@@ -280,8 +282,8 @@ def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
             exact = []
             for ln in c.lines:
                 for q in ln.amounts:
-                    if fact.quantity.percent and not q.percent and not percent_ok:
-                        continue        # "11%" is not the page number 11
+                    if fact.quantity.percent and not q.percent and not percent_ok and not q.decimals:
+                        continue        # "11%" is not the page number 11 (but "40.39" under "(%)" is 40.39%)
                     how = amount_match(fact.quantity, q, scale)
                     if how and not (q.is_year and not fact.quantity.is_year):
                         (exact if how >= 1 else hits).append((ln, ln.words_at(q.start, q.end)))
@@ -517,7 +519,8 @@ def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact], candidates: Sequ
     """``trust_model``: of the regions the model's boxes hold (``held``), those that state a fact of the
     answer, when together they state :data:`TRUST_SHARE` of its amounts and dates (its key words when
     it has none); regions drawn as images (unreadable) the model boxes hold too, unless the answer's
-    amounts and dates are printed in words elsewhere and not in the regions they hold."""
+    amounts and dates are printed in words elsewhere and not in the regions they hold, and neither
+    question nor answer speaks of a chart."""
     strong = _strong(facts)
     wanted = strong or [i for i, f in enumerate(facts) if f.kind == "text"]
     stating = [c for c in held if any(c.found.get(i, 0.0) >= (1.0 if strong else 0.5) for i in wanted)]
@@ -526,14 +529,19 @@ def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact], candidates: Sequ
                 for i in wanted) / total if total else 0.0
     images = [c for c in held if c.unreadable and c not in stating]
     if images and not (share >= TRUST_SHARE) and _found_elsewhere(candidates, held, facts):
-        # the figures are printed in words the boxes miss: an image chart stays when the question or answer
-        # speaks of a chart, and any image on a page nearer the question than where they are printed
-        # (they may print there by chance); otherwise it is not where they are
-        stating_near = max(d.near for d in candidates if d not in held
-                           and any(d.found.get(i, 0.0) >= 1 for i in strong))
-        images = [c for c in images if (charted and c.region.kind == CHART)
-                  or max(d.near for d in candidates if d.page is c.page) > stating_near]
+        # the figures are printed in words the boxes miss: an image is not where they are, unless the
+        # question or answer speaks of a chart (its data labels are pixels; the words may repeat them)
+        images = [c for c in images if charted and c.region.kind == CHART]
     return (stating if share >= TRUST_SHARE else []) + images
+
+
+def _dominated(trusted: Sequence[_Candidate], candidates: Sequence[_Candidate], facts: Sequence[Fact]) -> bool:
+    """``dominated``: one region no model box holds states every amount and date of the answer that the
+    regions they hold state, and more (the boxes are on a page that repeats part of the evidence)."""
+    strong = _strong(facts)
+    held = {i for c in trusted for i in strong if c.found.get(i, 0.0) >= 1}
+    return bool(held) and any({i for i in strong if c.found.get(i, 0.0) >= 1} > held
+                              for c in candidates if c not in trusted)
 
 
 def _found_elsewhere(candidates: Sequence[_Candidate], held: Sequence[_Candidate], facts: Sequence[Fact]) -> bool:
@@ -608,11 +616,12 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     held = [c for c in candidates if _held(c, model_boxes)] if mode == "refine" else []
     charted = chart_question or bool(_CHART_CUE.search(answer))      # "read from the chart's data labels"
     trusted = _trusted(held, facts, candidates, charted) if mode == "refine" else []
+    dominated = bool(trusted) and _dominated(trusted, candidates, facts)
     elsewhere = [c for c in candidates if c.near >= NAMED_BONUS and _is_named(c, named)]
-    if elsewhere and not any(c in held for c in elsewhere):
-        trusted = []                # named_unit: the boxes miss the table or chart the question names
-    if mode == "refine" and not trusted and (_found_elsewhere(candidates, held, facts)
-                                             or (elsewhere and not any(c in held for c in elsewhere))):
+    missed = bool(elsewhere) and not any(c in held for c in elsewhere)
+    if dominated or missed:
+        trusted = []                # dominated / named_unit: the boxes miss better evidence
+    if mode == "refine" and not trusted and (dominated or missed or _found_elsewhere(candidates, held, facts)):
         for c in candidates:        # distrust_model: the boxes miss evidence found elsewhere
             c.prior = PAGE_PRIOR if c.page.page_id in model_pages else 0.0
     chosen = _choose(candidates, facts, trusted)

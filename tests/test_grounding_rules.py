@@ -144,3 +144,33 @@ def test_an_image_on_a_page_that_does_not_print_the_figures_is_not_trusted():
     read = ground(question, "127% in the first quarter (chart data labels)", [chart_page, text_page],
                   model_citations=model)
     assert (1, (80, 400)) in _cited(read)
+
+
+def test_a_percent_with_decimals_matches_under_a_percent_header_elsewhere():
+    """An annual report's key-figures table printed "40.39" in a column headed "(%)" two blocks away;
+    a bare whole number (a page number 11) still never matches "11%"."""
+    page = _page([("text", (60, 80, 530, 140), FILLER),
+                  ("text", (60, 300, 530, 330), "Operating revenue 1,581,905,632.48 1,126,782,253.35 40.39"),
+                  ("text", (60, 400, 530, 430), "How operating revenue grew is discussed on page 11 below")])
+    found = ground("How much did operating revenue grow?", "40.39%", [page])
+    assert _cited(found) == [(1, (300, 330))] and found.confidence > 0.5      # found, not a fallback
+    assert _cited(ground("How much did operating revenue grow?", "11%", [page])) != [(1, (400, 430))]
+
+
+def test_boxes_on_a_page_that_repeats_part_of_the_evidence_are_not_trusted():
+    summary = _page([("text", (60, 80, 530, 140), FILLER),
+                     ("text", (60, 300, 530, 360), "In brief: the policy rate was raised to 5.00% at the meeting, "
+                      "as the committee said in its statement.")], page_no=1)
+    detail = _page([("text", (60, 80, 530, 140), FILLER),
+                    ("table", (60, 300, 530, 420), "Policy rates: policy rate 5.00% standing facility 1.50% "
+                     "reserve requirement 4.00% set at the meeting")], page_no=2)
+    model = [Citation("doc:1", boxes=[Box.points(60, 300, 530, 360, W, H)])]
+    answer = "Policy rate 5.00%, standing facility 1.50%"
+    result = ground("What were the policy rate and the standing facility rate?", answer, [summary, detail],
+                    model_citations=model)
+    assert _cited(result) == [(2, (300, 420))]
+    # boxes on a region stating all the evidence there is keep it
+    both = [Citation("doc:2", boxes=[Box.points(60, 300, 530, 420, W, H)])]
+    kept = ground("What were the policy rate and the standing facility rate?", answer, [summary, detail],
+                  model_citations=both)
+    assert _cited(kept) == [(2, (300, 420))]
