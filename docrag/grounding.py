@@ -38,8 +38,8 @@ percent, scale words and a table's stated unit), dates in any common form, and i
   times the usual gain (a right model box is not diluted by regions that repeat its figures).
 * ``keep_model``    -- ``refine`` keeps a model box of a unit's size (IoU with a chosen region at
   least :data:`KEEP_IOU`, or inside it and a third of it) that holds the evidence found there (the
-  model's own box where it agrees), unless its edges cut through the words it touches (off the layout:
-  the region's box replaces it); a line-sized box becomes a focus box; one on no evidence is dropped.
+  model's own box where it agrees), unless its edges cut through the words it touches and it sticks
+  out of the region (off the layout: the region's box replaces it; a part well inside a unit stays); a line-sized box becomes a focus box; one on no evidence is dropped.
 * ``unreadable``    -- ``refine`` also keeps a model box on a chart or table drawn as an image (no
   words to check it against: a real report's chart values are often only pixels), unless the answer's
   amounts are printed in words the boxes miss and neither question nor answer speaks of a chart.
@@ -76,6 +76,7 @@ CHART_BONUS = 0.3           # a chart, when the question asks about a chart or f
 MODEL_PRIOR = 0.6
 PAGE_PRIOR = 0.15
 KEEP_IOU = 0.5
+INSIDE_SHARE = 0.9          # ... unless it lies this much inside the region (a part of it a person chose)
 CUT_SHARE = 0.1             # a model box cutting through more of the words it touches is off the layout
 ADJACENT_PT = 14.0
 APPROX_WEIGHT = 0.2        # an amount the answer calls approximate ("about $1.3")
@@ -441,7 +442,8 @@ def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes:
         boxes = list(drawn[:MAX_BOXES_PER_PAGE])
         for box, _ in merged:
             own = [b for b in model_boxes.get(pid, ()) if keep_model and _agrees(b, box, focus_all)
-                   and (b.iou(box) >= KEEP_IOU or not _cuts_text(b, cands[0].page))]
+                   and (b.iou(box) >= KEEP_IOU or b.intersection_area(box) >= INSIDE_SHARE * b.area
+                        or not _cuts_text(b, cands[0].page))]
             boxes.append(own[0] if own else box)
         focus: list[Box] = []
         quotes: list[str] = []

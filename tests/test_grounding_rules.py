@@ -121,14 +121,18 @@ def test_a_model_box_that_cuts_through_lines_gives_way_to_the_region():
     drawn = Box.points(*para, W, H)
     kept = ground("What was revenue?", answer, [page], model_citations=[Citation("doc:1", boxes=[drawn])])
     assert _cited(kept) == [(1, (300, 400))]
-    # a box over the top half of the unit, its edges across the first and fourth lines: off the layout
-    off = Box.points(60, 305, 530, 350, W, H)
+    # shifted left and cut short: it sticks out of the unit and its edges cut through the lines
+    off = Box.points(0, 304, 380, 372, W, H)
     fixed = ground("What was revenue?", answer, [page], model_citations=[Citation("doc:1", boxes=[off])])
     assert _cited(fixed) == [(1, (300, 400))]
-    # the same part drawn on the lines' edges is the model's choice and stays as drawn
+    # a part of the unit drawn on the lines' edges is the model's choice and stays as drawn
     lines = Box.points(60, 299, 530, 340, W, H)
     chosen = ground("What was revenue?", answer, [page], model_citations=[Citation("doc:1", boxes=[lines])])
     assert _cited(chosen) == [(1, (299, 340))]
+    # ... and so does a part well inside the unit whose edges graze lines (a person's hand-drawn box)
+    inside = Box.points(60, 305, 530, 350, W, H)
+    drawn_in = ground("What was revenue?", answer, [page], model_citations=[Citation("doc:1", boxes=[inside])])
+    assert _cited(drawn_in) == [(1, (305, 350))]
 
 
 def test_an_image_on_a_page_that_does_not_print_the_figures_is_not_trusted():
