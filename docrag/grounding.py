@@ -39,7 +39,8 @@ percent, scale words and a table's stated unit), dates in any common form, and i
 * ``keep_model``    -- ``refine`` keeps a model box of a unit's size (IoU with a chosen region at
   least :data:`KEEP_IOU`, or inside it and a third of it) that holds the evidence found there (the
   model's own box where it agrees), unless its edges cut through the words it touches and it sticks
-  out of the region (off the layout: the region's box replaces it; a part well inside a unit stays); a line-sized box becomes a focus box; one on no evidence is dropped.
+  out of the region (off the layout: the region's box replaces it; a part well inside a unit stays);
+  a line-sized box becomes a focus box; one on no evidence is dropped.
 * ``unreadable``    -- ``refine`` also keeps a model box on a chart or table drawn as an image (no
   words to check it against: a real report's chart values are often only pixels), unless the answer's
   amounts are printed in words the boxes miss and neither question nor answer speaks of a chart.
