@@ -118,3 +118,17 @@ def test_dot_leaders_are_dropped_and_years_do_not_count_as_quantities(pages):
     pages[1].blocks[1].text = "Table 324 lists arrests in 2009."   # a reference and a year, no quantity
     ans = get_generator("extractive", embed=False).generate("How many arrests for fraud?", pages)
     assert ans.answer == "173.7 — Fraud, Total"
+
+
+def test_other_periods_the_question_names_are_answered_from_the_same_row(pages):
+    """A real earnings deck was asked for a margin "for Q4 2023 and for full-year 2023" and answered the
+    quarter only (issue 23): each period the question names is read from the same row."""
+    table = pages[1].blocks[2]
+    table.meta["rows"] = [["Metric", "Q3 2023", "Q4 2023", "FY 2023"],
+                          ["Non-GAAP operating margin", "15.1%", "16.0%", "12.8%"],
+                          ["Revenue growth", "5%", "5%", "9%"]]
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("What was the non-GAAP operating margin for Q4 2023 and for full-year 2023?", pages)
+    assert "16.0%" in ans.answer and "12.8%" in ans.answer and "15.1%" not in ans.answer
+    one = gen.generate("What was the non-GAAP operating margin in Q4 2023?", pages)
+    assert "16.0%" in one.answer and "12.8%" not in one.answer and "15.1%" not in one.answer

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,8 @@ _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|
                       r"|最高|最大|最多|最常见|最普遍|最低|最小|最少|最少见", re.IGNORECASE)
 _WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
+_FULL_YEAR = re.compile(r"full[\s-]?year|fiscal[\s-]?year|financial[\s-]?year")
+_PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
 _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 
 
@@ -97,8 +100,37 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             meta["arithmetic"] = {"op": op, "value": res.value,
                                   "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
     if not parts:
-        parts.append(fmt_cell(best, row_names=bool(_WHICH_Q.search(question))))
+        more = other_periods(best, question, units)
+        used.extend(more)
+        parts.append("; ".join(fmt_cell(u, row_names=bool(_WHICH_Q.search(question))) for u in [best, *more]))
     return best, used, parts
+
+
+def _periods(text: str) -> set[str]:
+    """The periods a question or a column header names: ``q4``, ``fy``, ``2q23``, ``2023``, ``h1``, ``ytd``
+    ("full-year", "fiscal year" are ``fy``; "2015年" is ``2015``)."""
+    t = _FULL_YEAR.sub(" fy ", unicodedata.normalize("NFKC", text).lower()).replace("年", " ")
+    return {x for x in re.findall(r"[a-z]+\d*|\d+[a-z]*\d*", t) if _PERIOD.match(x)}
+
+
+def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
+    """``other_periods``: the cells of ``best``'s row under the other periods the question names ("for Q4
+    2023 and for full-year 2023", "in 2Q23 versus 2Q22"): each a column whose header's periods are all
+    asked and include one ``best``'s header lacks."""
+    if best.cell is None:
+        return []
+    asked = _periods(question)
+    want = asked - _periods(best.cell.header_text)
+    if not want:
+        return []
+    out = []
+    for u in units:
+        if u is best or u.cell is None or u.cell.row is not best.cell.row or u.cell.cell is best.cell.cell:
+            continue
+        own = _periods(u.cell.header_text)
+        if own & want and own <= asked and not any(v.cell is not None and v.cell.cell is u.cell.cell for v in out):
+            out.append(u)
+    return out[:most]
 
 
 def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
