@@ -178,3 +178,16 @@ def test_boxes_on_a_page_that_repeats_part_of_the_evidence_are_not_trusted():
     kept = ground("What were the policy rate and the standing facility rate?", answer, [summary, detail],
                   model_citations=both)
     assert _cited(kept) == [(2, (300, 420))]
+
+
+def test_a_table_found_on_a_page_image_gets_the_words_inside_it():
+    """A layout model's table on an OCR'd round-up page came without text: the extractive generator
+    declined all five questions on it. Its words, line by line, are its text."""
+    from docrag.ingestion.pdfpage import finish_blocks
+
+    words = [*_words("Ethanol ($/gal) Iowa 1.35 - 1.42", (20, 40, 600, 52)),
+             *_words("Minnesota 1.38 - 1.48", (20, 60, 600, 72)),
+             *_words("Outside the table", (20, 200, 600, 212))]
+    table = Block(BlockKind.TABLE, Box.points(10, 30, 700, 100, W, H), "")
+    (block,) = finish_blocks([], [table], words)
+    assert block.text == "Ethanol ($/gal) Iowa 1.35 - 1.42\nMinnesota 1.38 - 1.48"

@@ -184,7 +184,9 @@ def ocr_page_blocks(image, content, width_pt: float, height_pt: float) -> list[B
 def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: list[Word]) -> list[Block]:
     """Blocks in reading order (regions before the first text block below them), with ids and captions.
 
-    A figure's text is its caption, else the words inside it (labels, legend).
+    A figure's text is its caption, else the words inside it (labels, legend); a table a layout model
+    found on a page image, which comes without text, gets the words inside it line by line (an OCR'd
+    round-up page was one such table: with no text the extractive generator had nothing to read).
     """
     ordered = list(text_blocks)
     for rb in sorted(region_blocks, key=lambda b: (b.box.y0, b.box.x0)):
@@ -201,7 +203,21 @@ def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: l
         if b.kind is BlockKind.FIGURE and not b.text:
             inside = [w.text for w in words if b.box.contains(w.box, tol=1.0)]
             b.text = join_words(inside)[:500]
+        elif b.kind is BlockKind.TABLE and not b.text.strip():
+            b.text = _text_by_lines([w for w in words if b.box.contains(w.box, tol=1.0)])
     return ordered
+
+
+def _text_by_lines(words: list[Word]) -> str:
+    """Words as lines of text (top to bottom, left to right), a line per shared vertical centre."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
+        cy = (w.box.y0 + w.box.y1) / 2
+        if lines and abs(cy - (lines[-1][0].box.y0 + lines[-1][0].box.y1) / 2) <= 0.4 * lines[-1][0].box.height:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    return "\n".join(join_words([w.text for w in sorted(line, key=lambda w: w.box.x0)]) for line in lines)
 
 
 def _h_overlap(a: Box, b: Box) -> float:
