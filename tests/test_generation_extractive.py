@@ -132,3 +132,15 @@ def test_other_periods_the_question_names_are_answered_from_the_same_row(pages):
     assert "16.0%" in ans.answer and "12.8%" in ans.answer and "15.1%" not in ans.answer
     one = gen.generate("What was the non-GAAP operating margin in Q4 2023?", pages)
     assert "16.0%" in one.answer and "12.8%" not in one.answer and "15.1%" not in one.answer
+
+
+def test_no_arithmetic_between_two_rows_printing_one_figure(tmp_path):
+    """A real deck's Communications revenue and Communications organic revenue were both $1,001M; the
+    generator divided one by the other and answered 100.0% (issue 23)."""
+    page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, "x", BlockKind.TABLE)], doc_id="t", page_no=1)
+    page.blocks[0].meta["rows"] = [["Metric", "Q4 2023"], ["Communications Revenue", "$1,001M"],
+                                   ["Communications Organic Revenue", "$1,001M"], ["Segment Revenue", "$75M"]]
+    ans = get_generator("extractive", embed=False).generate(
+        "What share of Communications revenue is Communications organic revenue in Q4 2023?", [page])
+    assert "100.0%" not in ans.answer and "$1,001M" in ans.answer
+    assert ans.meta["arithmetic_refused"] == "share: both operands are $1,001M"

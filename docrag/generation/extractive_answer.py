@@ -90,7 +90,11 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         first, second = ordered(op, best, other, question)
         fc, sc = first.cell, second.cell
         res = None
-        if comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):  # type: ignore[union-attr]
+        if parse_number(fc.value) == parse_number(sc.value):  # type: ignore[union-attr]
+            # same_figure: two rows printing one figure (Communications and its organic revenue, both
+            # $1,001M) give 100% or 0 -- the second operand is not the one the question means
+            meta["arithmetic_refused"] = f"{op}: both operands are {fc.value}"  # type: ignore[union-attr]
+        elif comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):  # type: ignore[union-attr]
             res = compute(op, fc.value, sc.value)  # type: ignore[union-attr]
         else:
             meta["arithmetic_refused"] = f"{op}: a percentage with a count ({fc.value}, {sc.value})"  # type: ignore[union-attr]
