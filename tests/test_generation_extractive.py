@@ -144,3 +144,18 @@ def test_no_arithmetic_between_two_rows_printing_one_figure(tmp_path):
         "What share of Communications revenue is Communications organic revenue in Q4 2023?", [page])
     assert "100.0%" not in ans.answer and "$1,001M" in ans.answer
     assert ans.meta["arithmetic_refused"] == "share: both operands are $1,001M"
+
+
+def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_path):
+    """Issue 23: chart questions say so when a value can only be read off the drawing (the caption is
+    not the value)."""
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 400), GREY, "Figure 1: Quarterly revenue growth of the company by segment",
+               BlockKind.FIGURE),
+    ], doc_id="f1", page_no=1)
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("How much was quarterly revenue growth of the company in the chart?", [page])
+    assert "Figure 1" in ans.answer and "read off the drawing" in ans.answer
+    zh = make_page(tmp_path, [Region((72, 100, 540, 400), GREY, "图1：公司各季度营业收入增速", BlockKind.FIGURE)],
+                   doc_id="f2", page_no=1)
+    assert "只能从图形上读取" in gen.generate("图1中公司营业收入增速是多少？", [zh]).answer

@@ -25,7 +25,7 @@ from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_math import comparable, compute
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
-from docrag.generation.extractive_units import _CJK, Unit, _has_quantity, page_text, tokenize
+from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
 from docrag.generation.extractive_units import _STOP as _STOPWORDS
 from docrag.types import Page
 
@@ -45,6 +45,8 @@ _WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
 _FULL_YEAR = re.compile(r"full[\s-]?year|fiscal[\s-]?year|financial[\s-]?year")
 _PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
+_DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
+_DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
 _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 
 
@@ -151,7 +153,10 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
         asked = [(k, values[k])]
     if asked:  # the data label printed on the bar the question names
         return "; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})"
-    return best.text + (f" [chart text: {labels[:240]}]" if labels and labels != best.text else "")
+    text = best.text + (f" [chart text: {labels[:240]}]" if labels and labels != best.text else "")
+    if _QUANTITY_Q.search(question):   # drawn_value: say so rather than pass the caption off as the value
+        text += " " + (_DRAWN_ZH if _CJK.search(question) else _DRAWN_EN)
+    return text
 
 
 def complement(used: list[Unit], parts: list[str], units: Sequence[Unit], order: Sequence[int],
