@@ -8,7 +8,7 @@ import pytest
 import docrag.generation.extractive_embed as extractive_embed
 import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
-from docrag.generation.extractive_cues import missing_nouns, name_fit, question_names
+from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_lists import list_items
 from docrag.generation.extractive_score import cjk_weight as _cjk_weight
 from docrag.generation.extractive_units import units_of
@@ -63,21 +63,6 @@ def test_chinese_sub_words_and_characters_weigh_half():
     assert _cjk_weight("字符串", terms) == 1.0 and _cjk_weight("季度", terms) == 1.0
     assert _cjk_weight("字符", terms) == 0.5 and _cjk_weight("字", terms) == 0.5
     assert _cjk_weight("date", terms) == 1.0
-
-
-def test_latin_names_in_a_chinese_question_favour_the_document_that_mentions_them(tmp_path):
-    text = "sort - 对文本文件的行排序\n-n 按照字符串的数值比较"
-    sort = make_page(tmp_path, [Region((72, 100, 400, 130), GREY, text)], doc_id="sort")
-    du = make_page(tmp_path, [Region((72, 100, 400, 130), GREY, "所显示的数值的单位是块大小选项的参数。")],
-                   doc_id="du")
-    assert question_names("sort 按数值大小排序的选项是哪个？") == ["sort"]
-    assert question_names("What does sort do?") == []        # English questions: capitalised names rule
-    units = units_of(sort, 1) + units_of(du, 2)
-    fit = name_fit(units, "sort 按数值大小排序的选项是哪个？")
-    assert fit == [1.0] * len(units_of(sort, 1)) + [0.6] * len(units_of(du, 2))
-    assert name_fit(units, "mv 按数值排序的选项是哪个？") == [1.0] * len(units)   # named nowhere: no evidence
-    ans = get_generator("extractive", embed=False).generate("sort 按数值大小排序的选项是哪个？", [du, sort])
-    assert ans.citations[0].page_id == sort.page_id
 
 
 def test_question_phrases_and_answer_types_are_not_missing_nouns(tmp_path):

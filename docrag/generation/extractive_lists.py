@@ -11,8 +11,8 @@
 Line boxes come from the page's word layer; a block whose words do not fall into exactly its lines
 keeps its own box (and is left to the sentence units).
 
-Rules (``docs/extractive-rules.md``, 29-31; all generated-set only): option fit (x0.6), list items,
-definitions (``_INDENT``).
+Rules (``docs/extractive-rules.md``, 30-31; generated-set only): list items, definitions (``_INDENT``).
+Option fit (29) was removed: the real dev set's seen split scored no worse without it.
 """
 
 from __future__ import annotations
@@ -20,18 +20,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 from docrag.geometry import Box, union
 from docrag.types import Block, BlockKind, Page, Word
-
-
-class _Unit(Protocol):
-    """What :func:`option_fit` reads of an extractive unit (``extractive_units.Unit``, which imports
-    this module: a protocol here keeps the two free of an import circle)."""
-
-    text: str
-    cell: Any
 
 # a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
 _ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
@@ -150,22 +141,3 @@ def definitions(blocks: Sequence[Block], page: Page,
                 used.setdefault(id(b), set()).add(k)
         i = j
     return out, used
-
-
-# "which option ...", "what ls flag ...", "哪个选项", "用什么参数": the question asks for an option itself
-_OPTION_Q = re.compile(r"\b(?:which|what)\s+(?:[\w.-]+\s+){0,3}?(?:option|flag|switch)(?:es|s)?\b"
-                       r"|(?:哪|什么)[一个些种]*(?:[A-Za-z][\w.-]*\s*)?(?:命令行)?(?:选项|参数|开关)", re.IGNORECASE)
-
-# an editor option in the text: set (Vim's ":set ic") or named in quotes ("Some options are: 'ic' ...")
-_SET_OPTION = re.compile(r"(?<!\S):set\s+\w|(?<!\w)'[a-z][a-z0-9]{1,15}'(?!\w)")
-
-
-def option_fit(units: Sequence[_Unit], question: str, loss: float = 0.6) -> list[float]:
-    """A question asking which option does something is answered by an option's own line: text that
-    starts with no option syntax (a usage line, "Mandatory arguments to long options ...", prose that
-    mentions options) and sets or quotes no editor option (":set ic", "'ic'") loses ``loss``, so it
-    neither answers nor comes first in the citations."""
-    if not _OPTION_Q.search(question):
-        return [1.0] * len(units)
-    return [1.0 if _OPTION_START.match(u.text) or _SET_OPTION.search(u.text)
-            or (u.cell is not None and _OPTION_START.match(u.cell.row.label)) else loss for u in units]
