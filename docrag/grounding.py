@@ -531,7 +531,7 @@ def _trusted(held: Sequence[_Candidate], facts: Sequence[Fact], candidates: Sequ
     share = sum(facts[i].weight * max((c.found.get(i, 0.0) for c in stating), default=0.0)
                 for i in wanted) / total if total else 0.0
     images = [c for c in held if c.unreadable and c not in stating]
-    if images and not (share >= TRUST_SHARE) and _found_elsewhere(candidates, held, facts):
+    if images and share < TRUST_SHARE and _found_elsewhere(candidates, held, facts):
         # the figures are printed in words the boxes miss: an image is not where they are, unless the
         # question or answer speaks of a chart (its data labels are pixels; the words may repeat them)
         images = [c for c in images if charted and c.region.kind == CHART]
@@ -604,6 +604,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     named = named_units(question)
     idf = _idf(candidates, q_terms)
     total_idf = sum(idf.values()) or 1.0
+    named_regions: list[_Candidate] = []     # named_unit: the tables and charts the question names
     for i, c in enumerate(candidates):
         if i % 16 == 0:
             checkpoint("grounding")
@@ -613,6 +614,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
             c.near += CHART_BONUS
         if _is_named(c, named):
             c.near += NAMED_BONUS
+            named_regions.append(c)
         c.prior = (PAGE_PRIOR if c.page.page_id in model_pages else 0.0)
         if mode == "refine":
             c.prior += MODEL_PRIOR * _prior(c, model_boxes)
@@ -620,8 +622,7 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
     charted = chart_question or bool(_CHART_CUE.search(answer))      # "read from the chart's data labels"
     trusted = _trusted(held, facts, candidates, charted) if mode == "refine" else []
     dominated = bool(trusted) and _dominated(trusted, candidates, facts)
-    elsewhere = [c for c in candidates if c.near >= NAMED_BONUS and _is_named(c, named)]
-    missed = bool(elsewhere) and not any(c in held for c in elsewhere)
+    missed = bool(named_regions) and not any(c in held for c in named_regions)
     if dominated or missed:
         trusted = []                # dominated / named_unit: the boxes miss better evidence
     if mode == "refine" and not trusted and (dominated or missed or _found_elsewhere(candidates, held, facts)):

@@ -125,9 +125,9 @@ def amount_match(answer: Quantity, printed: Quantity, scale: float | None = None
     candidates = {abs(printed.value), abs(printed.mantissa)}
     if scale and printed.scale == 1.0:
         candidates.add(abs(printed.mantissa) * scale)
-    best = 0.0
     if answer.scale != printed.scale and _significant(answer) >= 4 and abs(answer.mantissa) == abs(printed.mantissa):
         return 1.0      # "4,810,115.48万" and "4,810,115.48" under a unit line the region does not hold
+    best = 0.0
     for c in candidates:
         slack = 1e-9 * max(a, c)
         if abs(a - c) <= _tolerance(answer) + slack:
