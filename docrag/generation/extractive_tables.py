@@ -19,6 +19,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from docrag.geometry import Box, union
+from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
 _NUM = re.compile(r"^[-−–(+$€£¥]*\d[\d,]*(?:\.\d+)?%?\)?[a-zA-Z]{0,2}$|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
@@ -176,24 +177,6 @@ class Table:
         return out
 
 
-def _lines(words: list[Word]) -> list[list[Word]]:
-    """Words grouped into lines by vertical centre, each line left to right, lines top to bottom."""
-    if not words:
-        return []
-    h = statistics.median(w.box.height for w in words) or 1.0
-    rows: list[list[Word]] = []
-    centre = 0.0
-    for w in sorted(words, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
-        cy = (w.box.y0 + w.box.y1) / 2
-        if rows and abs(cy - centre) <= 0.35 * h:
-            rows[-1].append(w)
-            centre += (cy - centre) / len(rows[-1])
-        else:
-            rows.append([w])
-            centre = cy
-    return [sorted(r, key=lambda w: w.box.x0) for r in rows]
-
-
 def _cells(line: list[Word]) -> list[Cell]:
     """A line cut into cells where the gap between two words is wider than about a space."""
     line = [w for w in line if not _LEADER.match(w.text)]
@@ -231,7 +214,7 @@ def _segments(words: list[Word], title: str) -> list[Segment]:
     """Lines of cells, cut where a caption line ("Table 2 ...", "表2 ...") starts another table that
     layout merged into the same block; lines followed by a figure caption are a chart's labels."""
     out = [Segment(title, [])]
-    for cells in (c for c in (_cells(line) for line in _lines(words)) if c):
+    for cells in (c for c in (_cells(line) for line in word_lines(words)) if c):
         text = " ".join(c.text for c in cells)
         if _FIGURE_LINE.match(text) and out[-1].lines and out[-1].chart_caption is None:
             box = union(c.box for c in cells if c.box is not None)

@@ -21,6 +21,7 @@ from docrag.ingestion.textlayer import (
     looks_like_words,
     page_text,
     text_flags,
+    word_lines,
 )
 from docrag.types import Block, BlockKind, Page, TextSource, Word
 
@@ -204,20 +205,9 @@ def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: l
             inside = [w.text for w in words if b.box.contains(w.box, tol=1.0)]
             b.text = join_words(inside)[:500]
         elif b.kind is BlockKind.TABLE and not b.text.strip():
-            b.text = _text_by_lines([w for w in words if b.box.contains(w.box, tol=1.0)])
+            inside = [w for w in words if b.box.contains(w.box, tol=1.0)]
+            b.text = "\n".join(join_words([w.text for w in line]) for line in word_lines(inside))
     return ordered
-
-
-def _text_by_lines(words: list[Word]) -> str:
-    """Words as lines of text (top to bottom, left to right), a line per shared vertical centre."""
-    lines: list[list[Word]] = []
-    for w in sorted(words, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
-        cy = (w.box.y0 + w.box.y1) / 2
-        if lines and abs(cy - (lines[-1][0].box.y0 + lines[-1][0].box.y1) / 2) <= 0.4 * lines[-1][0].box.height:
-            lines[-1].append(w)
-        else:
-            lines.append([w])
-    return "\n".join(join_words([w.text for w in sorted(line, key=lambda w: w.box.x0)]) for line in lines)
 
 
 def _h_overlap(a: Box, b: Box) -> float:

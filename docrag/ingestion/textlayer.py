@@ -8,6 +8,7 @@ PyMuPDF reports text coordinates in the *unrotated* page frame (top-left origin 
 from __future__ import annotations
 
 import re
+import statistics
 import unicodedata
 from dataclasses import dataclass
 
@@ -72,6 +73,25 @@ def join_words(tokens: list[str]) -> str:
             out += " "
         out += tok
     return out
+
+
+def word_lines(words: list[Word]) -> list[list[Word]]:
+    """Words grouped into lines by vertical centre (within 0.35 of the median word height of a line's
+    running centre), each line left to right, lines top to bottom."""
+    if not words:
+        return []
+    h = statistics.median(w.box.height for w in words) or 1.0
+    rows: list[list[Word]] = []
+    centre = 0.0
+    for w in sorted(words, key=lambda w: ((w.box.y0 + w.box.y1) / 2, w.box.x0)):
+        cy = (w.box.y0 + w.box.y1) / 2
+        if rows and abs(cy - centre) <= 0.35 * h:
+            rows[-1].append(w)
+            centre += (cy - centre) / len(rows[-1])
+        else:
+            rows.append([w])
+            centre = cy
+    return [sorted(r, key=lambda w: w.box.x0) for r in rows]
 
 
 def extract_lines(page, textpage, frame: PageFrame) -> list[Line]:
