@@ -3,7 +3,7 @@
 The config file is TOML, at ``~/.config/docrag/config.toml`` (``$XDG_CONFIG_HOME/docrag/config.toml``
 when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
 
-    retriever = "lang-hybrid:bm25+minilm"  # DOCRAG_RETRIEVER  -- default retriever of `ask`/`RAG`
+    retriever = "bm25"                  # DOCRAG_RETRIEVER  -- default retriever of `ask`/`RAG`
     generator = "extractive"            # DOCRAG_GENERATOR  -- e.g. "openai:gpt-4o", "qwen-vl:/models/Qwen2.5-VL-7B"
     judge = "grounding"                 # DOCRAG_JUDGE      -- citation judge, e.g. "openai:gpt-4o"
     k = 10                              # DOCRAG_K          -- pages retrieved per question
@@ -73,7 +73,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-DEFAULT_RETRIEVER = "lang-hybrid:bm25+minilm"
+DEFAULT_RETRIEVER = "bm25"
 DEFAULT_GENERATOR = "extractive"
 DEFAULT_JUDGE = "grounding"
 DEFAULT_K = 10

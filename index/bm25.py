@@ -4,6 +4,11 @@ Tokenizer: Latin words and numbers lower-cased, English stop words removed and P
 (nltk); numbers lose thousands separators (``11,062`` -> ``11062``); runs of CJK characters are
 segmented with jieba (search mode: words plus their sub-words), the default; ``bm25:bigram`` gives
 character unigrams plus bigrams instead (no dictionary), ``bm25:jieba+bigram`` both.
+
+Pages and queries are indexed as those terms plus each pair of adjacent terms (``operating_margin``,
+``营业_收入``), so a page holding the question's phrase outranks one holding its words apart. Measured on
+the real dev set's seen split (BENCHMARKS.md "Default retriever on the real dev set"): the gold page
+first for 75.6% of English and 75.0% of Chinese questions with pairs, 71.8% and 71.9% without.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from docrag.index.registry import RETRIEVERS
 from docrag.types import Page
 from docrag.words import jieba, porter_stem
 
-TOKENIZER_VERSION = "1"
+TOKENIZER_VERSION = "2"   # 2: adjacent-term pairs added
 DEFAULT_CJK = "jieba"  # measured: BENCHMARKS.md "Default retriever" (zh MRR@10 84.0 vs 80.1 with bigrams)
 _TOKEN = re.compile(r"[0-9]+(?:[,.][0-9]+)*|[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -57,6 +62,11 @@ def tokenize(text: str, cjk: str = DEFAULT_CJK) -> list[str]:
     return out
 
 
+def with_pairs(terms: list[str]) -> list[str]:
+    """``terms`` plus each pair of adjacent terms joined by ``_`` (phrase evidence for BM25)."""
+    return terms + [f"{a}_{b}" for a, b in zip(terms, terms[1:], strict=False)]
+
+
 class BM25Retriever(Retriever):
     kind = "sparse"
     input = "text"
@@ -65,10 +75,10 @@ class BM25Retriever(Retriever):
         self.cjk = cjk
 
     def encode_pages(self, pages: Sequence[Page], show_progress: bool = True) -> list[list[str]]:
-        return [tokenize(page_text(p), self.cjk) for p in pages]
+        return [with_pairs(tokenize(page_text(p), self.cjk)) for p in pages]
 
     def encode_queries(self, queries: Sequence[str], show_progress: bool = False) -> list[list[str]]:
-        return [tokenize(q, self.cjk) for q in queries]
+        return [with_pairs(tokenize(q, self.cjk)) for q in queries]
 
     def describe(self) -> dict:
         return {**super().describe(), "model": "bm25s", "settings": {"tokenizer": TOKENIZER_VERSION, "cjk": self.cjk}}

@@ -8,7 +8,7 @@ import configparser
 import re
 from pathlib import Path
 
-from docrag.index.bm25 import tokenize
+from docrag.index.bm25 import tokenize, with_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,6 +19,22 @@ def test_chinese_words_with_jieba_bigrams_on_request_and_english_stems():
     assert tokenize("营业收入", cjk="bigram") == ["营", "业", "收", "入", "营业", "业收", "收入"]
     assert tokenize("营业收入", cjk="jieba+bigram")[-2:] == ["营业", "收入"]
     assert tokenize("the employees were employed") == ["employe", "employ"]     # stop words dropped, stemmed
+
+
+def test_pages_holding_the_question_phrase_outrank_pages_holding_its_words_apart():
+    from docrag.index.bm25 import BM25Retriever
+    from docrag.types import Page
+
+    assert with_pairs(["oper", "margin", "2023"]) == ["oper", "margin", "2023", "oper_margin", "margin_2023"]
+    assert with_pairs([]) == [] and with_pairs(["a"]) == ["a"]
+    apart = Page(doc_id="d", page_no=1, width_pt=612, height_pt=792,
+                 text="Gross margin rose in 2023. Operating expenses grew. Net income fell.")
+    phrase = Page(doc_id="d", page_no=2, width_pt=612, height_pt=792,
+                  text="Net income fell. Operating margin rose in 2023. Gross expenses grew.")
+    filler = [Page(doc_id="d", page_no=n, width_pt=612, height_pt=792, text=f"Cash flow note {n} for 2023.")
+              for n in range(3, 8)]
+    hits = BM25Retriever().index([apart, phrase, *filler]).search("What was the operating margin in 2023?", k=2)
+    assert [h.page_id for h in hits][0] == phrase.page_id
 
 
 def _third_party_imports(path: Path) -> set[str]:

@@ -68,7 +68,7 @@ def test_empty_question_is_an_input_error(corpus_dir, no_user_config):
 def test_defaults_live_in_one_place(tmp_path):
     s = load_settings(tmp_path / "absent.toml", environ={})
     assert (s.retriever, s.generator, s.k) == (DEFAULT_RETRIEVER, DEFAULT_GENERATOR, 10)
-    assert DEFAULT_RETRIEVER == "lang-hybrid:bm25+minilm" and DEFAULT_GENERATOR == "extractive"
+    assert DEFAULT_RETRIEVER == "bm25" and DEFAULT_GENERATOR == "extractive"
 
 
 def test_precedence_env_over_file_over_default(tmp_path):

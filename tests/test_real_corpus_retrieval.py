@@ -2,7 +2,9 @@
 their hybrids retrieve the gold pages of its 22 questions.
 
 Floors are set just under what was measured (BENCHMARKS.md, "Search"): bm25 R@1 0.864 / R@3 1.0,
-minilm R@1 0.955 / R@3 1.0, hybrid:bm25+minilm R@1 0.909 / R@3 1.0 on the 22 questions. The same
+minilm R@1 0.955 / R@3 1.0, hybrid:bm25+minilm R@1 0.818 / R@3 1.0 on the 22 questions (0.909 before BM25
+indexed adjacent-term pairs, which raised bm25's R@1 on the real dev set's 316 seen questions from 71.8 to
+75.3; BENCHMARKS.md "Default retriever on the real dev set"). The same
 retrievers on the synthetic corpus: ``test_retrievers_text.py``.
 """
 
@@ -31,7 +33,7 @@ def corpus(dev_corpus_dir, tmp_path_factory):
 @pytest.mark.parametrize(("name", "floor_r1", "floor_r3"), [
     ("bm25", 0.80, 0.95),
     pytest.param("minilm", 0.90, 0.95, marks=pytest.mark.slow),   # encodes the corpus with MiniLM
-    ("hybrid:bm25+minilm", 0.85, 0.95),
+    ("hybrid:bm25+minilm", 0.80, 0.95),
     ("lang-hybrid:bm25+minilm", 0.90, 0.95),
 ])
 def test_gold_pages_are_retrieved(name, floor_r1, floor_r3, corpus, qa_records):

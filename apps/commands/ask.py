@@ -195,7 +195,7 @@ def register(app: typer.Typer) -> None:
                                       "resumed when it exists."),
         retriever: str | None = typer.Option(
             None, "--retriever", "-r",
-            help="Retriever name (default: config file / DOCRAG_RETRIEVER / lang-hybrid:bm25+minilm)."),
+            help="Retriever name (default: config file / DOCRAG_RETRIEVER / bm25)."),
         generator: str | None = typer.Option(
             None, "--generator", "-g",
             help="Generator: extractive, openai:<model>, qwen-vl:<path> (default: config / DOCRAG_GENERATOR / "

@@ -26,7 +26,7 @@ cited by the item's own lines. Then:
 
 Options: ``max_pages``, ``max_citations`` (default 4), ``embed`` (MiniLM, default True),
 ``decline_below`` (default 0.3, calibrated on the dev set's tuning split), ``rank_prior`` (score
-lost per rank step, default 0.06), ``embed_top`` (MiniLM, default 96 units), ``embed_top_cjk`` (E5,
+lost per rank step, default 0.5), ``embed_top`` (MiniLM, default 96 units), ``embed_top_cjk`` (E5,
 default 32 units; 0 turns E5 off), ``device``.
 
 Every scoring rule, weight and threshold is listed in ``docs/extractive-rules.md`` (what it rewards, why,
@@ -91,7 +91,7 @@ class ExtractiveGenerator:
 
     def __init__(self, *, max_pages: int = 10, max_citations: int = 4, embed: bool = True,
                  device: str = "cpu", lexical_weight: float = 0.5, min_score: float = 0.05,
-                 embed_top: int = 96, decline_below: float = 0.3, rank_prior: float = 0.06,
+                 embed_top: int = 96, decline_below: float = 0.3, rank_prior: float = 0.5,
                  embed_top_cjk: int = 32, ground: str = "refine") -> None:
         if ground not in GROUND_MODES:
             raise InputError(f"ground={ground!r}: expected one of {', '.join(GROUND_MODES)}")
