@@ -148,6 +148,15 @@ def _stored_settings(directory: Path, name: str) -> dict[str, Any]:
     return {k: v for k, v in manifest.get("settings", {}).items() if k in ADOPTED_SETTINGS}
 
 
+def _outdated_sparse(directory: Path, name: str, retriever) -> bool:
+    """The index in ``directory`` is this sparse retriever's, built with other settings (an older tokenizer)."""
+    if retriever.kind != "sparse":
+        return False
+    manifest = read_json(directory / "manifest.json")
+    settings = retriever.describe().get("settings", {})
+    return manifest.get("retriever") == name and manifest.get("settings", {}) != settings
+
+
 @contextmanager
 def _writer_lock(directory: Path) -> Iterator[None]:
     """One writer per index folder at a time (another ``docrag index`` waits); readers never block."""
@@ -188,6 +197,12 @@ def _open_or_update(corpus: Corpus, name: str, retriever, directory: Path, optio
     page_source = corpus.page
     exists = (directory / "manifest.json").exists()
     if index_opts.get("rebuild") and build:
+        idx = create_index(retriever, directory, page_source, options, defer=True)
+    elif exists and build and _outdated_sparse(directory, name, retriever):
+        # a sparse index holds nothing but the pages' terms: rebuilt from the corpus in seconds
+        log.warning("%s: the %s index was built with settings %s, the retriever now uses %s; rebuilding it",
+                    directory, name, read_json(directory / "manifest.json").get("settings"),
+                    retriever.describe().get("settings"))
         idx = create_index(retriever, directory, page_source, options, defer=True)
     elif exists:
         idx = PageIndex.load(retriever, directory, page_source, options)

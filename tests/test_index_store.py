@@ -125,6 +125,26 @@ def test_index_of_another_retriever_or_settings_is_refused(corpus, tmp_path):
         di.open_index(corpus, "dummy", index_dir=tmp_path / "none", build=False)
 
 
+def test_bm25_index_of_an_older_tokenizer_is_rebuilt_when_opened_for_building(corpus, tmp_path, caplog):
+    """An upgrade that changes BM25's terms must not break ``docrag ask``: the sparse index is rebuilt
+    from the corpus (seconds); a read-only open still refuses it."""
+    ix = tmp_path / "ix"
+    di.open_index(corpus, "bm25", index_dir=ix, show_progress=False)
+    path = ix / "manifest.json"
+    manifest = json.loads(path.read_text())
+    current = dict(manifest["settings"])
+    manifest["settings"]["tokenizer"] = "0"
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(di.IndexStateError, match="settings"):
+        di.open_index(corpus, "bm25", index_dir=ix, build=False)
+    with caplog.at_level("WARNING"):
+        idx = di.open_index(corpus, "bm25", index_dir=ix, show_progress=False)
+    assert "rebuilding it" in caplog.text
+    assert json.loads(path.read_text())["settings"] == current
+    assert idx.search("abrasives production", k=1)[0].page_id == "beta:1"
+    assert sorted(idx.manifest["page_ids"]) == sorted(corpus.page_ids())
+
+
 def test_unknown_retriever_lists_valid_names():
     with pytest.raises(UnknownNameError) as err:
         di.get_retriever("colbertx")
