@@ -134,6 +134,49 @@ def test_other_periods_the_question_names_are_answered_from_the_same_row(pages):
     assert "16.0%" in one.answer and "12.8%" not in one.answer and "15.1%" not in one.answer
 
 
+def _table_page(tmp_path, rows: list[list[str]], doc_id: str):
+    text = "\n".join(" | ".join(r) for r in rows)
+    page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, text, BlockKind.TABLE)], doc_id=doc_id, page_no=1)
+    page.blocks[0].meta["rows"] = rows
+    return page
+
+
+def test_other_columns_the_question_names_are_answered_from_the_same_row(tmp_path):
+    """Real annual reports were asked for several columns of one row ("生产量、销售量和库存量", "sales, EBT and
+    employees for Spain") and answered one (issue 23): each column the question names is read from the row."""
+    gen = get_generator("extractive", embed=False)
+    page = _table_page(tmp_path, [["Jurisdiction", "Sales", "EBT", "Employees", "Tax paid"],
+                                  ["Spain", "2,673", "367", "20,860", "44.5"],
+                                  ["Australia", "881", "12", "1,200", "3.1"]], "cbc")
+    ans = gen.generate("What were the sales, EBT and employees for Spain?", [page])
+    assert all(v in ans.answer for v in ("2,673", "367", "20,860")), ans.answer
+    assert "44.5" not in ans.answer and "881" not in ans.answer
+    page = _table_page(tmp_path, [["主要产品", "单位", "生产量", "销售量", "库存量", "生产量比上年增减(%)"],
+                                  ["口蹄疫疫苗", "万毫升", "87,584.48", "77,315.13", "12,089.20", "49.11"],
+                                  ["布病疫苗", "万头份", "9,431.70", "9,590.90", "357.90", "31.73"]], "zh")
+    zh = gen.generate("口蹄疫疫苗的生产量、销售量和库存量分别是多少？", [page])
+    assert all(v in zh.answer for v in ("87,584.48", "77,315.13", "12,089.20")), zh.answer
+    assert "49.11" not in zh.answer
+    one = gen.generate("口蹄疫疫苗的销售量是多少？", [page])
+    assert "77,315.13" in one.answer and "87,584.48" not in one.answer
+
+
+def test_other_rows_of_a_column_headed_by_ranges(tmp_path):
+    """A broker note's table heads its columns with quantile ranges ("0-0.2 | 0.2-0.4 | 0.8-1.0"): that line
+    is the header, not a row of values, and the rows the question names are read down the asked column
+    ("Sharpe ratio" names a printed measure: no division)."""
+    page = _table_page(tmp_path, [["Quantile", "0-0.2", "0.2-0.4", "0.8-1.0"],
+                                  ["Annualised return", "10.31%", "28.25%", "52.1%"],
+                                  ["Sharpe ratio", "0.44", "1.18", "1.72"],
+                                  ["Maximum drawdown", "-22.24%", "-15.87%", "-17.24%"],
+                                  ["Calmar ratio", "0.46", "1.78", "3.02"]], "q")
+    ans = get_generator("extractive", embed=False).generate(
+        "What were the annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group?", [page])
+    assert all(v in ans.answer for v in ("52.1%", "1.72", "-17.24%")), ans.answer
+    assert not any(v in ans.answer for v in ("10.31%", "28.25%", "3.02", "0.44", " = "))
+    assert "0.8-1.0" in ans.answer                     # the header names each value
+
+
 def test_no_arithmetic_between_two_rows_printing_one_figure(tmp_path):
     """A real deck's Communications revenue and Communications organic revenue were both $1,001M; the
     generator divided one by the other and answered 100.0% (issue 23)."""

@@ -107,6 +107,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
                                   "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
     if not parts:
         more = other_periods(best, question, units)
+        more += [u for u in other_columns(best, question, units) if all(u.cell.cell is not v.cell.cell for v in more)]
+        more += [u for u in other_rows(best, question, units) if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
         parts.append("; ".join(fmt_cell(u, row_names=bool(_WHICH_Q.search(question))) for u in [best, *more]))
     return best, used, parts
@@ -117,6 +119,45 @@ def _periods(text: str) -> set[str]:
     ("full-year", "fiscal year" are ``fy``; "2015年" is ``2015``)."""
     t = _FULL_YEAR.sub(" fy ", unicodedata.normalize("NFKC", text).lower()).replace("年", " ")
     return {x for x in re.findall(r"[a-z]+\d*|\d+[a-z]*\d*", t) if _PERIOD.match(x)}
+
+
+def other_columns(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
+    """``other_columns``: the cells of ``best``'s row under the other columns the question names ("the
+    production, sales and inventory of 口蹄疫疫苗", "sales, EBT and employees for Spain"): each a column
+    whose header's words that ``best``'s header lacks are all in the question, when the question also
+    names what sets ``best``'s own column apart."""
+    if best.cell is None:
+        return []
+    asked = set(tokenize(question))
+    own = set(tokenize(best.cell.header_text))
+    out = []
+    for u in units:
+        if u is best or u.cell is None or u.cell.row is not best.cell.row or u.cell.cell is best.cell.cell:
+            continue
+        theirs = set(tokenize(u.cell.header_text))
+        extra, mine = theirs - own, own - theirs
+        if extra and extra <= asked and mine & asked and not any(v.cell.cell is u.cell.cell for v in out):
+            out.append(u)
+    return out[:most]
+
+
+def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
+    """``other_columns`` across: the cells of ``best``'s column in the other rows the question names ("the
+    annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group")."""
+    if best.cell is None or best.table is None or not best.cell.header_text:
+        return []
+    asked = set(tokenize(question))
+    own = set(tokenize(best.cell.row.label))
+    out = []
+    for u in units:
+        if (u is best or u.cell is None or u.table is not best.table or u.cell.row is best.cell.row
+                or u.cell.header_text != best.cell.header_text):
+            continue
+        theirs = set(tokenize(u.cell.row.label))
+        extra, mine = theirs - own, own - theirs
+        if extra and extra <= asked and mine & asked and not any(v.cell.row is u.cell.row for v in out):
+            out.append(u)
+    return out[:most]
 
 
 def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:

@@ -20,8 +20,9 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                           r"|(上涨|下跌|增长|下降)(了)?百分之", re.IGNORECASE)),
     ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"
                          r"as a (share|percentage) of)\b|占.*(比例|比重|百分之|多少)|所占", re.IGNORECASE)),
-    ("ratio", re.compile(r"\b(ratio|how many times|times (larger|bigger|higher|as (large|much|many)))\b|倍",
-                         re.IGNORECASE)),
+    # "ratio of A to B" asks for a division; "the Sharpe ratio", "debt to EBITDA ratio" name a printed measure
+    ("ratio", re.compile(r"\b(ratio (of|between)|how many times|times (larger|bigger|higher|as (large|much|many)))\b"
+                         r"|倍", re.IGNORECASE)),
     ("sum", re.compile(r"\b(sum of|combined|together|in total|total of)\b|合计|总和|一共|加起来", re.IGNORECASE)),
     ("difference", re.compile(r"\b(difference|by how (much|many)|how (much|many) (more|less|fewer|higher|lower)|"
                               r"how far apart|gap between|spread between|how (?:much|many)\b.*\bseparates?|"

@@ -28,6 +28,7 @@ _DOTS = re.compile(r"(?:\s*\.){2,}\s*$|(?:\s*\.){3,}")  # dot leaders of printed
 _NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\s*[:：]", re.IGNORECASE)
 _NOTE_IN = re.compile(r"\s(?:sources?|notes?)\s*:", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
+_RANGE = re.compile(r"^\d+(?:\.\d+)?%?\s*[-–~]\s*\d+(?:\.\d+)?%?$")   # a bucket: 0.2-0.4, 18-24, 10%-20%
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|百万|千万|万|亿|千", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
@@ -248,7 +249,8 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
         has_label = at_left and (not is_number(first.text) or len(cells) >= 3)
         rest = cells[1:] if has_label else cells
         values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
-        if not rows and (not has_label or not values):
+        # a first line of ranges ("0-0.2 | 0.2-0.4", "18-24") names the columns: it is their header
+        if not rows and (not has_label or not values or all(_RANGE.match(c.text.strip()) for c in values)):
             if header and has_label and len(cells) == 1:  # "Ethanol ($/gal)": a section, not a header
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
             else:
@@ -309,7 +311,7 @@ def _from_meta(block: Block, title: str) -> Table | None:
             continue
         has_label = not is_number(cells[0])
         values = [Cell(x, None) for x in cells[1:] if _is_value(x)] if has_label else []
-        if not rows and not values:
+        if not rows and (not values or all(_RANGE.match(c.text) for c in values)):
             header.append([Cell(x, None) for x in cells])
             continue
         notes = [x for x in cells[1:] if not _is_value(x)] if has_label else []
