@@ -10,7 +10,7 @@ from docrag.apps.commands.common import show_progress
 from docrag.errors import CorpusError, InputError
 
 RENDERERS = ("pymupdf", "pdf2image")
-OCR_MODES = ("auto", "always", "never")
+OCR_MODES = ("auto", "always", "pages", "never")
 IMAGE_FORMATS = ("png", "jpeg")
 
 
@@ -30,7 +30,8 @@ def register(app: typer.Typer) -> None:
         dpi: float = typer.Option(144, "--dpi", min=18, max=1200, help="Resolution of the page images."),
         renderer: str = typer.Option("pymupdf", "--renderer", help="pymupdf (fast) or pdf2image (poppler)."),
         ocr: str = typer.Option("auto", "--ocr",
-                                help="auto: OCR pages without a usable text layer; always; never."),
+                                help="auto: OCR pages without a usable text layer and charts drawn as pictures; "
+                                     "pages: only those pages (faster on chart-heavy reports); always; never."),
         lang: str = typer.Option("en,ch", "--lang", help="OCR languages, comma separated (en, ch)."),
         image_format: str = typer.Option("png", "--image-format", help="png or jpeg."),
         workers: int = typer.Option(0, "--workers", min=0,

@@ -186,6 +186,8 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     labels = best.extra.get("labels", "")
     values = best.extra.get("values") or {}
     asked = [(k, v) for k, v in values.items() if set(tokenize(k)) & idf.keys()]
+    whole = [(k, v) for k, v in asked if set(tokenize(k)) <= idf.keys()]   # "Q3'23", not every "'23" bar
+    asked = whole or asked
     extreme = _EXTREME.search(question)
     if extreme and values and (not asked or _WHICH_Q.search(question)):  # "which bar is highest": the
         # largest data label (a label that shares a word with the question is not the one asked for)

@@ -274,12 +274,17 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if block.kind is BlockKind.FIGURE:
             cap = _caption_of(block, blocks)
             box = union([block.box, cap.box]) if cap is not None else block.box
-            text = re.sub(r"\s+", " ", block.text).strip()
+            # a chart drawn as a picture: its OCR'd words (title, axis text, data labels) are its text
+            text = re.sub(r"\s+", " ", block.meta.get("ocr_text") or block.text).strip()
             caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
+            values = {}
+            if block.meta.get("ocr_text"):   # its data labels over its category labels
+                values = data_labels([Block(BlockKind.TEXT, w.box, w.text) for w in page.words
+                                      if block.box.contains(w.box, tol=1.0)])
             if text or caption:
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",
-                                  extra={"caption": caption, "labels": text}))
+                                  extra={"caption": caption, "labels": text, "values": values}))
             continue
         if not block.text.strip():
             continue

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from docrag.errors import FileFailed
 from docrag.geometry import Box
-from docrag.ingestion import figures, imagelayout, layout, tables
+from docrag.ingestion import figure_ocr, figures, imagelayout, layout, tables
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
 from docrag.ingestion.render import Rendered, effective_dpi, render_pymupdf
@@ -125,7 +125,7 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
     textpage = page.get_textpage(flags=text_flags())
     lines = extract_lines(page, textpage, frame)
     text = page_text(lines)
-    need_ocr = opts.ocr == "always" or (opts.ocr == "auto" and needs_ocr(page, text, frame))
+    need_ocr = opts.ocr == "always" or (opts.ocr in ("auto", "pages") and needs_ocr(page, text, frame))
 
     result = Page(doc_id=staged.document.doc_id, page_no=page_no, width_pt=frame.width, height_pt=frame.height,
                   rotation=frame.rotation, image=staged.image_relpath(page_no, opts.image_ext),
@@ -160,6 +160,12 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
     if model_blocks:  # OCR'd page: the layout model's regions replace what text alignment guessed
         table_blocks = _with_model_regions(table_blocks, model_blocks, BlockKind.TABLE)
         figure_blocks = _with_model_regions(figure_blocks, model_blocks, BlockKind.FIGURE)
+    if result.text_source is TextSource.PDF and opts.ocr in ("auto", "always"):   # charts drawn as pictures
+        drawn = figure_ocr.figure_words(page, figure_blocks, words, figure_ocr.langs_for(result.lang, opts.langs))
+        if drawn:
+            result.words = words = words + drawn
+            read = [f.meta["ocr_text"] for f in figure_blocks if "ocr_text" in f.meta]
+            result.text = text = "\n\n".join([text, *read])
     regions = table_blocks + figure_blocks
     text_blocks = layout.text_blocks(text_lines, [b.box for b in regions])
     result.blocks = finish_blocks(text_blocks, regions, words)

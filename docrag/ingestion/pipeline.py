@@ -30,7 +30,7 @@ from docrag.types import Document, Page, TextSource
 
 log = logging.getLogger(__name__)
 
-OCR_MODES = ("auto", "always", "never")
+OCR_MODES = ("auto", "always", "pages", "never")
 
 PageHook = Callable[[Document, Page], None]
 
@@ -69,7 +69,9 @@ def ingest(paths: Sequence[str | Path] | str | Path, out: str | Path, *, dpi: fl
            engine: str = "local", ray_address: str | None = None) -> IngestReport:
     """Ingest PDFs, page images and folders of them (recursively) into the corpus at ``out``.
 
-    ``ocr``: ``auto`` OCRs pages without a usable text layer, ``always`` every page, ``never`` none.
+    ``ocr``: ``auto`` OCRs pages without a usable text layer and charts drawn as pictures (image figures
+    with no words inside, :mod:`~docrag.ingestion.figure_ocr`), ``pages`` only those pages, ``always``
+    every page, ``never`` nothing.
     ``lang``: OCR languages, e.g. ``"en,ch"``. Page images (PNG/JPEG/TIFF) become one-page
     documents (one page per TIFF frame) whose point size is ``pixels * 72 / dpi``, ``dpi`` being the
     image's own resolution metadata or 144 when it has none. ``on_page`` is called after each page
