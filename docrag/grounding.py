@@ -43,7 +43,8 @@ percent, scale words and a table's stated unit), dates in any common form, and i
   a line-sized box becomes a focus box; one on no evidence is dropped.
 * ``unreadable``    -- ``refine`` also keeps a model box on a chart or table drawn as an image (no
   words to check it against: a real report's chart values are often only pixels), unless the answer's
-  amounts are printed in words the boxes miss and neither question nor answer speaks of a chart.
+  amounts are printed in words the boxes miss and neither question nor answer speaks of a chart. A
+  chart ingest read by OCR (``meta["ocr_text"]``) stays a picture here: OCR misses labels.
 * ``dominated``     -- one region no model box holds states every amount and date of the answer that
   the regions the boxes hold state, and more: the boxes are not trusted (a page repeating part of the
   evidence, a summary beside the full table) and weigh as ``distrust_model`` says.
@@ -560,6 +561,8 @@ def _unreadable(page: Page, region: Region, lines: Sequence[_Line]) -> bool:
     if region.kind not in (CHART, TABLE):
         return False
     main = next((b for b in page.blocks if region.block_ids and b.block_id == region.block_ids[0]), None)
+    if main is not None and main.meta.get("ocr_text"):
+        return True     # a picture read by OCR: its words may miss the labels the answer quotes
     if main is None:
         return sum(len(ln.words) for ln in lines) < 3
     return sum(1 for ln in lines for w in ln.words    # its title and notes aside
