@@ -33,6 +33,8 @@ percent, scale words and a table's stated unit), dates in any common form, and i
 * ``cover``         -- regions are chosen greedily until every fact found anywhere is covered;
   a region is added only for facts not yet covered.
 * ``merge``         -- chosen regions of one page that touch (gap under :data:`ADJACENT_PT`) become one box.
+  Cited pages come in the order the model cited them (its first citation holds its main evidence),
+  then in rank order.
 * ``trust_model``   -- ``refine`` starts from the regions a model box of a unit's size holds (or lies
   in) that state a strong fact of the answer; further regions must then add :data:`TRUSTED_GAIN`
   times the usual gain (a right model box is not diluted by regions that repeat its figures).
@@ -426,14 +428,18 @@ def _drawn(model: Sequence[Box], chosen: Sequence[_Candidate], regions: Sequence
 
 
 def _citations(chosen: Sequence[_Candidate], facts: Sequence[Fact], model_boxes: Mapping[str, Sequence[Box]],
-               keep_model: bool, candidates: Sequence[_Candidate] = ()) -> list[Citation]:
+               keep_model: bool, candidates: Sequence[_Candidate] = (),
+               model_order: Sequence[str] = ()) -> list[Citation]:
     """One citation per page: merged region boxes (or agreeing model boxes), and the focus boxes and
-    quotes of the facts found there (weak facts -- a year, a small number -- only when alone)."""
+    quotes of the facts found there (weak facts -- a year, a small number -- only when alone). Pages in
+    the order the model cited them (its first citation holds its main evidence), then in rank order."""
     by_page: dict[str, list[_Candidate]] = {}
     for c in chosen:
         by_page.setdefault(c.page.page_id, []).append(c)
+    first = {pid: i for i, pid in reversed(list(enumerate(model_order)))}
     out = []
-    for pid, cands in sorted(by_page.items(), key=lambda kv: min(c.rank for c in kv[1])):
+    for pid, cands in sorted(by_page.items(), key=lambda kv: (first.get(kv[0], len(first)),
+                                                             min(c.rank for c in kv[1]))):
         drawn = _drawn(model_boxes.get(pid, ()), cands, [c.region.box for c in candidates
                                                          if c.page.page_id == pid]) if keep_model else []
         rest = [c for c in cands if not any(_holds(d, c.region.box) for d in drawn)]
@@ -655,8 +661,9 @@ def ground(question: str, answer: str, pages: Sequence[Page], *, model_citations
                                  for c in chosen if c.page.page_id == pid))
         if dropped:
             warnings.append(f"dropped {dropped} model box(es) that hold none of the answer's evidence")
-    return Grounding(_citations(chosen, facts, model_boxes, mode == "refine", candidates), confidence, facts_text,
-                     warnings, mode)
+    order = [c.page_id for c in model_citations] if mode == "refine" else []
+    return Grounding(_citations(chosen, facts, model_boxes, mode == "refine", candidates, order), confidence,
+                     facts_text, warnings, mode)
 
 
 def _fallback(candidates: Sequence[_Candidate], model_pages: set[str]) -> list[_Candidate]:

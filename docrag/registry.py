@@ -133,10 +133,15 @@ class Registry(Generic[T]):
         family, arg = self.split(name)
         if family not in self._entries and family not in self._lazy:
             raise self._unknown(name)
-        takes_arg = self._entries[family].needs_arg if family in self._entries else family in self._usage
+        if family in self._entries or (arg and family not in self._usage):
+            # an optional argument ("bm25:bigram") is declared where the family registers: import it (no model)
+            entry = self._entry(family)
+            takes_arg, optional = entry.needs_arg, entry.optional_arg
+        else:
+            takes_arg, optional = family in self._usage, False
         if takes_arg and not arg:
             raise UnknownNameError(f"{self.role} {family!r} needs an argument: use '{self.usage(family)}'")
-        if not takes_arg and arg:
+        if not takes_arg and not optional and arg:
             raise UnknownNameError(f"{self.role} {family!r} takes no argument, got {name!r}")
 
     def create(self, name: str, **options: Any) -> T:

@@ -39,6 +39,19 @@ def test_argument_rules_are_enforced():
         reg.create("plain:x")
 
 
+def test_names_are_checked_with_their_optional_arguments():
+    """`docrag compare --retrievers bm25:bigram` was refused ("takes no argument"): the name check ignored
+    an argument the family declares optional."""
+    from docrag.index.registry import RETRIEVERS
+
+    RETRIEVERS.check_name("bm25:bigram")
+    RETRIEVERS.check_name("bm25")
+    with pytest.raises(UnknownNameError, match="takes no argument"):
+        RETRIEVERS.check_name("dummy:x")
+    with pytest.raises(UnknownNameError, match="needs an argument"):
+        RETRIEVERS.check_name("colqwen2")
+
+
 def test_lazy_module_is_imported_on_first_use(tmp_path, monkeypatch):
     pkg = tmp_path / "lazyfam_mod.py"
     pkg.write_text(
