@@ -40,6 +40,7 @@ class Entry(Generic[T]):
     needs_arg: bool
     help: str
     optional_arg: bool = False
+    arg_choices: tuple[str, ...] = ()     # the arguments an optional-argument family accepts ("bm25:bigram")
 
 
 class Registry(Generic[T]):
@@ -63,13 +64,14 @@ class Registry(Generic[T]):
         self._usage = {fam: f.usage for fam, f in self._families.items() if f.usage}
 
     def register(self, family: str, *, needs_arg: bool = False, optional_arg: bool = False,
-                 help: str = "") -> Callable:
+                 arg_choices: tuple[str, ...] = (), help: str = "") -> Callable:
         """Decorator: register ``factory(arg, **options)`` (``arg`` is None for bare names;
-        ``optional_arg``: both ``family`` and ``family:<arg>`` are valid)."""
+        ``optional_arg``: both ``family`` and ``family:<arg>`` are valid; ``arg_choices``: the
+        arguments it accepts, checked by :meth:`check_name`)."""
 
         def deco(factory: Callable[..., T]) -> Callable[..., T]:
             summary = help or (factory.__doc__ or "").strip().split("\n")[0]
-            self._entries[family] = Entry(family, factory, needs_arg, summary, optional_arg)
+            self._entries[family] = Entry(family, factory, needs_arg, summary, optional_arg, tuple(arg_choices))
             return factory
 
         return deco
@@ -133,16 +135,20 @@ class Registry(Generic[T]):
         family, arg = self.split(name)
         if family not in self._entries and family not in self._lazy:
             raise self._unknown(name)
+        choices: tuple[str, ...] = ()
         if family in self._entries or (arg and family not in self._usage):
             # an optional argument ("bm25:bigram") is declared where the family registers: import it (no model)
             entry = self._entry(family)
-            takes_arg, optional = entry.needs_arg, entry.optional_arg
+            takes_arg, optional, choices = entry.needs_arg, entry.optional_arg, entry.arg_choices
         else:
             takes_arg, optional = family in self._usage, False
         if takes_arg and not arg:
             raise UnknownNameError(f"{self.role} {family!r} needs an argument: use '{self.usage(family)}'")
         if not takes_arg and not optional and arg:
             raise UnknownNameError(f"{self.role} {family!r} takes no argument, got {name!r}")
+        if arg and choices and arg not in choices:
+            raise UnknownNameError(f"{self.role} {name!r}: unknown argument {arg!r}; use one of "
+                                   f"{', '.join(f'{family}:{c}' for c in choices)} or {family}")
 
     def create(self, name: str, **options: Any) -> T:
         family, arg = self.split(name)

@@ -84,7 +84,7 @@ class BM25Retriever(Retriever):
         return {**super().describe(), "model": "bm25s", "settings": {"tokenizer": TOKENIZER_VERSION, "cjk": self.cjk}}
 
 
-@RETRIEVERS.register("bm25", optional_arg=True,
+@RETRIEVERS.register("bm25", optional_arg=True, arg_choices=CJK_MODES,
                      help="BM25 (bm25s) over page text; English and Chinese (bm25:<cjk mode>, modes: "
                           + ", ".join(CJK_MODES) + "; default jieba)")
 def make_bm25(arg: str | None, **opts) -> BM25Retriever:

@@ -46,6 +46,8 @@ def test_names_are_checked_with_their_optional_arguments():
 
     RETRIEVERS.check_name("bm25:bigram")
     RETRIEVERS.check_name("bm25")
+    with pytest.raises(UnknownNameError, match="bm25:jieba"):      # the valid arguments are listed
+        RETRIEVERS.check_name("bm25:x")
     with pytest.raises(UnknownNameError, match="takes no argument"):
         RETRIEVERS.check_name("dummy:x")
     with pytest.raises(UnknownNameError, match="needs an argument"):
