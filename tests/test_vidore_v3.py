@@ -178,5 +178,5 @@ def test_a_vidore_layout_copy_of_the_real_pdfs_grounds(shared_corpus, tmp_path):
                if line.strip()]
     ov = _overall(_eval_copy(shared_corpus / "pdfs", records, tmp_path))
     assert ov["n_answered"] >= 0.9 * len(records)
-    assert ov["pixel_f1"] >= 50.0, ov            # issue 24's bar; measured 57.7 (BENCHMARKS.md, "Grounding")
+    assert ov["pixel_f1"] >= 50.0, ov            # issue 24's bar; measured 57.7, 55.5 with the bm25 default
     assert ov["pixel_f1"] > ov["model_pixel_f1"]
