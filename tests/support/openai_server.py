@@ -28,12 +28,16 @@ from __future__ import annotations
 import base64
 import io
 import json
+import logging
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from PIL import Image
+
+log = logging.getLogger(__name__)
 
 FAULTS = ("incomplete_read", "bad_status_line", "reset", "non_utf8", "nan_usage", "html", "empty_choices",
           "no_content", "http_400", "http_500", "slow")
@@ -92,6 +96,19 @@ def request_images(request: dict) -> list[Image.Image]:
     return images
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (a cancelled or timed-out request) is expected here: socketserver would print
+    its BrokenPipe traceback to whatever ``sys.stderr`` is at that moment -- a later test's captured CLI
+    output (tests/test_top_k.py once parsed it as part of a JSON answer). Logged instead."""
+
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
+            log.debug("scripted server: client %s hung up (%s)", client_address, exc)
+            return
+        log.warning("scripted server: error while answering %s", client_address, exc_info=True)
+
+
 class ScriptedOpenAIServer:
     """Context manager running the scripted server in a background thread (port chosen by the OS)."""
 
@@ -134,7 +151,7 @@ class ScriptedOpenAIServer:
 
     def __enter__(self) -> ScriptedOpenAIServer:
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                                         name="scripted-openai", daemon=True)
