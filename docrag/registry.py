@@ -135,28 +135,29 @@ class Registry(Generic[T]):
         family, arg = self.split(name)
         if family not in self._entries and family not in self._lazy:
             raise self._unknown(name)
-        choices: tuple[str, ...] = ()
         if family in self._entries or (arg and family not in self._usage):
             # an optional argument ("bm25:bigram") is declared where the family registers: import it (no model)
             entry = self._entry(family)
-            takes_arg, optional, choices = entry.needs_arg, entry.optional_arg, entry.arg_choices
-        else:
-            takes_arg, optional = family in self._usage, False
-        if takes_arg and not arg:
+            self._check_arg(name, arg, entry, self.usage(family))
+        elif family in self._usage and not arg:
             raise UnknownNameError(f"{self.role} {family!r} needs an argument: use '{self.usage(family)}'")
-        if not takes_arg and not optional and arg:
-            raise UnknownNameError(f"{self.role} {family!r} takes no argument, got {name!r}")
-        if arg and choices and arg not in choices:
-            raise UnknownNameError(f"{self.role} {name!r}: unknown argument {arg!r}; use one of "
-                                   f"{', '.join(f'{family}:{c}' for c in choices)} or {family}")
+
+    def _check_arg(self, name: str, arg: str | None, entry: Entry[T], usage: str) -> None:
+        """``arg`` is what ``entry`` takes: present when it needs one, absent when it takes none, one of its
+        ``arg_choices`` when it lists them."""
+        if entry.needs_arg and not arg:
+            raise UnknownNameError(f"{self.role} {entry.family!r} needs an argument: use '{usage}'")
+        if not entry.needs_arg and not entry.optional_arg and arg:
+            raise UnknownNameError(f"{self.role} {entry.family!r} takes no argument, got {name!r}")
+        if arg and entry.arg_choices and arg not in entry.arg_choices:
+            choices = ", ".join(f"{entry.family}:{c}" for c in entry.arg_choices)
+            raise UnknownNameError(f"{self.role} {name!r}: unknown argument {arg!r}; use one of {choices} "
+                                   f"or {entry.family}")
 
     def create(self, name: str, **options: Any) -> T:
         family, arg = self.split(name)
         if family not in self._entries and family not in self._lazy:
             raise self._unknown(name)
         entry = self._entry(family)
-        if entry.needs_arg and not arg:
-            raise UnknownNameError(f"{self.role} {family!r} needs an argument: use '{family}:<model id or path>'")
-        if not entry.needs_arg and not entry.optional_arg and arg:
-            raise UnknownNameError(f"{self.role} {family!r} takes no argument, got {name!r}")
+        self._check_arg(name, arg, entry, f"{family}:<model id or path>")
         return entry.factory(arg, **options)

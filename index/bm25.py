@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docrag.errors import UnknownNameError
 from docrag.index.base import Retriever, page_text
 from docrag.index.device import check_options
 from docrag.index.registry import RETRIEVERS
@@ -89,9 +88,7 @@ class BM25Retriever(Retriever):
                           + ", ".join(CJK_MODES) + "; default jieba)")
 def make_bm25(arg: str | None, **opts) -> BM25Retriever:
     check_options("bm25", opts, allowed=())
-    cjk = (arg or DEFAULT_CJK).strip()
-    if cjk not in CJK_MODES:
-        raise UnknownNameError(f"bm25:{cjk}: unknown Chinese tokenization; use one of {', '.join(CJK_MODES)}")
+    cjk = arg or DEFAULT_CJK     # the registry has checked it against CJK_MODES
     r = BM25Retriever(cjk)
     r.name = "bm25" if arg is None else f"bm25:{cjk}"
     return r

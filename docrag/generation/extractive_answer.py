@@ -107,8 +107,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
                                   "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
     if not parts:
         more = other_periods(best, question, units)
-        more += [u for u in other_columns(best, question, units) if all(u.cell.cell is not v.cell.cell for v in more)]
-        more += [u for u in other_rows(best, question, units) if all(u.cell.cell is not v.cell.cell for v in more)]
+        for named in (other_columns(best, question, units), other_rows(best, question, units)):
+            more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
         parts.append("; ".join(fmt_cell(u, row_names=bool(_WHICH_Q.search(question))) for u in [best, *more]))
     return best, used, parts
@@ -121,6 +121,24 @@ def _periods(text: str) -> set[str]:
     return {x for x in re.findall(r"[a-z]+\d*|\d+[a-z]*\d*", t) if _PERIOD.match(x)}
 
 
+def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
+    """The other cells of ``best``'s row, one unit per cell."""
+    out: list[Unit] = []
+    for u in units:
+        if (u is not best and u.cell is not None and u.cell.row is best.cell.row  # type: ignore[union-attr]
+                and u.cell.cell is not best.cell.cell and not any(v.cell.cell is u.cell.cell for v in out)):
+            out.append(u)
+    return out
+
+
+def _named_apart(own: str, theirs: str, asked: set[str]) -> bool:
+    """``theirs`` (a header or row label) differs from ``own`` only in words the question names, and the
+    question also names what sets ``own`` apart."""
+    mine, other = set(tokenize(own)), set(tokenize(theirs))
+    extra = other - mine
+    return bool(extra) and extra <= asked and bool((mine - other) & asked)
+
+
 def other_columns(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
     """``other_columns``: the cells of ``best``'s row under the other columns the question names ("the
     production, sales and inventory of 口蹄疫疫苗", "sales, EBT and employees for Spain"): each a column
@@ -129,16 +147,8 @@ def other_columns(best: Unit, question: str, units: Sequence[Unit], most: int = 
     if best.cell is None:
         return []
     asked = set(tokenize(question))
-    own = set(tokenize(best.cell.header_text))
-    out = []
-    for u in units:
-        if u is best or u.cell is None or u.cell.row is not best.cell.row or u.cell.cell is best.cell.cell:
-            continue
-        theirs = set(tokenize(u.cell.header_text))
-        extra, mine = theirs - own, own - theirs
-        if extra and extra <= asked and mine & asked and not any(v.cell.cell is u.cell.cell for v in out):
-            out.append(u)
-    return out[:most]
+    return [u for u in _row_mates(best, units)
+            if _named_apart(best.cell.header_text, u.cell.header_text, asked)][:most]  # type: ignore[union-attr]
 
 
 def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
@@ -147,15 +157,11 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     if best.cell is None or best.table is None or not best.cell.header_text:
         return []
     asked = set(tokenize(question))
-    own = set(tokenize(best.cell.row.label))
-    out = []
+    out: list[Unit] = []
     for u in units:
-        if (u is best or u.cell is None or u.table is not best.table or u.cell.row is best.cell.row
-                or u.cell.header_text != best.cell.header_text):
-            continue
-        theirs = set(tokenize(u.cell.row.label))
-        extra, mine = theirs - own, own - theirs
-        if extra and extra <= asked and mine & asked and not any(v.cell.row is u.cell.row for v in out):
+        if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
+                and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)
+                and _named_apart(best.cell.row.label, u.cell.row.label, asked)):
             out.append(u)
     return out[:most]
 
@@ -170,14 +176,8 @@ def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 
     want = asked - _periods(best.cell.header_text)
     if not want:
         return []
-    out = []
-    for u in units:
-        if u is best or u.cell is None or u.cell.row is not best.cell.row or u.cell.cell is best.cell.cell:
-            continue
-        own = _periods(u.cell.header_text)
-        if own & want and own <= asked and not any(v.cell is not None and v.cell.cell is u.cell.cell for v in out):
-            out.append(u)
-    return out[:most]
+    return [u for u in _row_mates(best, units)
+            if (own := _periods(u.cell.header_text)) & want and own <= asked][:most]  # type: ignore[union-attr]
 
 
 def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
