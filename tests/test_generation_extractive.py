@@ -202,3 +202,19 @@ def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_pa
     zh = make_page(tmp_path, [Region((72, 100, 540, 400), GREY, "图1：公司各季度营业收入增速", BlockKind.FIGURE)],
                    doc_id="f2", page_no=1)
     assert "只能从图形上读取" in gen.generate("图1中公司营业收入增速是多少？", [zh]).answer
+
+
+def test_a_title_naming_two_units_gives_rates_their_percent(tmp_path):
+    """"单位：万元，%" over a restructuring plan's financial table (鼎泰新材's 重组预案): amounts are in 万元 and
+    rates in %; the rate's row gets %, the amounts 元 with the table's 万 scale (a % value takes no scale)."""
+    gen = get_generator("extractive", embed=False)
+    rows = [["项目", "2015 年度", "2014 年度"], ["营业收入", "4,810,115.48", "3,891,114.14"],
+            ["资产负债率", "60.37", "47.34"]]
+    page = make_page(tmp_path, [Region((72, 120, 540, 150), GREY, "单位：万元，%"),
+                                Region((72, 160, 540, 300), GREY, "\n".join(" | ".join(r) for r in rows),
+                                       BlockKind.TABLE)], doc_id="units", page_no=1)
+    page.blocks[1].meta["rows"] = rows
+    ratio = gen.generate("2015年度资产负债率是多少？", [page])
+    assert "60.37%" in ratio.answer and "(万)" not in ratio.answer, ratio.answer
+    amount = gen.generate("2015年度营业收入是多少？", [page])
+    assert "4,810,115.48 元 (万)" in amount.answer, amount.answer

@@ -63,7 +63,7 @@ def fmt_cell(u: Unit, row_names: bool = False) -> str:
     elif unit and unit not in value:
         value = f"{value} {unit}"
     scale = table.scale_for(tc)
-    if scale:
+    if scale and not value.endswith("%"):   # "单位：万元，%": the scale is the amounts', not the rates'
         value = f"{value} ({scale})"
     row = tc.row.label
     if row_names:

@@ -6,9 +6,10 @@ a space. Leading lines before the first line that has both a row label (a cell i
 and a number are header lines; a data cell's column header is every header cell whose horizontal
 extent covers the data cell's centre (so spanning headers such as "Silicon carbide" over "2009 |
 2010" both apply). A line with a label and no number right after a data line continues that
-line's label ("Applications and mashups / developed by the public"). When the page has no words
-in the table (an image-only table), the block's ``meta["rows"]`` give cells without boxes and the
-cited region falls back to the whole table. Rules (``docs/extractive-rules.md``, 36-37): row names, geometry.
+line's label ("Applications and mashups / developed by the public"). A ruled grid whose cells the
+table finder read at ingest is read from those cells instead, and an image-only table from its stored
+rows (:mod:`~docrag.generation.extractive_table_read` picks). Rules (``docs/extractive-rules.md``, 36-37,
+60-61): row names, geometry, grid cells, units of a title.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
                    r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|厘米|%"
-                   r"|(?:(?<=[（(/：:万亿千百\s])|^)(?:元|吨)(?=[)）/\s]|$))",   # 元 of 元音 is no unit
+                   r"|(?:(?<=[（(/：:万亿千百\s])|^)(?:元|吨)(?=[)）/\s,，、;；]|$))",   # 元 of 元音 is no unit
                    re.IGNORECASE)
 
 
@@ -296,69 +297,23 @@ def _with_sections(rows: list[Row]) -> list[Row]:
     return rows
 
 
-def _from_meta(block: Block, title: str) -> Table | None:
-    raw = block.meta.get("rows")
-    if not isinstance(raw, list):
-        raw = [line.split("|") for line in block.text.splitlines() if line.strip()]
-    if len(raw) < 2:
-        return None
-    lines = [[str(x).strip() for x in (r if isinstance(r, list) else str(r).split("|"))] for r in raw]
-    lines = [[_DOTS.sub("", x).strip() for x in line if _DOTS.sub("", x).strip()] for line in lines]
-    header: list[list[Cell]] = []
-    rows: list[Row] = []
-    for cells in lines:
-        if not cells:
-            continue
-        has_label = not is_number(cells[0])
-        values = [Cell(x, None) for x in cells[1:] if _is_value(x)] if has_label else []
-        if not rows and (not values or all(_RANGE.match(c.text) for c in values)):
-            header.append([Cell(x, None) for x in cells])
-            continue
-        notes = [x for x in cells[1:] if not _is_value(x)] if has_label else []
-        rows.append(Row(cells[0] if has_label else "", None, values, len(rows), notes))
-    return Table(block, title, header, [r for r in rows if r.cells])
-
-
 def words_in(page: Page, box: Box, min_inside: float = 0.6) -> list[Word]:
     """The page's words whose boxes lie mostly inside ``box``."""
     return [w for w in page.words if w.box.area > 0 and w.box.intersection_area(box) / w.box.area >= min_inside]
 
 
+_RATE = re.compile(r"率|比例|比重|占比|百分比|\b(?:margin|ratio|rate|share|percent(?:age)?)\b|%", re.IGNORECASE)
+
+
 def unit_of(tc: TableCell, table: Table) -> str:
-    """The unit of one value: from its row label, else its column headers, else the table's title."""
-    for text in (tc.row.label, " ".join(tc.headers), table.title):
+    """The unit of one value: from its row label, else its column headers, else the table's title. A title
+    naming two ("单位：万元，%": amounts in 万元, rates in %) gives a rate's row its % and the others the first."""
+    for text in (tc.row.label, " ".join(tc.headers)):
         m = _UNIT.search(text)
         if m:
             return m.group(0)
-    return ""
-
-
-def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
-    """The tables of a table block (usually one; more when layout merged tables or a chart into it).
-    ``context``: the block's caption and the title lines above it."""
-    title = " ".join(x for x in (str(block.meta.get("caption", "")), context) if x).strip()
-    words = words_in(page, block.box)
-    tables = [t for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
-                          if s.chart_caption is None) if t and t.rows]
-    if not tables:
-        meta = _from_meta(block, title)
-        tables = [meta] if meta is not None else []
-    return [_finish(t) for t in tables]
-
-
-def _finish(table: Table) -> Table:
-    title = table.title
-    titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
-    if titles and len(titles) < len(table.header_lines):
-        table.header_lines = [line for line in table.header_lines if len(line) != 1]
-        table.title = " ".join([table.title, *titles]).strip()
-    head = " ".join(c.text for line in table.header_lines for c in line)
-    m = _SCALE.search(f"{title} {head}")
-    table.scale = (m.group(0) if m else "").strip("()")
-    if m:   # "(volume: average shares per day, millions)": the scale of one column
-        scoped = _SCOPED.search(f"{title} {head}")
-        if scoped and m.start() >= scoped.start() and m.end() <= scoped.end():
-            table.scale_of = scoped.group(1).strip()
-    u = _UNIT.search(f"{head} {table.title}")
-    table.unit = u.group(0) if u else ""
-    return table
+    units = list(dict.fromkeys(m.group(0) for m in _UNIT.finditer(table.title)))
+    if len(units) > 1 and "%" in units:
+        named = " ".join([tc.row.label, *tc.headers])
+        return "%" if _RATE.search(named) else next(u for u in units if u != "%")
+    return units[0] if units else ""

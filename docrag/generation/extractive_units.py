@@ -21,7 +21,8 @@ from typing import Any
 
 from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
-from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts, parse_tables
+from docrag.generation.extractive_table_read import parse_tables
+from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model

@@ -223,12 +223,73 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     blocks: list[Block] = []
     for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
         inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
+        if is_grid:
+            inside = [_split_at_rules(r, vert) for r in inside]
         for segment in _segments_between_prose(inside):
-            if sum(len(r.cells) >= 2 for r in segment) < max(2, 0.4 * len(segment)) or len(segment) < 3:
-                continue
-            blocks.append(_table_block(page, frame, segment, box, is_ruled, is_grid, drawings, exclude,
-                                       horiz if is_grid else [], vert if is_grid else []))
+            for part in _stacked_tables(segment):
+                if not _is_table(part):
+                    continue
+                for block in _table_blocks(page, frame, part, box, is_ruled, is_grid, drawings, exclude,
+                                           horiz if is_grid else [], vert if is_grid else []):
+                    if not any(b.box.intersection_area(block.box) > 0.5 * min(b.box.area, block.box.area)
+                               for b in blocks):  # the finder met the same table from two segments
+                        blocks.append(block)
     return blocks
+
+
+def _split_at_rules(row: Row, vert: list[Box]) -> Row:
+    """``row`` with a cell break wherever a vertical rule runs between two words, however close."""
+    cy = (row.y0 + row.y1) / 2
+    xs = [(v.x0 + v.x1) / 2 for v in vert if v.y0 <= cy <= v.y1]
+    if not xs:
+        return row
+    cells: list[list[Word]] = []
+    for cell in row.cells:
+        cells.append([cell[0]])
+        for prev, w in zip(cell, cell[1:], strict=False):
+            if any(prev.box.x1 - 1.0 <= x <= w.box.x0 + 1.0 for x in xs):
+                cells.append([w])
+            else:
+                cells[-1].append(w)
+    return Row(row.words, cells)
+
+
+def _is_table(rows: list[Row]) -> bool:
+    """Enough rows of several cells. A short one-cell row is a wrapped cell (a label or a header set
+    over several lines, "本期 / 比上 / 年同 / 期增 / 减(%)"), so it does not count against the table."""
+    multi = sum(len(r.cells) >= 2 for r in rows)
+    wrapped = sum(len(r.cells) == 1 and _n_words(r.words) <= 3 for r in rows)
+    return len(rows) >= 3 and multi >= max(2, 0.4 * (len(rows) - wrapped))
+
+
+def _is_data(row: Row) -> bool:
+    return len(row.cells) >= 2 and any(all(_NUMERIC.match(w.text) for w in c) for c in row.cells[1:])
+
+
+def _is_header(row: Row) -> bool:
+    return len(row.cells) >= 2 and not any(all(_NUMERIC.match(w.text) for w in c) for c in row.cells)
+
+
+def _stacked_tables(rows: list[Row]) -> list[list[Row]]:
+    """Tables set one under another in one ruled region (a 10-Q's "Revenue by Reportable Segments" under
+    its income-statement percentages): a new table starts at one-cell title rows that follow data rows
+    and lead into a header row."""
+    parts: list[list[Row]] = [[]]
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and len(rows[j].cells) == 1:
+            j += 1
+        after_data = sum(_is_data(r) for r in parts[-1]) >= 2
+        if j > i and j < len(rows) and after_data and _is_header(rows[j]) \
+                and all(_n_words(r.words) <= 8 for r in rows[i:j]):
+            while i < j and rows[i].y0 - rows[i - 1].y1 < 0.6 * rows[i].height:  # a label's wrapped line
+                parts[-1].append(rows[i])
+                i += 1
+            parts.append([])
+        parts[-1].extend(rows[i:j + 1] if j > i else rows[i:i + 1])
+        i = j + 1 if j > i else i + 1
+    return [p for p in parts if p]
 
 
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
@@ -260,34 +321,48 @@ def _segments_between_prose(rows: list[Row]) -> list[list[Row]]:
     return [s for s in segments if s]
 
 
-def _table_block(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_grid: bool,
-                 drawings: list[dict], exclude: list[Box], horiz: list[Box], vert: list[Box]) -> Block:
-    """A table block for ``rows``; grid tables get cells from their rules (or ``find_tables``)."""
+def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_grid: bool,
+                  drawings: list[dict], exclude: list[Box], horiz: list[Box], vert: list[Box]) -> list[Block]:
+    """Table blocks for ``rows``; grid tables get cells from their rules (or ``find_tables``, one block per
+    table it finds: a table continued from the page before sits right above the next one's header)."""
     tbox = union([r.box for r in rows]).expanded(1.0).clipped()
-    meta: dict = {"source": "rules" if is_ruled else "alignment"}
-    if is_grid:
-        pad = 1.5 * max(r.height for r in rows)
-        zone = Box(region.x0, max(region.y0, tbox.y0 - pad), region.x1, min(region.y1, tbox.y1 + pad),
-                   region.space, region.extent).expanded(2.0).clipped()
-        n_chars = sum(len(w.text) for r in rows for w in r.words)
-        found = None
-        if page is not None and n_chars <= FIND_TABLES_MAX_CHARS:
-            found = _find_tables(page, frame, zone, drawings, [w for r in rows for w in r.words])
-        if found is not None and not any(r.intersection_area(found[0]) > 0.1 * r.area for r in exclude):
-            fbox, cells = found
-            tbox = union([tbox, fbox]).clipped()
-            meta = {"source": "find_tables", "rows": cells}
-        else:
-            # the grid's own rules (not a page frame that also runs around figures next to it)
-            near = tbox.expanded(12.0)
-            rules = [r for r in [*horiz, *vert] if zone.intersection_area(r) > 0.5 * r.area
-                     and near.contains(r, tol=0.5)]
-            if rules:
-                tbox = union([tbox, *rules]).clipped()
-            meta = {"source": "rule_grid", "rows": _grid_cells(rows, [v for v in vert if v in rules], tbox)}
-    meta.setdefault("rows", _cells_text(rows))
-    text = "\n".join(" | ".join(c for c in r) for r in meta["rows"])
-    return Block(kind=BlockKind.TABLE, box=tbox, text=text, meta=meta)
+    if not is_grid:
+        return [_block(tbox, _cells_text(rows), "rules" if is_ruled else "alignment")]
+    pad = 1.5 * max(r.height for r in rows)
+    zone = Box(region.x0, max(region.y0, tbox.y0 - pad), region.x1, min(region.y1, tbox.y1 + pad),
+               region.space, region.extent).expanded(2.0).clipped()
+    n_chars = sum(len(w.text) for r in rows for w in r.words)
+    found: list[tuple[Box, list[list[str]], list[list[Box | None]]]] = []
+    if page is not None and n_chars <= FIND_TABLES_MAX_CHARS:
+        found = _find_tables(page, frame, zone, drawings, [w for r in rows for w in r.words])
+    found = [f for f in found if not any(r.intersection_area(f[0]) > 0.1 * r.area for r in exclude)]
+    if found:
+        blocks = []
+        for fbox, cells, cell_boxes in found:
+            mine = [r for r in rows if fbox.expanded(2.0).contains(r.box)]
+            box = union([fbox, *(r.box for r in mine)]).clipped()
+            block = _block(box, cells, "find_tables")
+            if cell_boxes:
+                block.meta["cell_boxes"] = [[b.to_list(2) if b else None for b in r] for r in cell_boxes]
+            blocks.append(block)
+        rest = [r for r in rows if not any(b.box.expanded(2.0).contains(r.box) for b in blocks)]
+        if len(found) > 1 and _is_table(rest):
+            blocks.append(_block(union([r.box for r in rest]).expanded(1.0).clipped(), _cells_text(rest),
+                                 "alignment"))
+        if len(found) == 1:  # one table: it keeps every row (the finder may stop short of a ruled edge)
+            blocks[0].box = union([blocks[0].box, tbox]).clipped()
+        return blocks
+    # the grid's own rules (not a page frame that also runs around figures next to it)
+    near = tbox.expanded(12.0)
+    rules = [r for r in [*horiz, *vert] if zone.intersection_area(r) > 0.5 * r.area and near.contains(r, tol=0.5)]
+    if rules:
+        tbox = union([tbox, *rules]).clipped()
+    return [_block(tbox, _grid_cells(rows, [v for v in vert if v in rules], tbox), "rule_grid")]
+
+
+def _block(box: Box, rows: list[list[str]], source: str) -> Block:
+    text = "\n".join(" | ".join(c for c in r) for r in rows)
+    return Block(kind=BlockKind.TABLE, box=box, text=text, meta={"source": source, "rows": rows})
 
 
 def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box) -> list[list[str]]:
@@ -309,8 +384,10 @@ def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box) -> list[list[str]]:
 
 
 def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
-                 words: list[Word]) -> tuple[Box, list[list[str]]] | None:
-    """PyMuPDF's table finder restricted to ``clip_box``: the largest table's box and cell texts.
+                 words: list[Word]) -> list[tuple[Box, list[list[str]], list[list[Box | None]]]]:
+    """PyMuPDF's table finder restricted to ``clip_box``: each table's box, cell texts and cell boxes
+    (None where a row has no text in a column), top to bottom. A cell set over several lines ("归属于上市
+    公司股东的 / 净利润") is one cell here, where lines of words would make it two rows.
 
     Cell texts are assembled from ``words`` (already cleaned and number-joined), not re-extracted.
     """
@@ -322,21 +399,69 @@ def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
                                  paths=drawings)
     except Exception as exc:  # the finder fails on some malformed content; the region still counts
         log.debug("find_tables failed on page %d: %s", page.number + 1, exc)
-        return None
-    tabs = [t for t in found.tables if t.row_count >= 2 and t.col_count >= 2]
-    if not tabs:
-        return None
-    best = max(tabs, key=lambda t: (t.bbox[2] - t.bbox[0]) * (t.bbox[3] - t.bbox[1]))
-    rows: list[list[str]] = []
-    for row in best.rows:
-        cells = []
-        for cell in row.cells:
-            if cell is None:
-                cells.append("")
-                continue
-            cb = to_display_box(frame, *cell)
-            inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
-            inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
-            cells.append(join_words([w.text for w in inside]))
-        rows.append(cells)
-    return to_display_box(frame, *best.bbox), rows
+        return []
+    out = []
+    for tab in found.tables:
+        if tab.row_count < 2 or tab.col_count < 2:
+            continue
+        grid: list[list[tuple[Box, str] | None]] = []
+        placed: set[int] = set()
+        for row in tab.rows:
+            cells: list[tuple[Box, str] | None] = []
+            for cell in row.cells:
+                if cell is None:
+                    cells.append(None)
+                    continue
+                cb = to_display_box(frame, *cell)
+                inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
+                inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
+                placed.update(id(w) for w in inside)
+                cells.append((cb, join_words([w.text for w in inside])))
+            grid.append(cells)
+        rows, boxes = merged_columns(grid)
+        tbox = to_display_box(frame, *tab.bbox)
+        if not rows or len(rows[0]) < 2:
+            continue
+        if any(id(w) not in placed and tbox.contains(w.box, tol=1.0) for w in words):
+            boxes = []  # words in no cell: rules the finder missed (a label column), its grid is incomplete
+        out.append((tbox, rows, boxes))
+    return sorted(out, key=lambda t: t[0].y0)
+
+
+def merged_columns(grid: list[list[tuple[Box, str] | None]]) -> tuple[list[list[str]], list[list[Box | None]]]:
+    """Cell texts and boxes, the finder's split columns joined and empty rows and columns dropped.
+
+    A header cell drawn over a spanning data cell lands in a column of its own ("2015 年12 月31 日" in
+    column 4, its values in column 3 spanning 3-5): two neighbouring columns that never both hold text in
+    one row, where one's text sits inside the other's cells, are one column.
+    """
+    n = max((len(r) for r in grid), default=0)
+    cols: list[dict] = []
+    for j in range(n):
+        filled = {i for i, r in enumerate(grid) if j < len(r) and r[j] is not None and r[j][1]}
+        if filled:
+            spans = [r[j][0] for r in grid if j < len(r) and r[j] is not None]
+            centers = [(r[j][0].x0 + r[j][0].x1) / 2 for i, r in enumerate(grid) if i in filled]
+            cols.append({"idx": [j], "rows": filled, "spans": spans, "centers": centers})
+
+    def under(a: dict, b: dict) -> bool:
+        return all(any(s.x0 <= x <= s.x1 for s in b["spans"]) for x in a["centers"])
+
+    merged = True
+    while merged:
+        merged = False
+        for k in range(len(cols) - 1):
+            a, b = cols[k], cols[k + 1]
+            if not a["rows"] & b["rows"] and (under(a, b) or under(b, a)):
+                cols[k] = {"idx": a["idx"] + b["idx"], "rows": a["rows"] | b["rows"],
+                           "spans": a["spans"] + b["spans"], "centers": a["centers"] + b["centers"]}
+                del cols[k + 1]
+                merged = True
+                break
+    rows, boxes = [], []
+    for r in grid:
+        parts = [[r[j] for j in c["idx"] if j < len(r) and r[j] is not None and r[j][1]] for c in cols]
+        if any(parts):
+            rows.append([" ".join(t for _, t in cell) for cell in parts])
+            boxes.append([union([b for b, _ in cell]) if cell else None for cell in parts])
+    return rows, boxes

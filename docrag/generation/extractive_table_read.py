@@ -1,0 +1,142 @@
+"""Which structure a table block is read from, and what its title says (scale, unit).
+
+In order: the table finder's cells with their boxes (``meta["rows"]`` + ``meta["cell_boxes"]``: a label
+set over two lines stays one label), else lines of the words inside the block
+(:func:`~docrag.generation.extractive_tables._from_words`), else the stored rows without boxes
+(image-only tables).
+"""
+
+from __future__ import annotations
+
+from docrag.generation.extractive_tables import (
+    _DOTS,
+    _NOTE,
+    _RANGE,
+    _SCALE,
+    _SCOPED,
+    _UNIT,
+    _YEAR,
+    Cell,
+    Row,
+    Table,
+    _from_words,
+    _is_value,
+    _segments,
+    _with_sections,
+    is_number,
+    words_in,
+)
+from docrag.geometry import Box, union
+from docrag.ingestion.textlayer import word_lines
+from docrag.types import Block, Page, Word
+
+
+def _from_meta(block: Block, title: str) -> Table | None:
+    raw = block.meta.get("rows")
+    if not isinstance(raw, list):
+        raw = [line.split("|") for line in block.text.splitlines() if line.strip()]
+    if len(raw) < 2:
+        return None
+    lines = [[str(x).strip() for x in (r if isinstance(r, list) else str(r).split("|"))] for r in raw]
+    lines = [[_DOTS.sub("", x).strip() for x in line if _DOTS.sub("", x).strip()] for line in lines]
+    header: list[list[Cell]] = []
+    rows: list[Row] = []
+    for cells in lines:
+        if not cells:
+            continue
+        has_label = not is_number(cells[0])
+        values = [Cell(x, None) for x in cells[1:] if _is_value(x)] if has_label else []
+        if not rows and (not values or all(_RANGE.match(c.text) for c in values)):
+            header.append([Cell(x, None) for x in cells])
+            continue
+        notes = [x for x in cells[1:] if not _is_value(x)] if has_label else []
+        rows.append(Row(cells[0] if has_label else "", None, values, len(rows), notes))
+    return Table(block, title, header, [r for r in rows if r.cells])
+
+
+def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
+    """The table of a block whose cells came with boxes (``meta["rows"]`` and ``meta["cell_boxes"]``, page
+    points): the lines above the first row of values are its header, the first column its row labels. A
+    header keeps its grid cell's box (its column, for the cells below it); a row's cells get their words'
+    boxes (a cell is cited like a line: its rules and padding are the table's)."""
+    texts, boxes = block.meta.get("rows"), block.meta.get("cell_boxes")
+    if not isinstance(texts, list) or not isinstance(boxes, list) or len(texts) != len(boxes) or len(texts) < 2:
+        return None
+    lines: list[tuple[bool, list[Cell], list[Cell]]] = []   # (in the first column, word cells, grid cells)
+    for row_texts, row_boxes in zip(texts, boxes, strict=True):
+        if not isinstance(row_texts, list) or not isinstance(row_boxes, list) or len(row_texts) != len(row_boxes):
+            return None
+        cells, grid, first = [], [], None
+        for i, (text, b) in enumerate(zip(row_texts, row_boxes, strict=True)):
+            text = _DOTS.sub("", str(text)).strip()
+            if text and b:
+                box = Box(*b, block.box.space, block.box.extent)
+                inside = [w.box for w in words
+                          if box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
+                cells.append(Cell(text, union(inside) if inside else box))
+                grid.append(Cell(text, box))
+                first = i if first is None else first
+        if cells:
+            lines.append((first == 0, cells, grid))
+    header: list[list[Cell]] = []
+    rows: list[Row] = []
+    for n, (in_first_column, cells, grid) in enumerate(lines):
+        first = cells[0]
+        has_label = in_first_column and not is_number(first.text)
+        rest = cells[1:] if has_label else cells
+        values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
+        if not rows and (not values or all(_RANGE.match(c.text.strip()) for c in values)):
+            data_next = n + 1 < len(lines) and any(_is_value(c.text) for c in lines[n + 1][1][1:])
+            if header and has_label and len(cells) == 1 and data_next:  # a section over the first rows
+                rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
+            else:
+                header.append(grid)
+            continue
+        if has_label and _NOTE.match(first.text):
+            continue
+        if has_label and not values:
+            rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
+            continue
+        label = first.text if has_label else ""
+        notes = [c.text for c in rest if not any(c is v for v in values)]
+        rows.append(Row(label, first.box if has_label else None, values, len(rows), notes))
+    rows = _with_sections(rows)
+    return Table(block, title, header, [r for r in rows if r.cells])
+
+
+def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
+    """The tables of a table block (usually one; more when layout merged tables or a chart into it).
+    ``context``: the block's caption and the title lines above it."""
+    title = " ".join(x for x in (str(block.meta.get("caption", "")), context) if x).strip()
+    words = words_in(page, block.box)
+    grid = _from_grid(block, title, words)
+    if grid is not None and grid.rows:  # the table finder's cells: a label over two lines stays one label
+        top = min(c.box.y0 for line in grid.header_lines for c in line if c.box) if grid.header_lines else \
+            min(r.box.y0 for r in grid.rows if r.box)
+        lead = [" ".join(w.text for w in line) for line in word_lines([w for w in words if w.box.y1 <= top + 1])]
+        grid.title = " ".join([title, *lead]).strip()   # "单位：万元" set above the grid, inside the block
+        return [_finish(grid)]
+    tables = [t for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
+                          if s.chart_caption is None) if t and t.rows]
+    if not tables:
+        meta = _from_meta(block, title)
+        tables = [meta] if meta is not None else []
+    return [_finish(t) for t in tables]
+
+
+def _finish(table: Table) -> Table:
+    title = table.title
+    titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
+    if titles and len(titles) < len(table.header_lines):
+        table.header_lines = [line for line in table.header_lines if len(line) != 1]
+        table.title = " ".join([table.title, *titles]).strip()
+    head = " ".join(c.text for line in table.header_lines for c in line)
+    m = _SCALE.search(f"{title} {head}")
+    table.scale = (m.group(0) if m else "").strip("()")
+    if m:   # "(volume: average shares per day, millions)": the scale of one column
+        scoped = _SCOPED.search(f"{title} {head}")
+        if scoped and m.start() >= scoped.start() and m.end() <= scoped.end():
+            table.scale_of = scoped.group(1).strip()
+    u = _UNIT.search(f"{head} {table.title}")
+    table.unit = u.group(0) if u else ""
+    return table

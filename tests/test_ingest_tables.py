@@ -1,0 +1,195 @@
+"""Tables as annual reports and 10-Qs draw them: cells set over several lines inside a ruled grid, a
+header drawn over spanning data cells, tables stacked in one ruled region, and what the ``extractive``
+generator reads from them.
+
+The pages are drawn here with PyMuPDF after the layouts met in the real dev set (a Chinese annual
+report's 主要会计数据 grid, a 10-Q's segment tables); the numbers on the real set are in BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from docrag.corpus import Corpus
+from docrag.generation import get_generator
+from docrag.generation.extractive_table_read import parse_tables
+from docrag.geometry import Box
+from docrag.ingestion import ingest
+from docrag.ingestion.tables import merged_columns
+from docrag.types import BlockKind
+from tests.support.sysdeps import CJK_FONT, require_cjk_font
+
+# columns of the Chinese grid (x of its vertical rules) and its data: label lines, then the values
+XS = [90, 210, 300, 390, 440, 530]
+ZH_ROWS = [
+    (["营业收入"], ["1,581,905,632.48", "1,126,782,253.35", "40.39", "1,896,608,630.19"]),
+    (["归属于上市公司股东的", "净利润"], ["406,195,463.57", "221,041,634.94", "83.76", "754,465,552.70"]),
+    (["归属于上市公司股东的", "扣除非经常性损益的净", "利润"], ["392,188,209.82", "215,115,789.00", "82.31",
+                                                     "732,655,536.82"]),
+    (["经营活动产生的现金流", "量净额"], ["699,612,782.08", "405,242,914.07", "72.64", "422,460,842.44"]),
+]
+LINE = 13.0
+KEY_VALUES = [("公司选定的信息披露媒体名称", "《中国证券报》《上海证券报》"),
+              ("登载年度报告的中国证监会指定网站的网址", "www.sse.com.cn"),
+              ("公司年度报告备置地点", "公司董事会办公室")]
+
+
+def _zh_grid_pdf(path: Path) -> None:
+    """A ruled grid whose labels wrap over two or three lines and whose change column's header is set
+    one or two characters a line ("本期 / 比上 / 年同 / 期增 / 减(%)"), as in 金宇生物's 2020 annual report."""
+    require_cjk_font("the Chinese table page")
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="wqy", fontfile=str(CJK_FONT))
+
+    def text(x: float, y: float, s: str) -> None:
+        page.insert_text((x, y), s, fontname="wqy", fontsize=9)
+
+    text(90, 110, "(一) 主要会计数据")
+    text(430, 128, "单位:元 币种:人民币")
+    top = 140.0
+    header_h = 5 * LINE + 6
+    rules = [top, top + header_h]
+    for i, s in enumerate(["本期", "比上", "年同", "期增", "减(%)"]):
+        text(XS[3] + 6, top + 12 + i * LINE, s)
+    for x, s in zip([XS[0] + 20, XS[1] + 20, XS[2] + 20, XS[4] + 20], ["主要会计数据", "2020年", "2019年", "2018年"],
+                    strict=True):
+        text(x, top + 12 + 2 * LINE, s)
+    y = top + header_h
+    for labels, values in ZH_ROWS:
+        for i, s in enumerate(labels):
+            text(XS[0] + 4, y + 11 + i * LINE, s)
+        for x1, v in zip(XS[2:], values, strict=True):   # values right-aligned in their column, first line
+            width = pymupdf.get_text_length(v, fontname="helv", fontsize=9)
+            page.insert_text((x1 - 6 - width, y + 11), v, fontname="helv", fontsize=9)
+        y += len(labels) * LINE + 4
+        rules.append(y)
+    for r in rules:
+        page.draw_line((XS[0], r), (XS[-1], r), width=0.6)
+    for x in XS:
+        page.draw_line((x, top), (x, rules[-1]), width=0.6)
+    # a key-value grid whose middle label runs up to the rule, its value right after it
+    y0, split = 420.0, XS[0] + 4 + 9 * len(KEY_VALUES[1][0]) + 1.5   # full-width characters, 9 pt each
+    for i, (key, value) in enumerate(KEY_VALUES):
+        text(XS[0] + 4, y0 + 12 + i * 16, key)
+        text(split - 1, y0 + 12 + i * 16, f" {value}")   # a space, as in the report, then the value
+    for i in range(len(KEY_VALUES) + 1):
+        page.draw_line((XS[0], y0 + i * 16), (XS[-1], y0 + i * 16), width=0.6)
+    for x in (XS[0], split, XS[-1]):
+        page.draw_line((x, y0), (x, y0 + 16 * len(KEY_VALUES)), width=0.6)
+    doc.save(path)
+
+
+def _stacked_pdf(path: Path) -> None:
+    """Two tables under one another between horizontal rules only, each with its title and header, as a
+    10-Q sets "Revenue by Reportable Segments" above "Operating Income by Reportable Segments"."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    y = 120.0
+    page.draw_line((40, y - 14), (570, y - 14), width=0.6)
+    for title, rows in [("Revenue by Reportable Segments", [("Compute & Networking", "74,550", "39,589", "88 %"),
+                                                             ("Graphics", "7,065", "4,473", "58 %"),
+                                                             ("Total", "81,615", "44,062", "85 %")]),
+                        ("Operating Income by Reportable Segments", [("Compute & Networking", "53,335", "22,054",
+                                                                      "142 %"),
+                                                                     ("Graphics", "2,941", "1,640", "79 %"),
+                                                                     ("Total", "56,276", "23,694", "138 %")])]:
+        page.insert_text((40, y), title, fontname="helv", fontsize=9)
+        y += 16
+        for x, s in zip((300, 390, 500), ("Apr 26, 2026", "Apr 27, 2025", "Change %"), strict=True):
+            page.insert_text((x, y), s, fontname="helv", fontsize=9)
+        page.draw_line((40, y + 4), (570, y + 4), width=0.6)
+        for label, *values in rows:
+            y += 16
+            page.insert_text((40, y), label, fontname="helv", fontsize=9)
+            for x, v in zip((320, 410, 510), values, strict=True):
+                page.insert_text((x, y), v, fontname="helv", fontsize=9)
+            page.draw_line((40, y + 4), (570, y + 4), width=0.6)
+        y += 30
+    doc.save(path)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tables")
+    _zh_grid_pdf(folder / "zh_grid.pdf")
+    _stacked_pdf(folder / "stacked.pdf")
+    out = folder / "corpus"
+    ingest([folder / "zh_grid.pdf", folder / "stacked.pdf"], out, show_progress=False)
+    corpus = Corpus.open(out)
+    return {name: corpus.pages([corpus.find_documents(name)[0].doc_id])[0] for name in ("zh_grid.pdf", "stacked.pdf")}
+
+
+def _tables(page):
+    return [b for b in page.blocks if b.kind is BlockKind.TABLE]
+
+
+def test_grid_with_wrapped_cells_is_one_table_with_whole_cells(pages):
+    """Wrapped labels and a header set a few characters a line make many one-line rows of one cell; they
+    are the grid's own cells (the table was left as loose text), and each cell is read whole."""
+    page = pages["zh_grid.pdf"]
+    tables = _tables(page)
+    assert len(tables) == 2, [b.text[:40] for b in page.blocks]
+    # a vertical rule parts a label from its value however close: the row is two cells, not prose
+    assert tables[1].meta["rows"] == [list(kv) for kv in KEY_VALUES]
+    rows = tables[0].meta["rows"]
+    assert ["主要会计数据", "2020年", "2019年", "本期比上年同期增减(%)", "2018年"] in rows
+    assert ["归属于上市公司股东的净利润", *ZH_ROWS[1][1]] in rows
+    assert ["归属于上市公司股东的扣除非经常性损益的净利润", *ZH_ROWS[2][1]] in rows
+    boxes = tables[0].meta["cell_boxes"]
+    assert [len(r) for r in boxes] == [len(r) for r in rows]
+    label = page.box_pt(*boxes[rows.index(["营业收入", *ZH_ROWS[0][1]])][0])
+    assert label.x0 >= XS[0] - 1 and label.x1 <= XS[1] + 1   # the label column's cell, in page points
+
+
+def test_generator_reads_the_whole_label_and_the_header_of_the_grid(pages):
+    page = pages["zh_grid.pdf"]
+    table = parse_tables(_tables(page)[0], page)[0]
+    cells = {(tc.row.label, tc.header_text): tc.value for tc in table.cells()}
+    assert cells[("归属于上市公司股东的净利润", "本期比上年同期增减(%)")] == "83.76"
+    assert cells[("经营活动产生的现金流量净额", "2019年")] == "405,242,914.07"
+    # lines above the grid inside its block (a title row the block took in) title the table
+    block = _tables(page)[0]
+    taller = replace(block, box=Box(block.box.x0, 95, block.box.x1, block.box.y1, block.box.space, block.box.extent))
+    assert "单位:元" in parse_tables(taller, page)[0].title
+    assert "单位:元" not in table.title
+    ans = get_generator("extractive", embed=False).generate("归属于上市公司股东的净利润2020年是多少？", [page])
+    assert "406,195,463.57" in ans.answer, ans.answer
+
+
+def test_stacked_tables_in_one_ruled_region_are_separate_blocks(pages):
+    """A title row after a table's data rows, leading into a new header row, starts a new table."""
+    tables = _tables(pages["stacked.pdf"])
+    assert len(tables) == 2, [t.text for t in tables]
+    first, second = tables
+    assert "Revenue by Reportable Segments" in first.text and "142 %" not in first.text
+    assert second.text.startswith("Operating Income by Reportable Segments") and "58 %" not in second.text
+    assert first.box.y1 <= second.box.y0
+
+
+def _cell(x0: float, x1: float, y: float, text: str) -> tuple[Box, str]:
+    return Box.points(x0, y, x1, y + 10, 600, 800), text
+
+
+def test_a_header_drawn_over_a_spanning_cell_joins_its_column():
+    """The finder gives "2015 年12 月31 日" a column of its own (4) while its values sit in column 3, whose
+    cells span columns 3-5 (鼎泰新材's 重组预案): one column. Two data columns under one spanning
+    header stay two."""
+    grid = [
+        [None, None, None, _cell(191, 196, 0, ""), _cell(196, 290, 0, "2015 年12 月31 日"), _cell(290, 295, 0, "")],
+        [_cell(84, 191, 10, "总资产"), None, None, _cell(191, 295, 10, "3,471,657.33"), None, None],
+        [_cell(84, 191, 20, "资产负债率"), None, None, _cell(191, 295, 20, "60.37"), None, None],
+    ]
+    rows, boxes = merged_columns(grid)
+    assert rows == [["", "2015 年12 月31 日"], ["总资产", "3,471,657.33"], ["资产负债率", "60.37"]]
+    assert boxes[0][0] is None and boxes[1][1].x0 == 191
+    split = [
+        [_cell(0, 100, 0, ""), _cell(100, 300, 0, "2020"), None],
+        [_cell(0, 100, 10, "Sales"), _cell(100, 200, 10, "1,200"), _cell(200, 300, 10, "35%")],
+    ]
+    rows, _ = merged_columns(split)
+    assert rows == [["", "2020", ""], ["Sales", "1,200", "35%"]]
