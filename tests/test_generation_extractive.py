@@ -218,3 +218,29 @@ def test_a_title_naming_two_units_gives_rates_their_percent(tmp_path):
     assert "60.37%" in ratio.answer and "(万)" not in ratio.answer, ratio.answer
     amount = gen.generate("2015年度营业收入是多少？", [page])
     assert "4,810,115.48 元 (万)" in amount.answer, amount.answer
+
+
+def test_a_highlights_figure_is_read_with_its_label(tmp_path):
+    """An annual report's highlights page (Reliance Industries 2021-22) sets each figure as a big block under a
+    small label ("BY REVENUE" over "₹ 7,92,756 crore"): label and figure are read as one unit, so the
+    revenue question gets the revenue figure, not the label alone or the next figure."""
+    gen = get_generator("extractive", embed=False)
+    page = make_page(tmp_path, [
+        Region((300, 58, 540, 137), GREY, "Reliance Industries Limited (RIL) is a Fortune 500 company and the "
+                                          "largest private sector corporation in India."),
+        Region((300, 392, 363, 407), GREY, "BY REVENUE"),
+        Region((300, 402, 446, 443), GREY, "₹ 7,92,756 crore", BlockKind.TITLE),
+        Region((300, 449, 375, 464), GREY, "BY NET PROFIT"),
+        Region((300, 459, 428, 500), GREY, "₹ 67,845 crore", BlockKind.TITLE),
+    ], doc_id="ril", page_no=2)
+    ans = gen.generate("What was RIL's revenue?", [page])
+    assert "7,92,756" in ans.answer and "67,845" not in ans.answer, ans.answer
+    profit = gen.generate("What was RIL's net profit?", [page])
+    assert "67,845" in profit.answer and "7,92,756" not in profit.answer, profit.answer
+    # a cover's date under its label ("指导单位" over "2022 年 6 月") is no highlighted figure
+    from docrag.generation.extractive_units import callouts
+    cover = make_page(tmp_path, [Region((100, 600, 300, 615), GREY, "指导单位"),
+                                 Region((100, 618, 200, 633), GREY, "2022 年 6 月")], doc_id="cover", page_no=1)
+    assert callouts(cover.blocks) == []
+    assert [(a.text, b.text) for a, b in callouts(page.blocks)] == [("BY REVENUE", "₹ 7,92,756 crore"),
+                                                                  ("BY NET PROFIT", "₹ 67,845 crore")]
