@@ -47,6 +47,7 @@ _TABLE_TITLE = re.compile(r"^\s*(?:表|table|exhibit)\s*(?:[\dA-Z一二三四五
 HEAD_OVERLAP_PT = 8.0    # ... or overlap its top by (a slide title touching its chart)
 HEAD_GAP_PT = 30.0       # how far above a table or chart its title and head note may sit
 SOURCE_GAP_PT = 14.0     # how far below a table or chart its source line may sit
+STACK_GAP_PT = 12.0      # a headless table piece this close under a table of its width continues it
 HEADING_GAP_PT = 8.0     # a heading this close above a paragraph (or running into it) belongs to it
 
 
@@ -261,7 +262,7 @@ def page_regions(page: Page) -> list[Region]:
         if caption in free and all(b in free for b in labels):
             units.append(_Unit(CHART, [caption, *labels], label=caption.text.strip()))
             free = [b for b in free if b is not caption and b not in labels]
-    units = _grid_tables([*units, *_text_units(free)])
+    units = _stacked_tables(_grid_tables([*units, *_text_units(free)]), page.width_pt)
     mid, columns = page.width_pt / 2, _two_columns(units, page)
 
     def order(u: _Unit) -> tuple[int, float, float]:
@@ -274,6 +275,24 @@ def page_regions(page: Page) -> list[Region]:
         text = "\n".join(b.text for b in sorted(u.blocks, key=lambda b: (b.box.y0, b.box.x0)) if b.text)
         out.append(Region(n, u.kind, u.box, text, tuple(b.block_id for b in u.blocks), u.label))
     return out
+
+
+def _stacked_tables(units: list[_Unit], page_width: float) -> list[_Unit]:
+    """``stacked_tables``: a table piece with no heading of its own right under (or overlapping) a table of
+    the same width joins it -- the pieces the table finder or the layout cut one grid into (an annual
+    report's 分行业 / 分产品 parts of its 主营业务 table, a quantile table cut at a row of dates). A person
+    boxes the grid once; the pieces stay separate blocks for reading."""
+    tol = 0.02 * page_width
+    for lower in sorted((u for u in units if u.kind == TABLE), key=lambda u: u.box.y0):
+        if lower.label or len(lower.blocks) > 1:
+            continue
+        upper = next((u for u in units if u is not lower and u.kind == TABLE and u.box.y0 < lower.box.y0
+                      and lower.box.y0 - u.box.y1 <= STACK_GAP_PT and abs(u.box.x0 - lower.box.x0) <= tol
+                      and abs(u.box.x1 - lower.box.x1) <= tol), None)
+        if upper is not None:
+            upper.blocks.extend(lower.blocks)
+            units.remove(lower)
+    return units
 
 
 def _unit_text(u: _Unit) -> str:

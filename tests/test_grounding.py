@@ -64,6 +64,21 @@ def test_grid_a_table_read_as_loose_pieces_is_one_table():
     assert not any(r.kind == TABLE for r in page_regions(_blocks_page([spec[0], *spec[2:]])))
 
 
+def test_stacked_pieces_of_one_grid_are_one_region():
+    """An annual report's 主营业务 table read as its 分行业 and 分产品 pieces (two blocks, the second overlapping
+    the first's last rule) is boxed once; a table under its own caption stays a region of its own, and so
+    does a narrower one."""
+    spec = [("table", (82, 467, 536, 633), "分行业 | 营业收入 | 毛利率(%)\n生物制药 | 1,573 | 62.95"),
+            ("table", (82, 619, 536, 757), "分产品 | 营业收入 | 毛利率(%)\n兽用疫苗 | 1,573 | 62.95")]
+    (table,) = page_regions(_blocks_page(spec))
+    assert table.kind == TABLE and (table.box.y0, table.box.y1) == (467, 757)
+    captioned = [spec[0], ("caption", (82, 640, 300, 652), "表 6：分地区情况"),
+                 ("table", (82, 655, 536, 757), "分地区 | 营业收入\n华北 | 300")]
+    assert len([r for r in page_regions(_blocks_page(captioned)) if r.kind == TABLE]) == 2
+    narrow = [spec[0], ("table", (82, 640, 300, 757), "分地区 | 营业收入\n华北 | 300")]
+    assert len([r for r in page_regions(_blocks_page(narrow)) if r.kind == TABLE]) == 2
+
+
 def test_a_source_line_after_a_bullet_joins_its_chart():
     spec = [("figure", (140, 330, 455, 537), ""), ("text", (103, 547, 492, 556), "▲数据来源：世界银行，国家统计局")]
     (chart,) = page_regions(_blocks_page(spec))
