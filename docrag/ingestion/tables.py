@@ -4,10 +4,14 @@
    vector drawings) with similar horizontal extent.
 2. *Aligned* candidates: runs of text rows that split into several short cells at wide gaps
    (tables without rules, OCR'd tables).
-3. A candidate is kept when the words inside it form rows of several cells. Candidates drawn as a
-   grid (vertical rules too) are handed to ``find_tables`` restricted to their rows (``clip``) for
-   the cell structure; the others get cells from the text gaps (``find_tables`` costs ~0.1 s per
-   call, and its line strategy finds no columns without vertical rules anyway).
+3. A candidate is kept when the words inside it form rows of several cells (a short one-cell row is a
+   wrapped cell and does not count against it); in a grid a vertical rule parts two words however close;
+   one-cell title rows after data rows that lead into a header row start a new table. Candidates drawn
+   as a grid (vertical rules too) are handed to ``find_tables`` restricted to their rows (``clip``) for
+   the cell structure: each table it finds is a block, its split columns joined (a header drawn over a
+   spanning cell), its cell boxes kept (``meta["cell_boxes"]``); the others get cells from the text gaps
+   (``find_tables`` costs ~0.1 s per call, and its line strategy finds no columns without vertical rules
+   anyway).
 
 All boxes are in the displayed page's points.
 """
