@@ -134,10 +134,13 @@ def test_other_periods_the_question_names_are_answered_from_the_same_row(pages):
     assert "16.0%" in one.answer and "12.8%" not in one.answer and "15.1%" not in one.answer
 
 
-def _table_page(tmp_path, rows: list[list[str]], doc_id: str):
+def _table_page(tmp_path, rows: list[list[str]], doc_id: str, title: str = ""):
+    """A page of one table (its rows also as ``meta["rows"]``), under a line of ``title`` when given."""
     text = "\n".join(" | ".join(r) for r in rows)
-    page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, text, BlockKind.TABLE)], doc_id=doc_id, page_no=1)
-    page.blocks[0].meta["rows"] = rows
+    above = [Region((72, 120, 540, 150), GREY, title)] if title else []
+    page = make_page(tmp_path, [*above, Region((72, 160, 540, 300), GREY, text, BlockKind.TABLE)], doc_id=doc_id,
+                     page_no=1)
+    page.blocks[-1].meta["rows"] = rows
     return page
 
 
@@ -210,10 +213,7 @@ def test_a_title_naming_two_units_gives_rates_their_percent(tmp_path):
     gen = get_generator("extractive", embed=False)
     rows = [["项目", "2015 年度", "2014 年度"], ["营业收入", "4,810,115.48", "3,891,114.14"],
             ["资产负债率", "60.37", "47.34"]]
-    page = make_page(tmp_path, [Region((72, 120, 540, 150), GREY, "单位：万元，%"),
-                                Region((72, 160, 540, 300), GREY, "\n".join(" | ".join(r) for r in rows),
-                                       BlockKind.TABLE)], doc_id="units", page_no=1)
-    page.blocks[1].meta["rows"] = rows
+    page = _table_page(tmp_path, rows, "units", title="单位：万元，%")
     ratio = gen.generate("2015年度资产负债率是多少？", [page])
     assert "60.37%" in ratio.answer and "(万)" not in ratio.answer, ratio.answer
     amount = gen.generate("2015年度营业收入是多少？", [page])
@@ -244,3 +244,14 @@ def test_a_highlights_figure_is_read_with_its_label(tmp_path):
     assert callouts(cover.blocks) == []
     assert [(a.text, b.text) for a, b in callouts(page.blocks)] == [("BY REVENUE", "₹ 7,92,756 crore"),
                                                                   ("BY NET PROFIT", "₹ 67,845 crore")]
+
+
+def test_a_percentage_stated_above_a_table_is_not_its_unit(tmp_path):
+    """金宇生物's 产销量情况分析表 sits under "...收入占营业收入99.08%。": that % is a value of the sentence, so
+    the table's quantities are not percentages."""
+    gen = get_generator("extractive", embed=False)
+    rows = [["主要产品", "生产量", "销售量"], ["口蹄疫疫苗", "87,584.48", "77,315.13"],
+            ["布病疫苗", "9,431.70", "9,590.90"]]
+    page = _table_page(tmp_path, rows, "pct", title="主营业务收入占营业收入99.08%。产销量情况分析表")
+    ans = gen.generate("口蹄疫疫苗的生产量是多少？", [page])
+    assert "87,584.48" in ans.answer and "87,584.48%" not in ans.answer, ans.answer
