@@ -130,3 +130,26 @@ def test_figures_are_read_as_sparse_text(monkeypatch):
     ocr.ocr_image(blank, ["en"], sparse=True)
     ocr.ocr_image(blank, ["en"])
     assert seen == ["--psm 11", "--psm 3"]
+
+
+def test_a_picture_of_words_is_no_chart_to_read(tmp_path):
+    """Broker notes print their logo ("国泰君安证 GUOTAI JUNAN SECURITIES") and analyst box as pictures; OCR'd,
+    they were read as charts and answered six seen questions. A picture whose words hold fewer than three
+    numbers (years aside), with no figure caption, gives no chart unit; a chart's ticks and labels do."""
+    from docrag.generation.extractive_units import units_of
+    from tests.support.synthetic_pages import Region, make_page
+
+    grey = (200, 200, 200)
+
+    def figure_units(ocr_text: str, caption: str = "") -> list:
+        regions = [Region((72, 100, 300, 220), grey, "", BlockKind.FIGURE)]
+        if caption:
+            regions.append(Region((72, 224, 300, 236), grey, caption, BlockKind.CAPTION))
+        page = make_page(tmp_path, regions, doc_id="logo", page_no=1)
+        page.blocks[0].meta["ocr_text"] = ocr_text
+        return [u for u in units_of(page, 1) if u.kind == "figure"]
+
+    assert figure_units("国泰君安证 GUOTAI JUNAN SECURITIES") == []
+    assert figure_units("证券研究报告 分析师 登记编号: S1220522030005 2023") == []
+    assert len(figure_units("Q1'23 Q2'23 Q3'23 $843 $875 $1,034")) == 1
+    assert len(figure_units("Organic revenue growth", caption="Figure 3: Organic revenue growth")) == 1

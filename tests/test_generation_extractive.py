@@ -238,7 +238,7 @@ def test_a_highlights_figure_is_read_with_its_label(tmp_path):
     profit = gen.generate("What was RIL's net profit?", [page])
     assert "67,845" in profit.answer and "7,92,756" not in profit.answer, profit.answer
     # a cover's date under its label ("指导单位" over "2022 年 6 月") is no highlighted figure
-    from docrag.generation.extractive_units import callouts
+    from docrag.generation.extractive_callouts import callouts
     cover = make_page(tmp_path, [Region((100, 600, 300, 615), GREY, "指导单位"),
                                  Region((100, 618, 200, 633), GREY, "2022 年 6 月")], doc_id="cover", page_no=1)
     assert callouts(cover.blocks) == []

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from docrag.devices import dtype_name, resolve_dtype
+from docrag.generation.extractive_callouts import callouts
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts
@@ -240,6 +241,17 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
     return units
 
 
+_DATA_NUMBER = re.compile(r"(?<![\w.])[-+(]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
+_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
+
+
+def _chart_like(ocr_text: str, caption: str) -> bool:
+    """``ocr_chart``: a picture whose OCR'd words hold three numbers or more (ticks, data labels), or one
+    captioned as a figure, is a chart; a logo, a cover title or an analyst box drawn as a picture is not."""
+    numbers = [m.group(0) for m in _DATA_NUMBER.finditer(ocr_text) if not _YEAR_ONLY.fullmatch(m.group(0))]
+    return len(numbers) >= 3 or bool(_FIG_CAPTION.match(caption))
+
+
 def units_of(page: Page, rank: int) -> list[Unit]:
     """Sentences of text blocks, value cells of tables and whole figures of ``page``, furniture left out."""
     blocks = _chart_labels_from_tables([b for b in (page.blocks or _pseudo_blocks(page)) if not is_furniture(b, page)],
@@ -280,6 +292,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
             values = {}
             if block.meta.get("ocr_text"):   # its data labels over its category labels
+                if not _chart_like(text, caption):
+                    continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
                 values = data_labels([Block(BlockKind.TEXT, w.box, w.text) for w in page.words
                                       if block.box.contains(w.box, tol=1.0)])
             if text or caption:
@@ -312,36 +326,6 @@ def units_of(page: Page, rank: int) -> list[Unit]:
     units.extend(Unit(f"{label.text.strip()} {value.text.strip()}", page, rank, value, union([label.box, value.box]),
                       context=section[id(value)]) for label, value in callouts(blocks))
     return units
-
-
-def _digit_share(text: str) -> float:
-    chars = [c for c in text if not c.isspace()]
-    return sum(c.isdigit() for c in chars) / len(chars) if chars else 0.0
-
-
-_DATE_ONLY = re.compile(r"(?:19|20)\d\d\s*(?:年\s*(?:\d{1,2}\s*月)?|[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?")
-
-
-def callouts(blocks: Sequence[Block]) -> list[tuple[Block, Block]]:
-    """``(label, value)`` pairs of a highlights page ("BY REVENUE" over "₹ 7,92,756 crore", "$46.7B" over
-    "Microsoft Cloud revenue"): a short block that is mostly a figure and the short label set right above it
-    (else right below it), overlapping it across. Each is also read as one unit: apart, the label names
-    nothing and the figure says nothing."""
-    short = [b for b in blocks if b.kind in (BlockKind.TEXT, BlockKind.TITLE) and b.box.is_valid()
-             and len(b.text.split()) <= 8 and "\n" not in b.text.strip()]
-    values = [b for b in short if len(b.text.split()) <= 4 and _digit_share(b.text) >= 0.3
-              and not _DATE_ONLY.fullmatch(b.text.strip())]   # a cover's "2022 年 6 月" is no figure
-    labels = [b for b in short if _digit_share(b.text) < 0.2 and any(c.isalpha() for c in b.text)]
-    out = []
-    for v in values:
-        near = [lb for lb in labels if min(lb.box.x1, v.box.x1) - max(lb.box.x0, v.box.x0)
-                >= 0.5 * min(lb.box.width, v.box.width)]
-        above = [lb for lb in near if lb.box.y0 < v.box.y0 and v.box.y0 - lb.box.y1 <= 0.6 * v.box.height]
-        below = [lb for lb in near if lb.box.y0 > v.box.y0 and lb.box.y0 - v.box.y1 <= 0.6 * v.box.height]
-        label = max(above, key=lambda b: b.box.y1) if above else min(below, key=lambda b: b.box.y0, default=None)
-        if label is not None:
-            out.append((label, v))
-    return out
 
 
 _MAX_SECTION_CHARS = 80
