@@ -207,9 +207,10 @@ def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_pa
     assert "只能从图形上读取" in gen.generate("图1中公司营业收入增速是多少？", [zh]).answer
 
 
-def test_a_title_naming_two_units_gives_rates_their_percent(tmp_path):
+def test_units_of_a_table_title(tmp_path):
     """"单位：万元，%" over a restructuring plan's financial table (鼎泰新材's 重组预案): amounts are in 万元 and
-    rates in %; the rate's row gets %, the amounts 元 with the table's 万 scale (a % value takes no scale)."""
+    rates in %; the rate's row gets %, the amounts 元 with the table's 万 scale (a % value takes no scale). A
+    percentage stated in a title is no unit."""
     gen = get_generator("extractive", embed=False)
     rows = [["项目", "2015 年度", "2014 年度"], ["营业收入", "4,810,115.48", "3,891,114.14"],
             ["资产负债率", "60.37", "47.34"]]
@@ -218,6 +219,12 @@ def test_a_title_naming_two_units_gives_rates_their_percent(tmp_path):
     assert "60.37%" in ratio.answer and "(万)" not in ratio.answer, ratio.answer
     amount = gen.generate("2015年度营业收入是多少？", [page])
     assert "4,810,115.48 元 (万)" in amount.answer, amount.answer
+    # 金宇生物's 产销量情况分析表 sits under "...收入占营业收入99.08%。": that % is a value, not the table's unit
+    rows = [["主要产品", "生产量", "销售量"], ["口蹄疫疫苗", "87,584.48", "77,315.13"],
+            ["布病疫苗", "9,431.70", "9,590.90"]]
+    stated = gen.generate("口蹄疫疫苗的生产量是多少？",
+                          [_table_page(tmp_path, rows, "pct", title="主营业务收入占营业收入99.08%。产销量情况分析表")])
+    assert "87,584.48" in stated.answer and "87,584.48%" not in stated.answer, stated.answer
 
 
 def test_a_highlights_figure_is_read_with_its_label(tmp_path):
@@ -244,14 +251,3 @@ def test_a_highlights_figure_is_read_with_its_label(tmp_path):
     assert callouts(cover.blocks) == []
     assert [(a.text, b.text) for a, b in callouts(page.blocks)] == [("BY REVENUE", "₹ 7,92,756 crore"),
                                                                   ("BY NET PROFIT", "₹ 67,845 crore")]
-
-
-def test_a_percentage_stated_above_a_table_is_not_its_unit(tmp_path):
-    """金宇生物's 产销量情况分析表 sits under "...收入占营业收入99.08%。": that % is a value of the sentence, so
-    the table's quantities are not percentages."""
-    gen = get_generator("extractive", embed=False)
-    rows = [["主要产品", "生产量", "销售量"], ["口蹄疫疫苗", "87,584.48", "77,315.13"],
-            ["布病疫苗", "9,431.70", "9,590.90"]]
-    page = _table_page(tmp_path, rows, "pct", title="主营业务收入占营业收入99.08%。产销量情况分析表")
-    ans = gen.generate("口蹄疫疫苗的生产量是多少？", [page])
-    assert "87,584.48" in ans.answer and "87,584.48%" not in ans.answer, ans.answer
