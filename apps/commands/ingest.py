@@ -9,8 +9,6 @@ import typer
 from docrag.apps.commands.common import show_progress
 from docrag.errors import CorpusError, InputError
 
-RENDERERS = ("pymupdf", "pdf2image")
-OCR_MODES = ("auto", "always", "pages", "never")
 IMAGE_FORMATS = ("png", "jpeg")
 
 
@@ -60,6 +58,8 @@ def register(app: typer.Typer) -> None:
         from docrag.corpus import Corpus
         from docrag.ingestion import ingest
         from docrag.ingestion.ocr import parse_langs
+        from docrag.ingestion.pipeline import OCR_MODES
+        from docrag.ingestion.render import RENDERERS
 
         _choice("--renderer", renderer, RENDERERS)
         _choice("--ocr", ocr, OCR_MODES)

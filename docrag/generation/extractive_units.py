@@ -242,13 +242,12 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
 
 
 _DATA_NUMBER = re.compile(r"(?<![\w.])[-+(]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
-_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
 
 
 def _chart_like(ocr_text: str, caption: str) -> bool:
     """``ocr_chart``: a picture whose OCR'd words hold three numbers or more (ticks, data labels), or one
     captioned as a figure, is a chart; a logo, a cover title or an analyst box drawn as a picture is not."""
-    numbers = [m.group(0) for m in _DATA_NUMBER.finditer(ocr_text) if not _YEAR_ONLY.fullmatch(m.group(0))]
+    numbers = [m.group(0) for m in _DATA_NUMBER.finditer(ocr_text) if not _YEARISH.match(m.group(0))]
     return len(numbers) >= 3 or bool(_FIG_CAPTION.match(caption))
 
 

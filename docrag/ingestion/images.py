@@ -76,7 +76,7 @@ def process_image_page(path: Path, page_no: int, staged, opts) -> Page:
     page = Page(doc_id=staged.document.doc_id, page_no=page_no, width_pt=width_pt, height_pt=height_pt,
                 rotation=0, image=staged.image_relpath(page_no, opts.image_ext), image_width=w_px,
                 image_height=h_px, dpi=dpi, file_name=staged.document.file_name)
-    if opts.ocr != "never":
+    if opts.ocr_pages:
         ocr_into(page, rgb, opts.langs)
     page.lang = detect_lang(page.text)
     return page

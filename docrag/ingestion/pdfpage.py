@@ -39,9 +39,19 @@ OCR_MAX_PIXELS = 16_000_000  # ... unless that would exceed this many pixels
 class PageOptions:
     dpi: float
     renderer: str
-    ocr: str
+    ocr: str            # auto | always | pages | never (pipeline.OCR_MODES)
     langs: list[str]
     image_ext: str
+
+    @property
+    def ocr_pages(self) -> bool:
+        """Pages without a usable text layer are OCR'd (``always`` OCRs every page)."""
+        return self.ocr in ("auto", "pages", "always")
+
+    @property
+    def ocr_figures(self) -> bool:
+        """Image figures with no words inside (charts drawn as pictures) are OCR'd."""
+        return self.ocr in ("auto", "always")
 
 
 def open_pdf(path: Path):
@@ -125,7 +135,7 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
     textpage = page.get_textpage(flags=text_flags())
     lines = extract_lines(page, textpage, frame)
     text = page_text(lines)
-    need_ocr = opts.ocr == "always" or (opts.ocr in ("auto", "pages") and needs_ocr(page, text, frame))
+    need_ocr = opts.ocr == "always" or (opts.ocr_pages and needs_ocr(page, text, frame))
 
     result = Page(doc_id=staged.document.doc_id, page_no=page_no, width_pt=frame.width, height_pt=frame.height,
                   rotation=frame.rotation, image=staged.image_relpath(page_no, opts.image_ext),
@@ -160,7 +170,7 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
     if model_blocks:  # OCR'd page: the layout model's regions replace what text alignment guessed
         table_blocks = _with_model_regions(table_blocks, model_blocks, BlockKind.TABLE)
         figure_blocks = _with_model_regions(figure_blocks, model_blocks, BlockKind.FIGURE)
-    if result.text_source is TextSource.PDF and opts.ocr in ("auto", "always"):   # charts drawn as pictures
+    if result.text_source is TextSource.PDF and opts.ocr_figures:   # charts drawn as pictures
         drawn = figure_ocr.figure_words(page, figure_blocks, words, figure_ocr.langs_for(result.lang, opts.langs))
         if drawn:
             result.words = words = words + drawn

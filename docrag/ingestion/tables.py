@@ -91,7 +91,7 @@ def _is_tabular(row: Row) -> bool:
     sizes = [_n_words(c) for c in row.cells]
     if max(sizes) > 10 or statistics.median(sizes) > 4:
         return False
-    numeric = sum(all(_NUMERIC.match(w.text) for w in c) for c in row.cells)
+    numeric = sum(_numeric(c) for c in row.cells)
     return n >= 3 or numeric >= 1
 
 
@@ -266,12 +266,16 @@ def _is_table(rows: list[Row]) -> bool:
     return len(rows) >= 3 and multi >= max(2, 0.4 * (len(rows) - wrapped))
 
 
+def _numeric(cell: list[Word]) -> bool:
+    return all(_NUMERIC.match(w.text) for w in cell)
+
+
 def _is_data(row: Row) -> bool:
-    return len(row.cells) >= 2 and any(all(_NUMERIC.match(w.text) for w in c) for c in row.cells[1:])
+    return len(row.cells) >= 2 and any(_numeric(c) for c in row.cells[1:])
 
 
 def _is_header(row: Row) -> bool:
-    return len(row.cells) >= 2 and not any(all(_NUMERIC.match(w.text) for w in c) for c in row.cells)
+    return len(row.cells) >= 2 and not any(_numeric(c) for c in row.cells)
 
 
 def _stacked_tables(rows: list[Row]) -> list[list[Row]]:
@@ -349,12 +353,13 @@ def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_
             if cell_boxes:
                 block.meta["cell_boxes"] = [[b.to_list(2) if b else None for b in r] for r in cell_boxes]
             blocks.append(block)
-        rest = [r for r in rows if not any(b.box.expanded(2.0).contains(r.box) for b in blocks)]
-        if len(found) > 1 and _is_table(rest):
-            blocks.append(_block(union([r.box for r in rest]).expanded(1.0).clipped(), _cells_text(rest),
-                                 "alignment"))
         if len(found) == 1:  # one table: it keeps every row (the finder may stop short of a ruled edge)
             blocks[0].box = union([blocks[0].box, tbox]).clipped()
+            return blocks
+        rest = [r for r in rows if not any(b.box.expanded(2.0).contains(r.box) for b in blocks)]
+        if _is_table(rest):   # rows between the finder's tables that are a table of their own
+            blocks.append(_block(union([r.box for r in rest]).expanded(1.0).clipped(), _cells_text(rest),
+                                 "alignment"))
         return blocks
     # the grid's own rules (not a page frame that also runs around figures next to it)
     near = tbox.expanded(12.0)
