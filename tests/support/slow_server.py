@@ -2,7 +2,9 @@
 
 ``slow-test:SECONDS`` answers exactly like ``extractive`` (MiniLM off, so it starts fast) after
 sleeping SECONDS in steps of at most 50 ms with a cancel checkpoint after each step: a stand-in for
-a model that takes a while and stops when its work is cancelled. It is registered in the generator
+a model that takes a while and stops when its work is cancelled. With ``SLOW_TEST_GATE=PATH`` in the
+environment it first waits (cancellably) until PATH exists, so a test decides when answers may finish.
+It is registered in the generator
 registry by importing this module, so the real server picks it by name.
 
 ``python -m tests.support.slow_server CORPUS SECONDS [serve options]`` runs ``docrag serve CORPUS
@@ -39,6 +41,10 @@ class SlowGenerator:
         self.name = f"slow-test:{delay:g}"
 
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
+        gate = os.environ.get("SLOW_TEST_GATE")
+        while gate and not Path(gate).exists():
+            time.sleep(STEP_S)
+            checkpoint("the slow test generator (waiting for its gate)")
         end = time.monotonic() + self.delay
         while (left := end - time.monotonic()) > 0:
             time.sleep(min(STEP_S, left))
