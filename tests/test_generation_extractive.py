@@ -6,6 +6,8 @@ import pytest
 
 from docrag.generation import GENERATORS, get_generator
 from docrag.generation.extractive import NO_ANSWER, tokenize
+from docrag.generation.extractive_table_read import parse_tables
+from docrag.generation.extractive_tables import Cell, Row, TableCell, is_serial
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
 
@@ -190,6 +192,33 @@ def test_no_arithmetic_between_two_rows_printing_one_figure(tmp_path):
         "What share of Communications revenue is Communications organic revenue in Q4 2023?", [page])
     assert "100.0%" not in ans.answer and "$1,001M" in ans.answer
     assert ans.meta["arithmetic_refused"] == "share: both operands are $1,001M"
+
+
+def test_no_sum_of_average_prices_nor_of_a_total_with_its_part_and_row_numbers_name_no_row(tmp_path):
+    """A 10-Q's repurchase table: "how many shares in total" added two months' average prices paid per share
+    ("369.73 = 186.35 + 183.38"); a prospectus's project table added the row number under 序号 to an
+    amount ("19,544.30 = 1 + 19,543.30") and then, its rows named by their projects, the 合计 to the project
+asked "其中" ("73,211.76 = 26,834.23 + 46,377.53"). None is arithmetic a person would do (issue 23)."""
+    gen = get_generator("extractive", embed=False)
+    page = _table_page(tmp_path, [["Period", "Total Number of Shares Purchased", "Average Price Paid per Share"],
+                                  ["January 26 - February 22", "38.2", "186.35"],
+                                  ["February 23 - March 22", "36.0", "183.38"]], "buyback")
+    ans = gen.generate("What average price per share did it pay in total over the periods?", [page])
+    assert "369.73" not in ans.answer and "186.35" in ans.answer, ans.answer
+    assert ans.meta["arithmetic_refused"].startswith("sum: averages or prices per unit")
+    page = _table_page(tmp_path, [["序号", "项目名称", "投资总额", "拟投入募集资金"],
+                                  ["1", "智能影像设备生产基地建设项目", "19,543.30", "19,543.30"],
+                                  ["2", "深圳研发中心建设项目", "26,834.23", "26,834.23"],
+                                  ["合计", "", "46,377.53", "46,377.53"]], "ipo")
+    table = parse_tables(page.blocks[-1], page)[0]
+    assert [r.label for r in table.rows][:2] == ["智能影像设备生产基地建设项目", "深圳研发中心建设项目"]
+    zh = gen.generate("募集资金拟投入的项目合计金额是多少？其中深圳研发中心建设项目拟投入多少？", [page])
+    assert "46,377.53" in zh.answer and "26,834.23" in zh.answer, zh.answer
+    assert "73,211.76" not in zh.answer and "= 1 +" not in zh.answer, zh.answer   # no total added to its part
+    assert zh.meta["arithmetic_refused"].startswith("sum: a total and one of its parts")
+    row = Row("第一名", None, [Cell("1", None), Cell("215,459,360.17", None)], 0)
+    assert is_serial(TableCell("1", row, row.cells[0], ["序号"], ""))            # a row number is no value
+    assert not is_serial(TableCell("215,459,360.17", row, row.cells[1], ["销售额（元）"], ""))
 
 
 def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_path):

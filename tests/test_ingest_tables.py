@@ -20,7 +20,7 @@ from docrag.generation.extractive_table_read import parse_tables
 from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.tables import merged_columns
-from docrag.types import BlockKind
+from docrag.types import BlockKind, Word
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 
 # columns of the Chinese grid (x of its vertical rules) and its data: label lines, then the values
@@ -113,15 +113,59 @@ def _stacked_pdf(path: Path) -> None:
     doc.save(path)
 
 
+STATEMENT = [("Net sales:", None), ("Products", ("96,388", "104,429")), ("Services", ("20,766", "19,516")),
+             ("Total net sales", ("117,154", "123,945")), ("Cost of sales:", None),
+             ("Products", ("60,765", "64,309")), ("Services", ("6,057", "5,393")),
+             ("Total cost of sales", ("66,822", "69,702")), ("Gross margin", ("50,332", "54,243")),
+             ("Operating expenses:", None), ("Research and development", ("7,709", "6,306")),
+             ("Selling, general and administrative", ("6,607", "6,449")),
+             ("Total operating expenses", ("14,316", "12,755")),
+             ("Operating income", ("36,016", "41,488")), ("Other income/(expense), net", ("(393)", "(247)")),
+             ("Income before provision for income taxes", ("35,623", "41,241")),
+             ("Provision for income taxes", ("5,625", "6,611")), ("Net income", ("29,998", "34,630"))]
+BARS = [120, 160, 90, 200, 140, 180]   # heights of the bar chart under the statement
+
+
+def _shaded_statement_pdf(path: Path) -> None:
+    """An income statement whose every other row is shaded in pieces (label, value, gutter, value), as
+    Apple's 10-Q draws its statements, and a bar chart under it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    grey = (0.937, 0.937, 0.937)
+    for centre, lines in ((454.5, ("December 31,", "2022")), (527.5, ("December 25,", "2021"))):
+        for k, line in enumerate(lines):   # centred over the column; the values below are right-aligned
+            page.insert_text((centre - pymupdf.get_text_length(line, "helv", 9) / 2, 100 + 11 * k), line,
+                             fontname="helv", fontsize=9)
+    pieces = [(50, 420), (420, 489), (489, 493), (493, 562)]
+    y = 120.0
+    for i, (label, values) in enumerate(STATEMENT):
+        if i % 2 == 0:
+            for x0, x1 in pieces:
+                page.draw_rect(pymupdf.Rect(x0, y, x1, y + 14.4), color=None, fill=grey, width=0)
+        page.insert_text((52, y + 10.5), label, fontname="helv", fontsize=9)
+        for x1, v in zip((486, 559), values or (), strict=False):
+            page.insert_text((x1 - pymupdf.get_text_length(v, "helv", 9), y + 10.5), v, fontname="helv", fontsize=9)
+        y += 14.4
+    base = 720.0
+    for i, h in enumerate(BARS):
+        page.draw_rect(pymupdf.Rect(120 + i * 48, base - h * 0.8, 160 + i * 48, base), color=None, fill=(0.2, 0.4, 0.7))
+    page.draw_line((100, base), (500, base), width=0.8)
+    doc.save(path)
+
+
+NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf")
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tables")
     _zh_grid_pdf(folder / "zh_grid.pdf")
     _stacked_pdf(folder / "stacked.pdf")
+    _shaded_statement_pdf(folder / "shaded.pdf")
     out = folder / "corpus"
-    ingest([folder / "zh_grid.pdf", folder / "stacked.pdf"], out, show_progress=False)
+    ingest([folder / name for name in NAMES], out, show_progress=False)
     corpus = Corpus.open(out)
-    return {name: corpus.pages([corpus.find_documents(name)[0].doc_id])[0] for name in ("zh_grid.pdf", "stacked.pdf")}
+    return {name: corpus.pages([corpus.find_documents(name)[0].doc_id])[0] for name in NAMES}
 
 
 def _tables(page):
@@ -169,6 +213,38 @@ def test_stacked_tables_in_one_ruled_region_are_separate_blocks(pages):
     assert "Revenue by Reportable Segments" in first.text and "142 %" not in first.text
     assert second.text.startswith("Operating Income by Reportable Segments") and "58 %" not in second.text
     assert first.box.y1 <= second.box.y0
+
+
+def test_row_shading_is_a_table_not_a_figure(pages):
+    """Shaded rows of a statement are no chart: its empty shaded pieces (the gutter, a section row's value
+    cells) had made one figure of the whole statement, read as 'chart text'; the bars under it stay one."""
+    page = pages["shaded.pdf"]
+    figures = [b for b in page.blocks if b.kind is BlockKind.FIGURE]
+    assert len(figures) == 1 and figures[0].box.y0 > 120 + 14.4 * len(STATEMENT), [b.box for b in figures]
+    statement = [t for t in _tables(page) if "Total net sales" in t.text]
+    assert statement and "29,998" in statement[0].text
+    ans = get_generator("extractive", embed=False).generate("What was the total net sales?", [page])
+    assert "117,154" in ans.answer and "chart text" not in ans.answer, ans.answer
+
+
+def test_a_centred_year_heads_right_aligned_values_and_a_year_earlier_is_read(pages):
+    """A year centred over right-aligned values heads them all (only the widest value's centre was near it),
+    "a year earlier" asks for the year before the answering column's, and a glyph the PDF maps to no
+    character (Apple prints its "$" so) beside a value leaves it a number."""
+    page = pages["shaded.pdf"]
+    statement = next(t for t in _tables(page) if "Total net sales" in t.text)
+    cells = {(tc.row.label, tc.header_text): tc.value for tc in parse_tables(statement, page)[0].cells()}
+    assert cells[("Services (Net sales)", "2022")] == "20,766", cells
+    assert [v for (label, year), v in cells.items() if label.startswith("Net income") and year == "2021"] == ["34,630"]
+    ans = get_generator("extractive", embed=False).generate(
+        "What was net income in 2022, and what was it a year earlier?", [page])
+    assert "29,998" in ans.answer and "34,630" in ans.answer, ans.answer
+    value = next(w for w in page.words if w.text == "96,388")
+    dollar = Word(text="\ufffd", box=Box(value.box.x1 + 1, value.box.y0, value.box.x1 + 6, value.box.y1,
+                                       value.box.space, value.box.extent))
+    with_glyph = replace(page, words=[*page.words, dollar])
+    cells = {(tc.row.label, tc.header_text): tc.value for tc in parse_tables(statement, with_glyph)[0].cells()}
+    assert cells[("Products (Net sales)", "2022")] == "96,388", cells
 
 
 def _cell(x0: float, x1: float, y: float, text: str) -> tuple[Box, str]:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.extractive_cues import missing_nouns
-from docrag.generation.extractive_math import comparable, compute
+from docrag.generation.extractive_math import adds_a_total, comparable, compute, not_addable
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
@@ -44,6 +44,11 @@ _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|
 _WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
 _FULL_YEAR = re.compile(r"full[\s-]?year|fiscal[\s-]?year|financial[\s-]?year")
+# "what were they a year earlier", "compared with the prior-year quarter", "上年同期": the year before
+_YEAR_BEFORE = re.compile(r"\b(?:a|one) year (?:earlier|before|ago)\b|\bprior[\s-]year\b|\bprevious year\b|"
+                          r"\byear[\s-]ago\b|\bsame (?:period|quarter) (?:of |in )?(?:the )?(?:last|previous|prior) "
+                          r"year\b"
+                          r"|上年同期|去年同期|上年|去年", re.IGNORECASE)
 _PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
@@ -79,6 +84,7 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     its second operand when both are of one kind (``meta`` records it, or why it was refused)."""
     used: list[Unit] = [best]
     parts: list[str] = []
+    quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
                    and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))]
@@ -96,6 +102,11 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             # same_figure: two rows printing one figure (Communications and its organic revenue, both
             # $1,001M) give 100% or 0 -- the second operand is not the one the question means
             meta["arithmetic_refused"] = f"{op}: both operands are {fc.value}"  # type: ignore[union-attr]
+        elif not_addable(op, fc.header_text) or not_addable(op, sc.header_text):  # type: ignore[union-attr]
+            meta["arithmetic_refused"] = f"{op}: averages or prices per unit ({fc.value}, {sc.value})"  # type: ignore[union-attr]
+        elif adds_a_total(op, fc.row.label, sc.row.label):  # type: ignore[union-attr]
+            meta["arithmetic_refused"] = f"{op}: a total and one of its parts ({fc.value}, {sc.value})"  # type: ignore[union-attr]
+            quoted.append(other)   # "合计多少？其中 X 多少": both are asked for
         elif comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):  # type: ignore[union-attr]
             res = compute(op, fc.value, sc.value)  # type: ignore[union-attr]
         else:
@@ -106,7 +117,7 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             meta["arithmetic"] = {"op": op, "value": res.value,
                                   "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
     if not parts:
-        more = other_periods(best, question, units)
+        more = [*quoted, *other_periods(best, question, units)]
         for named in (other_columns(best, question, units), other_rows(best, question, units)):
             more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
@@ -169,11 +180,15 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
 def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
     """``other_periods``: the cells of ``best``'s row under the other periods the question names ("for Q4
     2023 and for full-year 2023", "in 2Q23 versus 2Q22"): each a column whose header's periods are all
-    asked and include one ``best``'s header lacks."""
+    asked and include one ``best``'s header lacks. "A year earlier", "the prior-year quarter", "上年同期"
+    name the year before the answering column's (``year_before``)."""
     if best.cell is None:
         return []
     asked = _periods(question)
-    want = asked - _periods(best.cell.header_text)
+    own_periods = _periods(best.cell.header_text)
+    if _YEAR_BEFORE.search(question):   # year_before: the year before the answering column's
+        asked |= {str(int(p) - 1) for p in own_periods if p.isdigit()}
+    want = asked - own_periods
     if not want:
         return []
     return [u for u in _row_mates(best, units)

@@ -3,7 +3,8 @@
 :func:`operation_of` reads the operation from the question (difference, sum, ratio, share, change,
 growth); :func:`compute` applies it to two cited cells and returns the result with its inputs shown
 ("1,696,516 = 2,348,928 − 652,412"), so a reader can check every figure against the cited boxes.
-Rule (``docs/extractive-rules.md``, 41): :func:`comparable`, arithmetic only on figures of one kind.
+Rules (``docs/extractive-rules.md``, 41, 64): :func:`comparable`, arithmetic only on figures of one kind;
+:func:`not_addable`, no sum of averages or prices per unit; :func:`adds_a_total`, no sum of a total and a part.
 """
 
 from __future__ import annotations
@@ -76,6 +77,25 @@ def comparable(op: str, first: tuple[str, str], second: tuple[str, str]) -> bool
     if op == "share":
         return not a and not b
     return a == b
+
+
+_PER_UNIT = re.compile(r"\b(?:average|mean|median)\b|\bper (?:share|unit|ton(?:ne)?|barrel|head|capita)\b|\bprices?\b"
+                       r"|平均|均价|单价|每股|人均", re.IGNORECASE)
+
+
+def not_addable(op: str, headers: str) -> bool:
+    """``per_unit_sum``: a sum of averages or of prices per unit means nothing ("how many shares in total"
+    once added two months' average prices paid per share)."""
+    return op == "sum" and bool(_PER_UNIT.search(headers))
+
+
+_TOTAL_ROW = re.compile(r"^\s*(?:total|sum|合计|总计|小计)\b|^\s*(?:合计|总计|小计)", re.IGNORECASE)
+
+
+def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
+    """``total_and_part``: a sum of a total row with another row counts that row twice ("其中" a project of
+    the 合计 it is part of)."""
+    return op == "sum" and bool(_TOTAL_ROW.search(label_a)) != bool(_TOTAL_ROW.search(label_b))
 
 
 def compute(op: str, first: str, second: str) -> Result | None:

@@ -1,8 +1,8 @@
 """Which two table cells an arithmetic question combines, and in which order: the second operand of a
 difference, sum, ratio, share or growth beside the best cell (same row for a change over time, a row the
-question names for a comparison, never a range such as "100-199"), and (earlier, later) / (part,
-whole) / "A比B多几个" order. Rules (``docs/extractive-rules.md``, 42-43): second operand (same row x2
-for a change, named row x3, x(1 + 0.5 x new terms)) and operand order."""
+question names for a comparison, never a range such as "100-199" nor a row number under "序号"), and
+(earlier, later) / (part, whole) / "A比B多几个" order. Rules (``docs/extractive-rules.md``, 42-43): second
+operand (same row x2 for a change, named row x3, x(1 + 0.5 x new terms)) and operand order."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
-from docrag.generation.extractive_tables import Row, parse_number
+from docrag.generation.extractive_tables import Row, is_serial, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
@@ -45,8 +45,8 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
     cands = []
     for u, s in zip(units, scores, strict=True):
         if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
-                u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()):
-            continue   # a range such as "100-199" is a key, not an operand
+                u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()) or is_serial(u.cell):
+            continue   # a range such as "100-199" is a key, a row number counts rows: neither is an operand
         same_row = u.cell.row is tc.row
         same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
         if same_row or same_col:

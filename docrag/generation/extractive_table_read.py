@@ -24,11 +24,15 @@ from docrag.generation.extractive_tables import (
     _segments,
     _with_sections,
     is_number,
+    leads_with_row_number,
+    without_row_number,
     words_in,
 )
 from docrag.geometry import Box, union
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
+
+_UNMAPPED = "\ufffd"
 
 
 def _from_meta(block: Block, title: str) -> Table | None:
@@ -44,6 +48,7 @@ def _from_meta(block: Block, title: str) -> Table | None:
     for cells in lines:
         if not cells:
             continue
+        cells = cells[1:] if leads_with_row_number(cells) else cells
         has_label = not is_number(cells[0])
         values = [Cell(x, None) for x in cells[1:] if _is_value(x)] if has_label else []
         if not rows and (not values or all(_RANGE.match(c.text) for c in values)):
@@ -76,6 +81,8 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
                 cells.append(Cell(text, union(inside) if inside else box))
                 grid.append(Cell(text, box))
                 first = i if first is None else first
+        if cells and len(cells) == len(grid) and without_row_number(cells) is not cells and first == 0:
+            cells, grid = cells[1:], grid[1:]   # the next cell, in the label column's place, names the row
         if cells:
             lines.append((first == 0, cells, grid))
     header: list[list[Cell]] = []
@@ -108,7 +115,9 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
     """The tables of a table block (usually one; more when layout merged tables or a chart into it).
     ``context``: the block's caption and the title lines above it."""
     title = " ".join(x for x in (str(block.meta.get("caption", "")), context) if x).strip()
-    words = words_in(page, block.box)
+    # a glyph the PDF maps to no character (Apple's 10-Q prints its "$" so) stuck to the next column's
+    # value ("96,388 �") made it no number
+    words = [w for w in words_in(page, block.box) if w.text.strip(_UNMAPPED)]
     grid = _from_grid(block, title, words)
     if grid is not None and grid.rows:  # the table finder's cells: a label over two lines stays one label
         top = min(c.box.y0 for line in grid.header_lines for c in line if c.box) if grid.header_lines else \

@@ -100,6 +100,11 @@ class Row:
         return union(boxes) if boxes else None
 
 
+# a row-number column ("序号", "No.") counts rows: its cells are no values
+_SERIAL = re.compile(r"^\s*(?:序号|编号|No\.?|#|S/?N|Sr\.? ?No\.?)\s*$", re.IGNORECASE)
+HEADER_REACH_PT = 40.0   # how far a value's centre may sit from its header's when no other header is near
+
+
 @dataclass
 class TableCell:
     """One value of a table with everything that names it."""
@@ -118,6 +123,25 @@ class TableCell:
         """The cited region: the row label through the value (the cell and the row that names it)."""
         boxes = [b for b in (self.row.label_box, self.cell.box) if b is not None]
         return union(boxes) if boxes else fallback
+
+
+_ROW_NUMBER = re.compile(r"^\(?\d{1,3}[.)]?$")
+
+
+def leads_with_row_number(texts: list[str]) -> bool:
+    """``row_number``: a row led by its number ("1 | 智能影像设备生产基地建设项目 | 19,543.30"): the project
+    names the row, not "1"."""
+    return len(texts) >= 3 and bool(_ROW_NUMBER.match(texts[0].strip())) and not is_number(texts[1])
+
+
+def without_row_number(cells: list[Cell]) -> list[Cell]:
+    """A row's cells without a leading row number (:func:`leads_with_row_number`)."""
+    return cells[1:] if leads_with_row_number([c.text for c in cells]) else cells
+
+
+def is_serial(tc: TableCell) -> bool:
+    """``row_number``: the cell sits under a row-number header ("序号", "No.")."""
+    return bool(tc.headers) and bool(_SERIAL.match(tc.headers[-1]))
 
 
 @dataclass
@@ -168,12 +192,12 @@ class Table:
                 if hc.box is not None and hc.box.x0 - 4 <= cx <= hc.box.x1 + 4:
                     best = hc
                     break
-            if best is None:  # nearest header cell by centre
-                near = [hc for hc in line if hc.box is not None]
-                if near:
-                    hc = min(near, key=lambda h: abs((h.box.x0 + h.box.x1) / 2 - cx))
-                    if abs((hc.box.x0 + hc.box.x1) / 2 - cx) < 15:
-                        best = hc
+            if best is None:  # nearest header cell by centre: close, or clearly nearer than the next one
+                # (a centred "2022" over right-aligned values: "96,388" ends at the column's edge)
+                near = sorted((abs((h.box.x0 + h.box.x1) / 2 - cx), i) for i, h in enumerate(line) if h.box is not None)
+                if near and (near[0][0] < 15 or near[0][0] < HEADER_REACH_PT
+                             and len(near) > 1 and near[0][0] < 0.5 * near[1][0]):
+                    best = line[near[0][1]]
             if best is not None:
                 out.append(best.text)
         return out
@@ -244,6 +268,7 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
     header: list[list[Cell]] = []
     rows: list[Row] = []
     for cells in lines:
+        cells = without_row_number(cells)
         first = cells[0]
         first.text = first.text.rstrip(". ").strip() or first.text
         at_left = first.box.x0 - x_left < 0.12 * span

@@ -23,7 +23,7 @@ from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_callouts import callouts
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_table_read import parse_tables
-from docrag.generation.extractive_tables import Table, TableCell, is_number, merged_charts
+from docrag.generation.extractive_tables import Table, TableCell, is_number, is_serial, merged_charts
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
@@ -224,7 +224,7 @@ def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> lis
                             or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
                             or b.text.lstrip().startswith(("[", "("))))
     units = []
-    for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells()):
+    for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells() if not is_serial(tc)):
         # the row's other keys name it too: "Hangul" beside code "Hang", the range "300-399"
         others = [*tc.row.notes, *(c.text for c in tc.row.cells
                                     if c is not tc.cell and not _PLAIN_NUMBER.fullmatch(c.text.strip()))]

@@ -2,7 +2,9 @@
 
 Vector figures are found from *graphic* paths only: curves, diagonal lines and filled shapes
 without text in them (bars, pie slices, chart series). Rules and frames (axis-aligned strokes) are
-left to table detection; a frame tightly enclosing a cluster (a chart panel) becomes its box.
+left to table detection; a frame tightly enclosing a cluster (a chart panel) becomes its box. A
+cluster of filled rectangles one text line high repeating a few column spans is a table's row
+shading (a 10-Q's statements), not a figure (:func:`is_row_shading`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ BACKGROUND_AREA = 0.4         # an image this large holding most of the page's t
 MIN_GRAPHIC_ITEMS = 6         # a vector figure has at least this many graphic drawing items
 CLUSTER_GAP_PT = 12.0         # graphic paths closer than this belong to one figure
 LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (ticks, legend)
+SHADING_MIN_RECTS = 8          # row shading: at least this many filled rectangles ...
+SHADING_MAX_HEIGHT_PT = 24.0   # ... a text row high (median) ...
+SHADING_REPEATS = 3.0          # ... each column span repeated this many times on average
 CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
 TABLE_CAPTION_BELOW_PT = 25.0  # a caption below a table counts as this much farther than one above
 
@@ -47,6 +52,26 @@ def _is_graphic(d: dict, centers, to_display) -> bool:
     return False
 
 
+def _filled_rect(d: dict) -> tuple[float, float, float] | None:
+    """``(x0, x1, height)`` of a fill-only path made of rectangles (no curve, no diagonal), else None."""
+    if d.get("type") != "f" or not all(item[0] in ("re", "qu") for item in d.get("items", ())):
+        return None
+    r = d["rect"]
+    return (round(r.x0), round(r.x1), r.height)
+
+
+def is_row_shading(rects: list[tuple[float, float, float] | None]) -> bool:
+    """Filled rectangles only, a text row high, repeating a few column spans: a table's row shading.
+
+    A bar chart's bars each have their own span (vertical bars) or their own length (horizontal ones);
+    alternate-row shading repeats the same spans down the table."""
+    if len(rects) < SHADING_MIN_RECTS or any(r is None for r in rects):
+        return False
+    heights = sorted(r[2] for r in rects if r is not None)
+    spans = {(r[0], r[1]) for r in rects if r is not None}
+    return heights[len(heights) // 2] <= SHADING_MAX_HEIGHT_PT and len(rects) >= SHADING_REPEATS * len(spans)
+
+
 def _panels(drawings: list[dict], to_display) -> list[Box]:
     """Rectangles drawn as frames (candidate chart panels)."""
     out = []
@@ -62,8 +87,9 @@ def _panels(drawings: list[dict], to_display) -> list[Box]:
 CLUSTER_CELL_PT = 3.0         # resolution of the occupancy grid used for clustering
 
 
-def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int]]:
-    """Single-link clusters of (box, n_items): boxes closer than CLUSTER_GAP_PT share a cluster.
+def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int, list[int]]]:
+    """Single-link clusters of (box, n_items): boxes closer than CLUSTER_GAP_PT share a cluster;
+    each with its summed items and the indices of its members.
 
     Boxes are painted, grown by half the gap, on a coarse occupancy grid whose connected components
     are the clusters: linear in the number of boxes (pages can carry tens of thousands of paths).
@@ -87,14 +113,14 @@ def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int]]:
         grid[y0:y1, x0:x1] = True
         spans.append((x0, y0))
     labels, _ = ndimage.label(grid)
-    clusters: dict[int, tuple[Box, int]] = {}
-    for (box, n), (x0, y0) in zip(boxes, spans, strict=True):
+    clusters: dict[int, tuple[Box, int, list[int]]] = {}
+    for i, ((box, n), (x0, y0)) in enumerate(zip(boxes, spans, strict=True)):
         lab = int(labels[y0, x0])
         if lab in clusters:
-            cb, cn = clusters[lab]
-            clusters[lab] = (union([cb, box]), cn + n)
+            cb, cn, members = clusters[lab]
+            clusters[lab] = (union([cb, box]), cn + n, [*members, i])
         else:
-            clusters[lab] = (box, n)
+            clusters[lab] = (box, n, [i])
     return list(clusters.values())
 
 
@@ -126,12 +152,11 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
 
         centers = (np.array([(w.box.x0 + w.box.x1) / 2 for w in words]),
                    np.array([(w.box.y0 + w.box.y1) / 2 for w in words]))
-        graphic = [(to_display(*d["rect"]), len(d.get("items", ()))) for d in drawings
-                   if _is_graphic(d, centers, to_display)]
-        graphic = [(b.expanded(0.5).clipped(), n) for b, n in graphic]
+        kept = [d for d in drawings if _is_graphic(d, centers, to_display)]
+        graphic = [(to_display(*d["rect"]).expanded(0.5).clipped(), len(d.get("items", ()))) for d in kept]
         panels = _panels(drawings, to_display)
-        for box, n in _cluster(graphic):
-            if n < MIN_GRAPHIC_ITEMS:
+        for box, n, members in _cluster(graphic):
+            if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i]) for i in members]):
                 continue
             panel = max((p for p in panels if p.contains(box, tol=2.0) and p.area <= 0.5 * page_area
                          and p.area <= 6 * max(box.area, 1.0)), key=lambda p: p.area, default=None)  # outer frame
