@@ -6,6 +6,7 @@ import pytest
 
 from docrag.generation import GENERATORS, get_generator
 from docrag.generation.extractive import NO_ANSWER, tokenize
+from docrag.generation.extractive_score import document_reference
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Cell, Row, TableCell, is_serial
 from docrag.types import BlockKind
@@ -219,6 +220,42 @@ asked "其中" ("73,211.76 = 26,834.23 + 46,377.53"). None is arithmetic a perso
     row = Row("第一名", None, [Cell("1", None), Cell("215,459,360.17", None)], 0)
     assert is_serial(TableCell("1", row, row.cells[0], ["序号"], ""))            # a row number is no value
     assert not is_serial(TableCell("215,459,360.17", row, row.cells[1], ["销售额（元）"], ""))
+
+
+def test_the_document_a_question_names_is_where_to_look_not_what_to_find(tmp_path):
+    """The company's full name in "金宇生物技术股份有限公司（…）2020年年度报告中，公司2020年营业收入是多少？" matched
+    its address cell ("金宇大街1号"), which answered: the name says which report to read. "同比增长多少" answered by
+    the row's change column is that change, not a difference of two rows' changes."""
+    name = "金宇生物技术股份有限公司（生物股份，600201）2020年年度报告"
+    assert document_reference(f"{name}中，公司2020年营业收入是多少？") == ("公司2020年营业收入是多少？", name)
+    assert document_reference("In Alphabet's 2022 annual report, how many Class C shares did it buy?") == (
+        "how many Class C shares did it buy?", "Alphabet's 2022 annual report")
+    assert document_reference("Using Table 1 of the BLS July 2025 CPI release, what was the index?") == (
+        "Table 1 what was the index?", "the BLS July 2025 CPI release")        # the table is asked for
+    asked, _ = document_reference("国泰君安《综合期限多样性的趋势选股策略》的表3中，2010年超额收益是多少？")
+    assert asked == "表3中，2010年超额收益是多少？"
+    assert document_reference("What was revenue in 2020?") == ("What was revenue in 2020?", "")
+    gen = get_generator("extractive", embed=False)
+    info = _table_page(tmp_path, [["公司办公地址", "内蒙古自治区呼和浩特市经济技术开发区沙尔沁工业园区金宇大街1号"],
+                                  ["公司办公地址的邮政编码", "010111"], ["公司网址", "www.jinyubio.com"]], "info",
+                       title="金宇生物技术股份有限公司 2020年年度报告")
+    data = _table_page(tmp_path, [["主要会计数据", "2020年", "2019年", "本期比上年同期增减(%)", "2018年"],
+                                  ["营业收入", "1,581,905,632.48", "1,126,782,253.35", "40.39", "1,896,608,630.19"],
+                                  ["归属于上市公司股东的净利润", "406,195,463.57", "221,041,634.94", "83.76",
+                                   "754,465,552.70"]], "data", title="金宇生物技术股份有限公司 2020年年度报告")
+    ans = gen.generate(f"{name}中，公司2020年营业收入是多少？同比增长多少？", [data, info])
+    assert ans.answer.startswith("1,581,905,632.48") and "40.39" in ans.answer, ans.answer
+    assert "010111" not in ans.answer, ans.answer
+    # one page holding the company's address and its main figures, as an annual report's first pages do
+    rows = {"info": info.blocks[-1].meta["rows"], "data": data.blocks[-1].meta["rows"]}
+    page = make_page(tmp_path, [Region((72, 60, 540, 90), GREY, "金宇生物技术股份有限公司 2020年年度报告"),
+                                *(Region(box, GREY, "\n".join(" | ".join(r) for r in rows[k]), BlockKind.TABLE)
+                                  for k, box in (("info", (72, 120, 540, 200)), ("data", (72, 240, 540, 380))))],
+                     doc_id="jy", page_no=1)
+    page.blocks[1].meta["rows"], page.blocks[2].meta["rows"] = rows["info"], rows["data"]
+    assert "1,581,905,632.48" in gen.generate(f"{name}中，公司2020年营业收入是多少？", [page]).answer
+    change = gen.generate("营业收入同比增长了多少？", [data])   # the printed change, not 83.76 − 40.39
+    assert change.answer.startswith("40.39") and "−" not in change.answer, change.answer
 
 
 def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_path):

@@ -61,6 +61,7 @@ from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_score import (
     _YEAR,
     cue_product,
+    document_reference,
     idf_weights,
     lexical_scores,
     prior,
@@ -194,7 +195,8 @@ class ExtractiveGenerator:
         if not units:
             return declined("no text blocks on the retrieved pages; nothing to quote")
         checkpoint("scoring")
-        idf, docs = idf_weights(question, units, context)
+        asked, reference = document_reference(question)
+        idf, docs = idf_weights(asked, units, " ".join(x for x in (context, reference) if x))
         # a cell under "Minimum" answers "the lowest": the superlative counts as matched
         docs = [d | set(tokenize(extra)) if extra else d for d, extra in zip(docs, extreme_terms(units, question),
                                                                               strict=True)]
@@ -233,7 +235,10 @@ class ExtractiveGenerator:
         else:
             used = [best]
             parts = [figure_answer(best, question, idf) if best.kind == "figure" else best.text]
-        covered = complement(used, parts, units, order, scores, scores[bi], docs, idf, self.max_citations)
+        # the document's name is not evidence to complete: only asked terms count for complementary units
+        named_only = set(tokenize(reference)) - set(tokenize(asked))
+        covered = complement(used, parts, units, order, scores, scores[bi], docs,
+                             {t: w for t, w in idf.items() if t not in named_only}, self.max_citations)
         conf = confidence(idf, used, lex[bi], sem[bi], self.embed, docs[bi], covered)
         conf = meta["confidence"] = adjusted_confidence(conf, question, pages, used, best, meta)
         if conf < self.decline_below:

@@ -31,6 +31,7 @@ from docrag.types import Page
 
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
 _NO_NUMBER_LOSS = 0.6
+_CHANGE_COL = re.compile(r"增减|变动|\bchange\b|\bgrowth\b|\by/y\b", re.IGNORECASE)
 _PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
 # a Chinese noun of the question missing from the answering document is often a paraphrase (冒号 for ":",
 # 报告 for "reported"): unless every noun is missing, the loss stops at this factor. On the 270 Chinese
@@ -85,6 +86,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     used: list[Unit] = [best]
     parts: list[str] = []
     quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused
+    if op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text):
+        op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
                    and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))]

@@ -3,7 +3,7 @@
 :func:`operation_of` reads the operation from the question (difference, sum, ratio, share, change,
 growth); :func:`compute` applies it to two cited cells and returns the result with its inputs shown
 ("1,696,516 = 2,348,928 − 652,412"), so a reader can check every figure against the cited boxes.
-Rules (``docs/extractive-rules.md``, 41, 64): :func:`comparable`, arithmetic only on figures of one kind;
+Rules (``docs/extractive-rules.md``, 41, 67, 68): :func:`comparable`, arithmetic only on figures of one kind;
 :func:`not_addable`, no sum of averages or prices per unit; :func:`adds_a_total`, no sum of a total and a part.
 """
 

@@ -80,6 +80,31 @@ def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]]) ->
     return 1.15 if col & years else 0.75
 
 
+# "金宇生物技术股份有限公司（生物股份，600201）2020年年度报告中，", "In Alphabet's 2022 annual report, ": which document
+# to read, not what to look for in it (a table or chart reference, "表3中", is kept: it names the evidence)
+_DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公告|白皮书|预案|纪要|公报|》))"
+                         r"(?:(?:中|显示)?[，,：:]|中|的)")
+_DOC_REF_EN = re.compile(r"^(?:In|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:report|release|10-K|10-Q|8-K|"
+                         r"filing|prospectus|minutes|presentation|transcript|letter|paper|assessment|white ?paper))"
+                         r"(?: \([^)]{0,40}\))?,\s*", re.IGNORECASE)
+
+_EVIDENCE_IN = re.compile(r"^(.+?)\s+(?:of|in)\s+(.+)$")   # "Table 1 of the BLS release", "the investment
+# restrictions of the prospectus": what comes before "of" / "in" is asked for
+
+
+def document_reference(question: str) -> tuple[str, str]:
+    """``doc_reference``: ``(what is asked, the document it names)``. A leading phrase naming the report
+    to read says which document, not what the answer holds: its words (the company's full name, the
+    report's title) weigh ``_CONTEXT_WEIGHT`` (an address cell holding "金宇" outranked 营业收入)."""
+    for pattern in (_DOC_REF_ZH, _DOC_REF_EN):
+        m = pattern.match(question)
+        if m and len(question) - m.end() >= 6:
+            ref, asked = m.group(1), question[m.end():]
+            named = _EVIDENCE_IN.match(ref)
+            return (f"{named.group(1)} {asked}", named.group(2)) if named else (asked, ref)
+    return question, ""
+
+
 def idf_weights(question: str, units: Sequence[Unit], context: str = "") -> tuple[dict[str, float], list[set[str]]]:
     """IDF weights of the question's terms over the units; terms only in ``context`` (the whole
     question, when one part of it is answered) count ``_CONTEXT_WEIGHT`` as much."""

@@ -9,7 +9,7 @@ extent covers the data cell's centre (so spanning headers such as "Silicon carbi
 line's label ("Applications and mashups / developed by the public"). A ruled grid whose cells the
 table finder read at ingest is read from those cells instead, and an image-only table from its stored
 rows (:mod:`~docrag.generation.extractive_table_read` picks). Rules (``docs/extractive-rules.md``, 36-37,
-60-61): row names, geometry, grid cells, units of a title.
+60-61, 64-65): row names, geometry, grid cells, units of a title, row numbers, header reach.
 """
 
 from __future__ import annotations
