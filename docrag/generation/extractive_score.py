@@ -1,11 +1,12 @@
-"""How the ``extractive`` generator scores a unit against a question (``docs/extractive-rules.md``, 1-16:
-every rule with why it exists and which dev questions showed the need).
+"""How the ``extractive`` generator scores a unit against a question (``docs/extractive-rules.md``, 1-16 and
+70: every rule with why it exists and which dev questions showed the need).
 
 A unit's score is ``prior x (w x lexical + (1 - w) x semantic) x year_fit x cues / (1 + rank_prior x (rank - 1))``:
 
 * **lexical** (:func:`idf_weights`, :func:`lexical_scores`): the IDF-weighted share of the question's terms
-  the unit holds; terms only in the whole question, when one of its parts is answered, weigh
-  ``_CONTEXT_WEIGHT``; Chinese characters and sub-words weigh ``_CJK_PART_WEIGHT`` (:func:`cjk_weight`);
+  the unit holds; terms only in the whole question, when one of its parts is answered, or only in the
+  document it names (:func:`document_reference`) weigh ``_CONTEXT_WEIGHT``; Chinese characters and
+  sub-words weigh ``_CJK_PART_WEIGHT`` (:func:`cjk_weight`);
 * **semantic**: sentence-model similarity (:mod:`~docrag.generation.extractive_embed`);
 * **prior** (:func:`prior`): the kind of unit the question wants (title x0.6, short fragment x0.7, figure
   x1.5 / x0.7, cell x1.1 / x0.85 / x0.8, quantity x1.15 / x0.8);
