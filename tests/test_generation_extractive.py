@@ -258,6 +258,19 @@ def test_the_document_a_question_names_is_where_to_look_not_what_to_find(tmp_pat
     assert change.answer.startswith("40.39") and "−" not in change.answer, change.answer
 
 
+def test_each_named_row_is_read_under_each_named_period_and_eps_takes_no_millions(tmp_path):
+    """Kroger's release: "Adjusted FIFO Operating Profit and Adjusted EPS in 2Q23 versus 2Q22" answered the first
+    row's two periods only, and its table's "($ in millions; except EPS)" gave EPS "(millions)"."""
+    page = _table_page(tmp_path, [["Metric", "2Q23", "2Q22"], ["Adjusted FIFO Operating Profit", "$989", "$1,110"],
+                                  ["Adjusted EPS", "$0.96", "$0.90"], ["Net earnings", "($180)", "$731"]], "kr",
+                       title="Table 6 ($ in millions; except EPS)")
+    ans = get_generator("extractive", embed=False).generate(
+        "What were Adjusted FIFO Operating Profit and Adjusted EPS in 2Q23 versus 2Q22?", [page])
+    assert all(v in ans.answer for v in ("$989", "$1,110", "$0.96", "$0.90")), ans.answer
+    assert "$731" not in ans.answer and "$0.96 (millions)" not in ans.answer, ans.answer
+    assert "$989 (millions)" in ans.answer, ans.answer
+
+
 def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_path):
     """Issue 23: chart questions say so when a value can only be read off the drawing (the caption is
     not the value)."""

@@ -121,7 +121,10 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
                                   "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
     if not parts:
         more = [*quoted, *other_periods(best, question, units)]
-        for named in (other_columns(best, question, units), other_rows(best, question, units)):
+        rows = other_rows(best, question, units)
+        # each other row the question names is read under the other periods it names too
+        for named in (other_columns(best, question, units), rows,
+                      [p for u in rows for p in other_periods(u, question, units)]):
             more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
         parts.append("; ".join(fmt_cell(u, row_names=bool(_WHICH_Q.search(question))) for u in [best, *more]))
@@ -143,6 +146,9 @@ def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
                 and u.cell.cell is not best.cell.cell and not any(v.cell.cell is u.cell.cell for v in out)):
             out.append(u)
     return out
+
+
+_SECTION = re.compile(r"\s*\([^()]*\)$")   # "Net income (Operating expenses)": the section a row sits in
 
 
 def _named_apart(own: str, theirs: str, asked: set[str]) -> bool:
@@ -167,7 +173,8 @@ def other_columns(best: Unit, question: str, units: Sequence[Unit], most: int = 
 
 def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
     """``other_columns`` across: the cells of ``best``'s column in the other rows the question names ("the
-    annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group")."""
+    annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group"); a row's section, appended
+    to its label ("Net income (Operating expenses)"), is not part of its name."""
     if best.cell is None or best.table is None or not best.cell.header_text:
         return []
     asked = set(tokenize(question))
@@ -175,7 +182,7 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     for u in units:
         if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
                 and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)
-                and _named_apart(best.cell.row.label, u.cell.row.label, asked)):
+                and _named_apart(_SECTION.sub("", best.cell.row.label), _SECTION.sub("", u.cell.row.label), asked)):
             out.append(u)
     return out[:most]
 

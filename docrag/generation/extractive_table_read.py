@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from docrag.generation.extractive_tables import (
     _DOTS,
+    _EXCEPT_PER_SHARE,
     _NOTE,
     _RANGE,
     _SCALE,
@@ -146,6 +147,7 @@ def _finish(table: Table) -> Table:
         scoped = _SCOPED.search(f"{title} {head}")
         if scoped and m.start() >= scoped.start() and m.end() <= scoped.end():
             table.scale_of = scoped.group(1).strip()
+    table.per_share_apart = bool(_EXCEPT_PER_SHARE.search(f"{title} {head}"))
     u = _UNIT.search(f"{head} {table.title}")
     table.unit = u.group(0) if u else ""
     return table

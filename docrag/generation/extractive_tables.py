@@ -32,6 +32,8 @@ _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _RANGE = re.compile(r"^\d+(?:\.\d+)?%?\s*[-–~]\s*\d+(?:\.\d+)?%?$")   # a bucket: 0.2-0.4, 18-24, 10%-20%
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|百万|千万|万|亿|千", re.IGNORECASE)
+_PER_SHARE = re.compile(r"\beps\b|\bper[- ]share\b|\bshares?\b", re.IGNORECASE)
+_EXCEPT_PER_SHARE = re.compile(r"\bexcept\b[^)；;]*?(?:\beps\b|\bper[- ]share\b|\bshares?\b)", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
                    r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|厘米|%"
@@ -153,9 +155,12 @@ class Table:
     unit: str = ""
     scale: str = ""
     scale_of: str = ""   # the column the scale is stated for ("(volume: ..., millions)"); "" = every column
+    per_share_apart: bool = False   # "(in millions, except per share data)": per-share rows take no scale
 
     def scale_for(self, tc: TableCell) -> str:
-        """The table's scale when it applies to ``tc``'s column."""
+        """The table's scale when it applies to ``tc``'s column (not to a per-share row the scale excepts)."""
+        if self.per_share_apart and _PER_SHARE.search(_EXCEPT_PER_SHARE.sub("", " ".join([*tc.headers, tc.row.label]))):
+            return ""
         if not self.scale or not self.scale_of:
             return self.scale
         named = unicodedata.normalize("NFKC", " ".join([*tc.headers, tc.row.label])).lower()
