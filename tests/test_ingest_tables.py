@@ -153,7 +153,28 @@ def _shaded_statement_pdf(path: Path) -> None:
     doc.save(path)
 
 
-NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf")
+# a broker note's yearly table: its header's words are set closer than a cell gap, one over each column
+YEARLY_HEADER = ["Average(%)", "Excess(%)", "WinRate(%)", "Drawdown(%)"]
+YEARLY = [("2009", ("2.14", "26.67", "83.3", "1.4")), ("2010", ("-0.09", "-1.84", "41.7", "5.4")),
+          ("2011", ("0.48", "5.90", "58.3", "2.8")), ("2012", ("1.66", "19.01", "75.0", "2.3"))]
+
+
+def _yearly_pdf(path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    centres = [230.0, 290.0, 350.0, 410.0]
+    page.insert_text((72, 150), "Period", fontname="helv", fontsize=9)
+    for c, h in zip(centres, YEARLY_HEADER, strict=True):
+        page.insert_text((c - pymupdf.get_text_length(h, "helv", 9) / 2, 150), h, fontname="helv", fontsize=9)
+    for k, (year, values) in enumerate(YEARLY):
+        y = 166 + 14 * k
+        page.insert_text((72, y), year, fontname="helv", fontsize=9)
+        for c, v in zip(centres, values, strict=True):
+            page.insert_text((c - pymupdf.get_text_length(v, "helv", 9) / 2, y), v, fontname="helv", fontsize=9)
+    doc.save(path)
+
+
+NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf", "yearly.pdf")
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +183,7 @@ def pages(tmp_path_factory):
     _zh_grid_pdf(folder / "zh_grid.pdf")
     _stacked_pdf(folder / "stacked.pdf")
     _shaded_statement_pdf(folder / "shaded.pdf")
+    _yearly_pdf(folder / "yearly.pdf")
     out = folder / "corpus"
     ingest([folder / name for name in NAMES], out, show_progress=False)
     corpus = Corpus.open(out)
@@ -249,6 +271,16 @@ def test_a_centred_year_heads_right_aligned_values_and_a_year_earlier_is_read(pa
     with_glyph = replace(page, words=[*page.words, dollar])
     cells = {(tc.row.label, tc.header_text): tc.value for tc in parse_tables(statement, with_glyph)[0].cells()}
     assert cells[("Products (Net sales)", "2022")] == "96,388", cells
+
+
+def test_a_header_set_tight_over_its_columns_is_one_header_per_column(pages):
+    """A broker note printed "平均收益(%) 超额收益(%) 区间胜率(%) 最大回撤(%)" closer than a cell gap: one header
+    over four columns, so "2010年的超额收益和区间胜率" had no column to read."""
+    page = pages["yearly.pdf"]
+    table = parse_tables(_tables(page)[0], page)[0]
+    assert [c.text for c in table.header_lines[-1]][-4:] == YEARLY_HEADER
+    cells = {(tc.row.label, tc.header_text): tc.value for tc in table.cells()}
+    assert cells[("2010", "Excess(%)")] == "-1.84" and cells[("2010", "WinRate(%)")] == "41.7"
 
 
 def _cell(x0: float, x1: float, y: float, text: str) -> tuple[Box, str]:

@@ -2,8 +2,8 @@
 
 In order: the table finder's cells with their boxes (``meta["rows"]`` + ``meta["cell_boxes"]``: a label
 set over two lines stays one label), else lines of the words inside the block
-(:func:`~docrag.generation.extractive_tables._from_words`), else the stored rows without boxes
-(image-only tables).
+(:func:`~docrag.generation.extractive_tables._from_words`; a header set tight over its columns is split,
+:func:`_split_headers`), else the stored rows without boxes (image-only tables).
 """
 
 from __future__ import annotations
@@ -126,12 +126,31 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
         lead = [" ".join(w.text for w in line) for line in word_lines([w for w in words if w.box.y1 <= top + 1])]
         grid.title = " ".join([title, *lead]).strip()   # "单位：万元" set above the grid, inside the block
         return [_finish(grid)]
-    tables = [t for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
-                          if s.chart_caption is None) if t and t.rows]
+    tables = [_split_headers(t, words) for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
+                                                  if s.chart_caption is None) if t and t.rows]
     if not tables:
         meta = _from_meta(block, title)
         tables = [meta] if meta is not None else []
     return [_finish(t) for t in tables]
+
+
+def _split_headers(table: Table, words: list[Word]) -> Table:
+    """``header_split``: a header cell over several value columns whose words are one per column ("平均收益(%)
+    超额收益(%) 区间胜率(%) 最大回撤(%)", set closer than a cell gap) is one header per column."""
+    widest = max(table.rows, key=lambda r: len(r.cells))
+    centres = [(c.box.x0 + c.box.x1) / 2 for c in widest.cells if c.box is not None]
+    for line in table.header_lines[-1:]:   # an upper line's cell over several columns spans them
+        for cell in list(line):
+            if cell.box is None:
+                continue
+            inside = [x for x in centres if cell.box.x0 - 4 <= x <= cell.box.x1 + 4]
+            mine = sorted((w for w in words if cell.box.contains_point((w.box.x0 + w.box.x1) / 2,
+                                                                       (w.box.y0 + w.box.y1) / 2)),
+                          key=lambda w: w.box.x0)
+            if len(inside) >= 2 and len(mine) == len(inside):
+                at = line.index(cell)
+                line[at:at + 1] = [Cell(w.text, w.box) for w in mine]
+    return table
 
 
 def _finish(table: Table) -> Table:
