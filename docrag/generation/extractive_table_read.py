@@ -26,7 +26,6 @@ from docrag.generation.extractive_tables import (
     _with_sections,
     is_number,
     leads_with_row_number,
-    without_row_number,
     words_in,
 )
 from docrag.geometry import Box, union
@@ -82,7 +81,7 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
                 cells.append(Cell(text, union(inside) if inside else box))
                 grid.append(Cell(text, box))
                 first = i if first is None else first
-        if cells and len(cells) == len(grid) and without_row_number(cells) is not cells and first == 0:
+        if first == 0 and leads_with_row_number([c.text for c in cells]):
             cells, grid = cells[1:], grid[1:]   # the next cell, in the label column's place, names the row
         if cells:
             lines.append((first == 0, cells, grid))
@@ -137,19 +136,18 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
 def _split_headers(table: Table, words: list[Word]) -> Table:
     """``header_split``: a header cell over several value columns whose words are one per column ("平均收益(%)
     超额收益(%) 区间胜率(%) 最大回撤(%)", set closer than a cell gap) is one header per column."""
+    if not table.header_lines:
+        return table
     widest = max(table.rows, key=lambda r: len(r.cells))
     centres = [(c.box.x0 + c.box.x1) / 2 for c in widest.cells if c.box is not None]
-    for line in table.header_lines[-1:]:   # an upper line's cell over several columns spans them
-        for cell in list(line):
-            if cell.box is None:
-                continue
-            inside = [x for x in centres if cell.box.x0 - 4 <= x <= cell.box.x1 + 4]
-            mine = sorted((w for w in words if cell.box.contains_point((w.box.x0 + w.box.x1) / 2,
-                                                                       (w.box.y0 + w.box.y1) / 2)),
-                          key=lambda w: w.box.x0)
-            if len(inside) >= 2 and len(mine) == len(inside):
-                at = line.index(cell)
-                line[at:at + 1] = [Cell(w.text, w.box) for w in mine]
+    split: list[Cell] = []
+    for cell in table.header_lines[-1]:   # an upper line's cell over several columns spans them
+        inside = [x for x in centres if cell.box is not None and cell.box.x0 - 4 <= x <= cell.box.x1 + 4]
+        mine = sorted((w for w in words if cell.box is not None
+                       and cell.box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)),
+                      key=lambda w: w.box.x0)
+        split += [Cell(w.text, w.box) for w in mine] if len(inside) >= 2 and len(mine) == len(inside) else [cell]
+    table.header_lines[-1] = split
     return table
 
 

@@ -33,7 +33,7 @@ _RANGE = re.compile(r"^\d+(?:\.\d+)?%?\s*[-–~]\s*\d+(?:\.\d+)?%?$")   # a buck
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|百万|千万|万|亿|千", re.IGNORECASE)
 _PER_SHARE = re.compile(r"\beps\b|\bper[- ]share\b|\bshares?\b", re.IGNORECASE)
-_EXCEPT_PER_SHARE = re.compile(r"\bexcept\b[^)；;]*?(?:\beps\b|\bper[- ]share\b|\bshares?\b)", re.IGNORECASE)
+_EXCEPT_PER_SHARE = re.compile(rf"\bexcept\b[^)；;]*?(?:{_PER_SHARE.pattern})", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
                    r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|厘米|%"

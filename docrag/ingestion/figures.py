@@ -65,11 +65,12 @@ def is_row_shading(rects: list[tuple[float, float, float] | None]) -> bool:
 
     A bar chart's bars each have their own span (vertical bars) or their own length (horizontal ones);
     alternate-row shading repeats the same spans down the table."""
-    if len(rects) < SHADING_MIN_RECTS or any(r is None for r in rects):
+    shapes = [r for r in rects if r is not None]
+    if len(shapes) < SHADING_MIN_RECTS or len(shapes) < len(rects):   # a curve or a stroke: no shading
         return False
-    heights = sorted(r[2] for r in rects if r is not None)
-    spans = {(r[0], r[1]) for r in rects if r is not None}
-    return heights[len(heights) // 2] <= SHADING_MAX_HEIGHT_PT and len(rects) >= SHADING_REPEATS * len(spans)
+    heights = sorted(h for _, _, h in shapes)
+    spans = {(x0, x1) for x0, x1, _ in shapes}
+    return heights[len(heights) // 2] <= SHADING_MAX_HEIGHT_PT and len(shapes) >= SHADING_REPEATS * len(spans)
 
 
 def _panels(drawings: list[dict], to_display) -> list[Box]:
@@ -118,7 +119,8 @@ def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int, list[int]]]:
         lab = int(labels[y0, x0])
         if lab in clusters:
             cb, cn, members = clusters[lab]
-            clusters[lab] = (union([cb, box]), cn + n, [*members, i])
+            members.append(i)   # in place: a cluster can gather thousands of paths
+            clusters[lab] = (union([cb, box]), cn + n, members)
         else:
             clusters[lab] = (box, n, [i])
     return list(clusters.values())
