@@ -330,3 +330,26 @@ def test_a_highlights_figure_is_read_with_its_label(tmp_path):
     assert callouts(cover.blocks) == []
     assert [(a.text, b.text) for a, b in callouts(page.blocks)] == [("BY REVENUE", "₹ 7,92,756 crore"),
                                                                   ("BY NET PROFIT", "₹ 67,845 crore")]
+
+
+def test_arithmetic_the_question_writes_out_takes_the_cells_it_names(tmp_path):
+    """Real questions spell the formula out ("产销率（销售量/生产量）", "free cash flow, computed as net cash from
+    operations minus additions to property and equipment"); the generator quoted both figures uncomputed or
+    subtracted two unrelated cells of one row (issue 23). The named cells are combined in the named order,
+    a percentage for a rate, an outflow printed in parentheses subtracted as an amount."""
+    gen = get_generator("extractive", embed=False)
+    page = _table_page(tmp_path, [["主要产品", "单位", "生产量", "销售量", "库存量", "生产量比上年增减(%)"],
+                                  ["禽流感疫苗", "万毫升", "108,452.64", "93,067.04", "20,001.30", "12.40"],
+                                  ["口蹄疫疫苗", "万毫升", "87,584.48", "77,315.13", "12,089.20", "49.11"]], "zh")
+    zh = gen.generate("禽流感疫苗的产销率（销售量/生产量）约为多少？", [page])
+    assert zh.answer.startswith("85.8% = 93,067.04 / 108,452.64"), zh.answer
+    assert zh.meta["arithmetic"]["op"] == "share"
+    page = _table_page(tmp_path, [["Cash flows", "2025", "2024"],
+                                  ["Net cash from operations", "136,162", "118,548"],
+                                  ["Additions to property and equipment", "(64,551)", "(44,477)"],
+                                  ["Net cash used in investing", "(72,599)", "(96,970)"]], "cf")
+    en = gen.generate("What was free cash flow for 2025, computed as net cash from operations minus additions "
+                      "to property and equipment?", [page])
+    assert en.answer.startswith("71,611 = 136,162 − 64,551"), en.answer
+    # no formula written out: a ratio between alternatives "(A/B)" is no quotient
+    assert "/" not in gen.generate("Which line has the larger value (operations/investing) in 2025?", [page]).answer

@@ -174,7 +174,88 @@ def _yearly_pdf(path: Path) -> None:
     doc.save(path)
 
 
-NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf", "yearly.pdf")
+# a clause-and-technology grid of a white paper: each cell's text set over several lines of a narrow column
+TEXT_XS = [116, 281, 382, 465]
+TEXT_ROWS = [
+    (["数据出境和境外接收方处理数据的目", "的、范围、方式等的合法性、正当性、", "必要性"], ["目标、范围、方式"], ["/"]),
+    (["出境数据的规模、范围、种类、敏感程", "度,数据出境可能对国家安全、公共利", "益,个人或者组织合法权益带来的风险"],
+     ["数量、范围、种类、敏", "感程度、风险"], ["数据分类分级"]),
+    (["数据出境中和出境后遭到篡改、破坏、", "泄露、丢失、转移或者被非法获取、非", "法利用等风险,个人信息权益维护的渠",
+      "道是否通畅等"], ["个人信息权益维护通道"], ["去标识化、隐私计", "算、数据水印、区", "块链存证"]),
+]
+
+
+def _zh_text_grid_pdf(path: Path) -> None:
+    """A ruled grid whose cells are lines of Chinese text in narrow columns (开放群岛's 对照表): each line
+    of a cell is long enough to read as prose on its own, yet it stays inside one column of the grid."""
+    require_cjk_font("the Chinese text grid")
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_font(fontname="wqy", fontfile=str(CJK_FONT))
+
+    def text(x: float, y: float, s: str) -> None:
+        page.insert_text((x, y), s, fontname="wqy", fontsize=8.5)
+
+    text(90, 120, "企业牵涉到数据出境且数据规模、数据敏感性达到一定程度时需要进行安全风险自评估。")
+    text(156, 150, "表:《数据出境安全评估办法》部分条款与技术对照表")
+    top = 165.0
+    rules = [top, top + 26]
+    for x, s in zip(TEXT_XS, ["《数据出境安全评估办法》条款", "关键词", "相关技术"], strict=False):
+        text(x + 5, top + 16, s)
+    y = top + 26
+    for cells in TEXT_ROWS:
+        height = max(len(c) for c in cells) * 12.0 + 12
+        for x, lines in zip(TEXT_XS, cells, strict=False):
+            first = y + 6 + (height - len(lines) * 12.0) / 2 + 9
+            for i, s in enumerate(lines):
+                text(x + 5, first + i * 12.0, s)
+        y += height
+        rules.append(y)
+    for r in rules:
+        page.draw_line((TEXT_XS[0], r), (TEXT_XS[-1], r), width=0.96)
+    for x in TEXT_XS:
+        page.draw_line((x, top), (x, rules[-1]), width=0.96)
+    text(90, rules[-1] + 40, "新冠肺炎疫情让社会治理体系面临前所未见的考验，如何兼顾疫情防控与复工复产。")
+    doc.save(path)
+
+
+# an earnings release's cash flow statement: headers over the value columns, long label lines between rows
+CASH_HEADER = [("Three Months Ended", "Twelve Months Ended"), ("June 30,", "June 30,"),
+               ("2025", "2024", "2025", "2024")]
+CASH_ROWS = [("Operations", None), ("Net income", ("$27,233", "$22,036", "$101,832", "$88,136")),
+             ("Adjustments to reconcile net income to net cash from operations:", None),
+             ("Depreciation, amortization, and other", ("11,203", "6,380", "34,153", "22,287")),
+             ("Stock-based compensation expense", ("3,010", "2,610", "11,974", "10,734")),
+             ("Net cash from operations", ("42,647", "37,195", "136,162", "118,548")),
+             ("Proceeds from issuance (repayments) of debt, maturities of 90 days or", None),
+             ("less, net", ("0", "(1,142)", "(5,746)", "5,250")),
+             ("Additions to property and equipment", ("(17,079)", "(13,873)", "(64,551)", "(44,477)"))]
+CASH_XS = [377, 446, 513, 578]   # right edges of the value columns
+
+
+def _cash_flow_pdf(path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+
+    def right(x1: float, y: float, s: str) -> None:
+        page.insert_text((x1 - pymupdf.get_text_length(s, "helv", 8), y), s, fontname="helv", fontsize=8)
+
+    page.insert_text((236, 56), "CASH FLOWS STATEMENTS", fontname="helv", fontsize=8)
+    for (a, b), y in zip(CASH_HEADER[:2], (90, 100), strict=True):
+        right(CASH_XS[1], y, a)
+        right(CASH_XS[3], y, b)
+    for x1, year in zip(CASH_XS, CASH_HEADER[2], strict=True):
+        right(x1, 110, year)
+    y = 122.0
+    for label, values in CASH_ROWS:
+        page.insert_text((16, y), label, fontname="helv", fontsize=8)
+        for x1, v in zip(CASH_XS, values or (), strict=False):
+            right(x1, y, v)
+        y += 10.5
+    doc.save(path)
+
+
+NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf", "yearly.pdf", "zh_text_grid.pdf", "cash_flow.pdf")
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +265,8 @@ def pages(tmp_path_factory):
     _stacked_pdf(folder / "stacked.pdf")
     _shaded_statement_pdf(folder / "shaded.pdf")
     _yearly_pdf(folder / "yearly.pdf")
+    _zh_text_grid_pdf(folder / "zh_text_grid.pdf")
+    _cash_flow_pdf(folder / "cash_flow.pdf")
     out = folder / "corpus"
     ingest([folder / name for name in NAMES], out, show_progress=False)
     corpus = Corpus.open(out)
@@ -225,6 +308,38 @@ def test_generator_reads_the_whole_label_and_the_header_of_the_grid(pages):
     assert "单位:元" not in table.title
     ans = get_generator("extractive", embed=False).generate("归属于上市公司股东的净利润2020年是多少？", [page])
     assert "406,195,463.57" in ans.answer, ans.answer
+
+
+def test_a_grid_of_text_cells_is_one_table_however_long_its_lines(pages):
+    """Lines of a cell inside one column of a ruled grid are the cell's text, not prose between two
+    tables: the whole grid is one table (only its last row had been found), its cells read whole."""
+    page = pages["zh_text_grid.pdf"]
+    tables = _tables(page)
+    assert len(tables) == 1, [(b.kind.value, b.text[:30]) for b in page.blocks]
+    box = page.to_page_points(tables[0].box)
+    assert box.y0 <= 166 and box.y1 >= 165 + 26 + 3 * 12 + 36 + 4 * 12 and box.x0 <= 117 and box.x1 >= 464, box
+    rows = tables[0].meta["rows"]
+    assert ["".join(c) for c in TEXT_ROWS[2]] in rows, rows
+    assert ["".join(c) for c in TEXT_ROWS[1]] in rows, rows
+
+
+def test_a_statement_keeps_its_header_lines_and_its_long_label_lines(pages):
+    """A cash flow statement with no rules (Microsoft's earnings release): the period headers set over the
+    value columns belong to the table, and a label line too long to be a cell ("Adjustments to reconcile
+    net income to net cash from operations:") ends left of the value columns, so it is a label, not prose
+    parting the statement into three tables without headers."""
+    page = pages["cash_flow.pdf"]
+    tables = _tables(page)
+    assert len(tables) == 1, [(b.kind.value, b.text[:40]) for b in page.blocks]
+    box = page.to_page_points(tables[0].box)
+    assert box.y0 <= 84 and box.y1 >= 122 + 8 * 10.5, box   # from "Three Months Ended" to the last row
+    table = parse_tables(tables[0], page)[0]
+    cells = {(tc.row.label, tc.header_text): tc.value for tc in table.cells()}
+    header = next(h for (label, h), v in cells.items()
+                  if label.startswith("Net cash from operations") and v == "136,162")
+    assert "Twelve" in header and "2025" in header, header
+    assert any(label.startswith("Proceeds from issuance (repayments) of debt, maturities of 90 days or less, net")
+               and v == "(5,746)" for (label, _), v in cells.items())   # the wrapped label read whole
 
 
 def test_stacked_tables_in_one_ruled_region_are_separate_blocks(pages):

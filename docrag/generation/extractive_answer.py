@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.extractive_cues import missing_nouns
-from docrag.generation.extractive_math import adds_a_total, comparable, compute, not_addable
+from docrag.generation.extractive_formula import formula_of, formula_operands
+from docrag.generation.extractive_math import Result, adds_a_total, comparable, compute, not_addable
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
@@ -86,7 +87,19 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     used: list[Unit] = [best]
     parts: list[str] = []
     quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused
-    if op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text):
+    formula = formula_of(question)
+    pair = formula_operands(formula, units, scores) if formula is not None else None
+    if formula is not None and pair is not None:   # stated_formula: the question names both operands
+        first, second = pair
+        best = second if formula.op == "difference" else first
+        res = _computed(formula.op, first, second, meta, quoted, outflow_as_amount=formula.op == "difference")
+        if res is not None:
+            return best, [first, second], [f"{res.text} ({fmt_cell(first)}; {fmt_cell(second)})"]
+        used, op = [best], ""   # refused: the named cells are quoted, no other operand is guessed
+        quoted.append(first if best is second else second)
+    elif formula is not None:
+        op = ""   # the cells the question names are not on the pages read: no operand is guessed
+    elif op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text):
         op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
@@ -99,28 +112,12 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     other = second_operand(op, question, best, units, scores) if op else None
     if other is not None:
         first, second = ordered(op, best, other, question)
-        fc, sc = first.cell, second.cell
-        res = None
-        if parse_number(fc.value) == parse_number(sc.value):  # type: ignore[union-attr]
-            # same_figure: two rows printing one figure (Communications and its organic revenue, both
-            # $1,001M) give 100% or 0 -- the second operand is not the one the question means
-            meta["arithmetic_refused"] = f"{op}: both operands are {fc.value}"  # type: ignore[union-attr]
-        elif not_addable(op, fc.header_text) or not_addable(op, sc.header_text):  # type: ignore[union-attr]
-            meta["arithmetic_refused"] = f"{op}: averages or prices per unit ({fc.value}, {sc.value})"  # type: ignore[union-attr]
-        elif adds_a_total(op, fc.row.label, sc.row.label):  # type: ignore[union-attr]
-            meta["arithmetic_refused"] = f"{op}: a total and one of its parts ({fc.value}, {sc.value})"  # type: ignore[union-attr]
-            quoted.append(other)   # "合计多少？其中 X 多少": both are asked for
-        elif comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):  # type: ignore[union-attr]
-            res = compute(op, fc.value, sc.value)  # type: ignore[union-attr]
-        else:
-            meta["arithmetic_refused"] = f"{op}: a percentage with a count ({fc.value}, {sc.value})"  # type: ignore[union-attr]
+        res = _computed(op, first, second, meta, quoted)
         if res is not None:
             used = [first, second]
             parts.append(f"{res.text} ({fmt_cell(first)}; {fmt_cell(second)})")
-            meta["arithmetic"] = {"op": op, "value": res.value,
-                                  "inputs": [first.cell.value, second.cell.value]}  # type: ignore[union-attr]
     if not parts:
-        more = [*quoted, *other_periods(best, question, units)]
+        more = [*{id(u): u for u in quoted if u is not best}.values(), *other_periods(best, question, units)]
         rows = other_rows(best, question, units)
         # each other row the question names is read under the other periods it names too
         for named in (other_columns(best, question, units), rows,
@@ -129,6 +126,35 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         used.extend(more)
         parts.append("; ".join(fmt_cell(u, row_names=bool(_WHICH_Q.search(question))) for u in [best, *more]))
     return best, used, parts
+
+
+def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: list[Unit],
+              outflow_as_amount: bool = False) -> Result | None:
+    """``op`` on two cells when a person would do it (``meta`` records the result, or why not); a total
+    refused beside its part is appended to ``quoted``, both being asked for. ``outflow_as_amount``: "A minus
+    B" with B printed as an outflow ("(64,551)") subtracts the amount, as the person who wrote it meant."""
+    fc, sc = first.cell, second.cell
+    assert fc is not None and sc is not None
+    a, b = fc.value, sc.value
+    if outflow_as_amount and (parse_number(a) or 0) < 0 < (parse_number(b) or 0):
+        a = a.strip().strip("()").lstrip("-−–").strip()
+    res = None
+    if parse_number(fc.value) == parse_number(sc.value):
+        # same_figure: two rows printing one figure (Communications and its organic revenue, both
+        # $1,001M) give 100% or 0 -- the second operand is not the one the question means
+        meta["arithmetic_refused"] = f"{op}: both operands are {fc.value}"
+    elif not_addable(op, fc.header_text) or not_addable(op, sc.header_text):
+        meta["arithmetic_refused"] = f"{op}: averages or prices per unit ({fc.value}, {sc.value})"
+    elif adds_a_total(op, fc.row.label, sc.row.label):
+        meta["arithmetic_refused"] = f"{op}: a total and one of its parts ({fc.value}, {sc.value})"
+        quoted.append(second)   # "合计多少？其中 X 多少": both are asked for (the caller drops the best)
+    elif comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):
+        res = compute(op, a, b)
+    else:
+        meta["arithmetic_refused"] = f"{op}: a percentage with a count ({fc.value}, {sc.value})"
+    if res is not None:
+        meta["arithmetic"] = {"op": op, "value": res.value, "inputs": [fc.value, sc.value]}
+    return res
 
 
 def _periods(text: str) -> set[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docrag.generation.extractive_formula import formula_of
 from docrag.generation.extractive_tables import parse_number
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
@@ -35,7 +36,11 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
 
 
 def operation_of(question: str) -> str:
-    """The arithmetic ``question`` asks for: growth, share, ratio, sum, difference or '' (none)."""
+    """The arithmetic ``question`` asks for: growth, share, ratio, sum, difference or '' (none); one it
+    writes out ("（销售量/生产量）", "computed as A minus B") first."""
+    formula = formula_of(question)
+    if formula is not None:
+        return formula.op
     for name, pattern in _OPS:
         if pattern.search(question):
             return name

@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 MIN_RULE_PT = 15.0
-FIND_TABLES_MAX_CHARS = 600  # larger grid tables get cells from their rules: find_tables costs ~0.3 s there
+FIND_TABLES_MAX_CHARS = 2000  # larger grid tables get cells from their rules: find_tables costs ~0.2 s there
 MAX_RULE_GAP_PT = 260.0
 
 
@@ -95,28 +95,57 @@ def _is_tabular(row: Row) -> bool:
     return n >= 3 or numeric >= 1
 
 
+def _value_x0(rows: list[Row]) -> float | None:
+    """Left edge of the value columns: the leftmost second cell of the rows that have one."""
+    xs = [min(w.box.x0 for w in r.cells[1]) for r in rows if len(r.cells) >= 2]
+    return min(xs) if xs else None
+
+
+def is_label_line(row: Row, value_x0: float | None) -> bool:
+    """A one-cell line that ends left of the value columns: a row label wrapped over lines or a section
+    heading ("Adjustments to reconcile net income to net cash from operations:"), not prose, however long."""
+    return value_x0 is not None and len(row.cells) == 1 and row.box.x1 < value_x0 - 2.0
+
+
+def _is_header_line(row: Row, value_x0: float) -> bool:
+    """Short cells set over the value columns ("Three Months Ended | Twelve Months Ended", "June 30,")."""
+    return all(_n_words(c) <= 4 for c in row.cells) and min(w.box.x0 for w in row.words) >= value_x0 - 12.0
+
+
 def aligned_regions(rows: list[Row]) -> list[Box]:
-    """Regions of >= 3 tabular rows close together (short one-cell label rows may sit between)."""
+    """Regions of >= 3 tabular rows close together (short one-cell label rows, and label lines that end
+    left of the value columns, may sit between), with the header lines set over their value columns."""
     regions: list[Box] = []
     run: list[Row] = []
     pending: list[Row] = []
+    start = 0   # index in ``rows`` of the run's first row
 
     def close() -> None:
         if sum(_is_tabular(r) for r in run) >= 3:
-            regions.append(union([r.box for r in run]))
+            value_x0 = _value_x0([r for r in run if _is_tabular(r)])
+            above: list[Row] = []
+            for r in reversed(rows[max(0, start - 4):start]):   # header lines right above the first row
+                nxt = above[0] if above else run[0]
+                if value_x0 is None or nxt.y0 - r.y1 > 1.2 * max(r.height, nxt.height) \
+                        or not _is_header_line(r, value_x0):
+                    break
+                above.insert(0, r)
+            regions.append(union([r.box for r in [*above, *run]]))
         run.clear()
         pending.clear()
 
-    for row in rows:
+    for i, row in enumerate(rows):
         last = (pending or run)[-1] if (pending or run) else None
         if last is not None and row.y0 - last.y1 > 2.2 * max(row.height, last.height):
             close()
             last = None
         if _is_tabular(row):
+            if not run:
+                start = i
             run.extend(pending)
             pending.clear()
             run.append(row)
-        elif run and _n_words(row.words) <= 6 and len(pending) < 2:
+        elif run and len(pending) < 2 and (_n_words(row.words) <= 6 or is_label_line(row, _value_x0(run))):
             pending.append(row)
         else:
             close()
@@ -226,12 +255,15 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     grid = [sum(b.expanded(2.0).intersection_area(v) > 0 for v in vert) >= 2 for b in boxes]
     blocks: list[Block] = []
     for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
+        if is_grid:
+            box = _within_verticals(box, vert)
         inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
+        cols = _grid_columns(box, vert) if is_grid else []
         if is_grid:
             inside = [_split_at_rules(r, vert) for r in inside]
-        for segment in _segments_between_prose(inside):
+        for segment in _segments_between_prose(inside, cols):
             for part in _stacked_tables(segment):
-                if not _is_table(part):
+                if not _is_table(part, cols):
                     continue
                 for block in _table_blocks(page, frame, part, box, is_ruled, is_grid, drawings, exclude,
                                            horiz if is_grid else [], vert if is_grid else []):
@@ -258,11 +290,45 @@ def _split_at_rules(row: Row, vert: list[Box]) -> Row:
     return Row(row.words, cells)
 
 
-def _is_table(rows: list[Row]) -> bool:
+def _within_verticals(box: Box, vert: list[Box]) -> Box:
+    """A grid region cut to the rows its vertical rules run through, when they run through most of it: a
+    page's header rule grouped with the grid's rules does not take the title lines above it in."""
+    inner = [v for v in vert if box.expanded(2.0).intersection_area(v) > 0]
+    if not inner:
+        return box
+    top, bottom = min(v.y0 for v in inner), max(v.y1 for v in inner)
+    if bottom - top < 0.5 * box.height:
+        return box
+    return Box(box.x0, max(box.y0, top - 3.0), box.x1, min(box.y1, bottom + 3.0), box.space, box.extent)
+
+
+def _grid_columns(box: Box, vert: list[Box]) -> list[float]:
+    """Column bounds of a ruled grid: its edges and the x of each vertical rule that runs through it."""
+    runs: dict[int, float] = {}   # rules drawn one row at a time add up per x
+    for v in vert:
+        overlap = min(v.y1, box.y1) - max(v.y0, box.y0)
+        if overlap > 0:
+            x = round((v.x0 + v.x1) / 4) * 2   # 2-pt bins
+            runs[x] = runs.get(x, 0.0) + overlap
+    xs = [x for x, length in runs.items() if length >= 0.5 * box.height and box.x0 + 3 < x < box.x1 - 3]
+    return sorted({box.x0, box.x1, *xs})
+
+
+def _in_one_column(row: Row, cols: list[float]) -> bool:
+    """``row`` lies between two neighbouring rules of a grid with inner rules: a cell's own line."""
+    if len(cols) < 3:
+        return False
+    box = row.box
+    return any(a - 1.0 <= box.x0 and box.x1 <= b + 1.0 for a, b in zip(cols, cols[1:], strict=False))
+
+
+def _is_table(rows: list[Row], cols: list[float] | None = None) -> bool:
     """Enough rows of several cells. A short one-cell row is a wrapped cell (a label or a header set
-    over several lines, "本期 / 比上 / 年同 / 期增 / 减(%)"), so it does not count against the table."""
+    over several lines, "本期 / 比上 / 年同 / 期增 / 减(%)"), and so is any line that stays inside one
+    column of a ruled grid (``cols``): neither counts against the table."""
     multi = sum(len(r.cells) >= 2 for r in rows)
-    wrapped = sum(len(r.cells) == 1 and _n_words(r.words) <= 3 for r in rows)
+    wrapped = sum(len(r.cells) == 1 and (_n_words(r.words) <= 3 or _in_one_column(r, cols or []))
+                  for r in rows)
     return len(rows) >= 3 and multi >= max(2, 0.4 * (len(rows) - wrapped))
 
 
@@ -314,15 +380,19 @@ def _n_words(words: list[Word]) -> int:
     return n
 
 
-def _is_prose(row: Row) -> bool:
-    """A row of running text (a paragraph line, a note): tables never continue through one."""
+def _is_prose(row: Row, cols: list[float]) -> bool:
+    """A row of running text (a paragraph line, a note): tables never continue through one. A line kept
+    inside one column of a ruled grid is a cell's text however long ("数据出境和境外接收方处理数据的目")."""
+    if _in_one_column(row, cols):
+        return False
     return (len(row.cells) == 1 and _n_words(row.words) >= 7) or max(_n_words(c) for c in row.cells) >= 12
 
 
-def _segments_between_prose(rows: list[Row]) -> list[list[Row]]:
+def _segments_between_prose(rows: list[Row], cols: list[float]) -> list[list[Row]]:
+    value_x0 = _value_x0([r for r in rows if _is_tabular(r)])
     segments: list[list[Row]] = [[]]
     for r in rows:
-        if _is_prose(r):
+        if _is_prose(r, cols) and not is_label_line(r, value_x0):
             segments.append([])
         else:
             segments[-1].append(r)
@@ -353,8 +423,10 @@ def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_
             if cell_boxes:
                 block.meta["cell_boxes"] = [[b.to_list(2) if b else None for b in r] for r in cell_boxes]
             blocks.append(block)
-        if len(found) == 1:  # one table: it keeps every row (the finder may stop short of a ruled edge)
-            blocks[0].box = union([blocks[0].box, tbox]).clipped()
+        if len(found) == 1:  # one table: it keeps every row below its top (the finder may stop short of
+            # a ruled edge); lines above it are the title and notes a page rule ran over ("单位:元")
+            below = [r.box for r in rows if r.y1 > found[0][0].y0]
+            blocks[0].box = union([blocks[0].box, *below]).clipped()
             return blocks
         rest = [r for r in rows if not any(b.box.expanded(2.0).contains(r.box) for b in blocks)]
         if _is_table(rest):   # rows between the finder's tables that are a table of their own
@@ -415,7 +487,8 @@ def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
             continue
         grid: list[list[tuple[Box, str] | None]] = []
         placed: set[int] = set()
-        for row in tab.rows:
+        row_of: dict[int, tuple[Word, int]] = {}
+        for ri, row in enumerate(tab.rows):
             cells: list[tuple[Box, str] | None] = []
             for cell in row.cells:
                 if cell is None:
@@ -425,16 +498,29 @@ def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
                 inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
                 inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
                 placed.update(id(w) for w in inside)
+                row_of.update((id(w), (w, ri)) for w in inside)
                 cells.append((cb, join_words([w.text for w in inside])))
             grid.append(cells)
         rows, boxes = merged_columns(grid)
         tbox = to_display_box(frame, *tab.bbox)
         if not rows or len(rows[0]) < 2:
             continue
+        if _cuts_lines(row_of):
+            continue   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
         if any(id(w) not in placed and tbox.contains(w.box, tol=1.0) for w in words):
             boxes = []  # words in no cell: rules the finder missed (a label column), its grid is incomplete
         out.append((tbox, rows, boxes))
     return sorted(out, key=lambda t: t[0].y0)
+
+
+def _cuts_lines(row_of: dict[int, tuple[Word, int]]) -> bool:
+    """Words of one text line fall in different rows of the finder's grid (two or more times)."""
+    placed = sorted(row_of.values(), key=lambda t: (t[0].box.y0 + t[0].box.y1) / 2)
+    cuts = 0
+    for (a, ra), (b, rb) in zip(placed, placed[1:], strict=False):
+        same_line = abs((a.box.y0 + a.box.y1) - (b.box.y0 + b.box.y1)) / 2 < 0.3 * min(a.box.height, b.box.height)
+        cuts += same_line and ra != rb
+    return cuts >= 2
 
 
 def merged_columns(grid: list[list[tuple[Box, str] | None]]) -> tuple[list[list[str]], list[list[Box | None]]]:
