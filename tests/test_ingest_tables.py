@@ -49,6 +49,8 @@ def _zh_grid_pdf(path: Path) -> None:
     def text(x: float, y: float, s: str) -> None:
         page.insert_text((x, y), s, fontname="wqy", fontsize=9)
 
+    text(300, 52, "2020 年年度报告")   # the running header and its rule, grouped with the grid's rules
+    page.draw_line((XS[0], 58), (XS[-1], 58), width=0.6)
     text(90, 110, "(一) 主要会计数据")
     text(430, 128, "单位:元 币种:人民币")
     top = 140.0
@@ -283,6 +285,7 @@ def test_grid_with_wrapped_cells_is_one_table_with_whole_cells(pages):
     page = pages["zh_grid.pdf"]
     tables = _tables(page)
     assert len(tables) == 2, [b.text[:40] for b in page.blocks]
+    assert page.to_page_points(tables[0].box).y0 >= 136   # not from the page's header rule down
     # a vertical rule parts a label from its value however close: the row is two cells, not prose
     assert tables[1].meta["rows"] == [list(kv) for kv in KEY_VALUES]
     rows = tables[0].meta["rows"]
