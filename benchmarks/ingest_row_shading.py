@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import shutil
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,23 +20,18 @@ def main() -> None:
     args = ap.parse_args()
     logging.disable(logging.WARNING)
 
-    from docrag.corpus import Corpus
-    from docrag.ingestion import figures, ingest
+    from ingest_timing import timed_ingest
+
+    from docrag.ingestion import figures
 
     real = figures.is_row_shading
     pdfs = sorted((ROOT / "benchmarks" / "devset" / "pdfs").glob("*.pdf"))   # fetched: see its SOURCES.md
     for i in range(args.repeat):
         for label, check in (("old", lambda rects: False), ("new", real)):
             figures.is_row_shading = check
-            out = args.work / label
-            shutil.rmtree(out, ignore_errors=True)
-            t, c0 = time.perf_counter(), time.process_time()
-            ingest(pdfs, out, show_progress=False, ocr="never", workers=1)
-            wall, cpu = time.perf_counter() - t, time.process_time() - c0
-            n = len(Corpus.open(out))
+            n, _, wall, cpu = timed_ingest(pdfs, args.work / label)
             print(f"{label} run {i + 1}: {n} pages, wall {wall:.1f} s, {n / wall:.1f} pages/s, "
-                  f"parent CPU {cpu / n:.3f} s/page")
-
+                  f"parent CPU {cpu:.3f} s/page")
 
 if __name__ == "__main__":
     main()

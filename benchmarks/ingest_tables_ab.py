@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 import logging
-import shutil
 import subprocess
 import sys
-import time
 import types
 from pathlib import Path
 
@@ -36,24 +34,18 @@ def main() -> None:
     args = ap.parse_args()
     logging.disable(logging.WARNING)
 
-    from docrag.corpus import Corpus
-    from docrag.ingestion import ingest, pdfpage, tables
+    from ingest_timing import timed_ingest
+
+    from docrag.ingestion import pdfpage, tables
 
     finders = {"old": _old_tables(args.old), "new": tables}
     pdfs = sorted((ROOT / "benchmarks" / "devset" / "pdfs").glob("*.pdf"))   # fetched: see its SOURCES.md
     for i in range(args.repeat):
         for label, module in finders.items():
             pdfpage.tables = module
-            out = args.work / label
-            shutil.rmtree(out, ignore_errors=True)
-            t, c0 = time.perf_counter(), time.process_time()
-            ingest(pdfs, out, show_progress=False, ocr="never", workers=1)
-            wall, cpu = time.perf_counter() - t, time.process_time() - c0
-            corpus = Corpus.open(out)
-            n = len(corpus)
-            n_tables = sum(b.kind.value == "table" for p in corpus.pages() for b in p.blocks)
+            n, n_tables, wall, cpu = timed_ingest(pdfs, args.work / label)
             print(f"{label} run {i + 1}: {n} pages, {n_tables} tables, wall {wall:.1f} s, {n / wall:.1f} pages/s, "
-                  f"parent CPU {cpu / n:.3f} s/page", flush=True)
+                  f"parent CPU {cpu:.3f} s/page", flush=True)
     pdfpage.tables = tables
 
 

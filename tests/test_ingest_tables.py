@@ -8,6 +8,7 @@ report's 主要会计数据 grid, a 10-Q's segment tables); the numbers on the r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,16 +39,23 @@ KEY_VALUES = [("公司选定的信息披露媒体名称", "《中国证券报》
               ("公司年度报告备置地点", "公司董事会办公室")]
 
 
-def _zh_grid_pdf(path: Path) -> None:
-    """A ruled grid whose labels wrap over two or three lines and whose change column's header is set
-    one or two characters a line ("本期 / 比上 / 年同 / 期增 / 减(%)"), as in 金宇生物's 2020 annual report."""
-    require_cjk_font("the Chinese table page")
+def _cjk_page(what: str, size: float) -> tuple[pymupdf.Document, pymupdf.Page, Callable[[float, float, str], None]]:
+    """A new A4 page with the CJK font, and a function that writes a line of it at ``size`` points."""
+    require_cjk_font(what)
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_font(fontname="wqy", fontfile=str(CJK_FONT))
 
     def text(x: float, y: float, s: str) -> None:
-        page.insert_text((x, y), s, fontname="wqy", fontsize=9)
+        page.insert_text((x, y), s, fontname="wqy", fontsize=size)
+
+    return doc, page, text
+
+
+def _zh_grid_pdf(path: Path) -> None:
+    """A ruled grid whose labels wrap over two or three lines and whose change column's header is set
+    one or two characters a line ("本期 / 比上 / 年同 / 期增 / 减(%)"), as in 金宇生物's 2020 annual report."""
+    doc, page, text = _cjk_page("the Chinese table page", 9)
 
     text(300, 52, "2020 年年度报告")   # the running header and its rule, grouped with the grid's rules
     page.draw_line((XS[0], 58), (XS[-1], 58), width=0.6)
@@ -190,13 +198,7 @@ TEXT_ROWS = [
 def _zh_text_grid_pdf(path: Path) -> None:
     """A ruled grid whose cells are lines of Chinese text in narrow columns (开放群岛's 对照表): each line
     of a cell is long enough to read as prose on its own, yet it stays inside one column of the grid."""
-    require_cjk_font("the Chinese text grid")
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    page.insert_font(fontname="wqy", fontfile=str(CJK_FONT))
-
-    def text(x: float, y: float, s: str) -> None:
-        page.insert_text((x, y), s, fontname="wqy", fontsize=8.5)
+    doc, page, text = _cjk_page("the Chinese text grid", 8.5)
 
     text(90, 120, "企业牵涉到数据出境且数据规模、数据敏感性达到一定程度时需要进行安全风险自评估。")
     text(156, 150, "表:《数据出境安全评估办法》部分条款与技术对照表")
