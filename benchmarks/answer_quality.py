@@ -11,7 +11,8 @@ question of the chosen splits with the configured defaults (retriever, generator
   style (``docrag.citation.pixel_grounding.question_pixel_score``, default options: pages neither side boxed
   skipped, averaged per question, then over questions);
 * ``figure``: every ``answer_values`` item appears in the answer (numbers compared after removing separators,
-  within the rounding of the less precise side, scale words such as million/亿/万 read; a value with words
+  within the rounding of the less precise side and within 2% of the gold, scale words such as million/亿/万
+  read: "$3.2 billion" states "$3,214 million", a stray "1" does not state "1.37"; a value with words
   must appear verbatim, NFKC and whitespace-insensitive); the shared split has no ``answer_values``: the first
   number of its gold answer stands in;
 * ``declined``: share of answers that decline.
@@ -82,13 +83,19 @@ def is_numeric(value: str) -> bool:
     return bool(_NUM.search(value)) and not re.search(r"[A-Za-z\u3400-\u9fff]", rest)
 
 
+# a figure rounded coarser than the gold states it only this close: "96%" for "96.1%", "$3.2 billion" for
+# "$3,214 million"; a stray "1" of a chart's axis text is not "1.37", nor "5" "5.5" (issue 23, 2026-11-26)
+MAX_ROUNDING = 0.02
+
+
 def _same(answer: Quantity, gold: Quantity) -> bool:
     """The same amount, or the same figure with a scale word only on one side ("1,234.5" in a table headed
-    "in millions" and "1,234.5 million" in the answer)."""
-    if same_amount(answer, gold):
-        return True
-    one_sided = (answer.scale == 1.0) != (gold.scale == 1.0)
-    return one_sided and same_amount(replace(answer, scale=1.0), replace(gold, scale=1.0))
+    "in millions" and "1,234.5 million" in the answer); within :data:`MAX_ROUNDING` of the gold either way."""
+    pairs = [(answer, gold)]
+    if (answer.scale == 1.0) != (gold.scale == 1.0):
+        pairs.append((replace(answer, scale=1.0), replace(gold, scale=1.0)))
+    return any(same_amount(a, g) and abs(abs(a.value) - abs(g.value)) <= MAX_ROUNDING * abs(g.value)
+               for a, g in pairs)
 
 
 def value_found(value: str, answer: str) -> bool:

@@ -353,3 +353,48 @@ def test_arithmetic_the_question_writes_out_takes_the_cells_it_names(tmp_path):
     assert en.answer.startswith("71,611 = 136,162 − 64,551"), en.answer
     # no formula written out: a ratio between alternatives "(A/B)" is no quotient
     assert "/" not in gen.generate("Which line has the larger value (operations/investing) in 2025?", [page]).answer
+
+
+def _label(text: str, x0: float, y0: float, x1: float, y1: float):
+    from docrag.geometry import Box, Space
+    from docrag.types import Block
+    return Block(BlockKind.TEXT, Box(x0, y0, x1, y1, Space.POINT, (1920.0, 1080.0)), text)
+
+
+def test_chart_data_labels_are_plain_figures_over_axis_categories():
+    """Twilio's revenue chart as OCR read it (issue 23): data labels over the quarters, "CAB", "8B" misread
+    inside the bars, a legend under the axis; a Chinese chart whose legend came out a character at a time
+    under its year axis. Each quarter gets its bar's figure; no legend word, lone character or misread
+    takes one, and a year is a category, never a value."""
+    from docrag.generation.extractive_units import data_labels
+    quarters = ["Q4'21", "Q1'22", "Q2'22", "Q3'23"]
+    labels = [_label(v, 173 + 130 * i, 400 - 20 * i, 229 + 130 * i, 424 - 20 * i)
+              for i, v in enumerate(["$843", "$875", "$943", "$1,034"])]
+    labels += [_label(q, 165 + 130 * i, 854, 233 + 130 * i, 876) for i, q in enumerate(quarters)]
+    labels += [_label("CAB", 175, 630, 227, 656), _label("8B", 564, 768, 602, 793), _label("22%", 430, 720, 484, 745),
+               _label("Total", 300, 897, 361, 917), _label("Revenue", 430, 897, 541, 917)]
+    # the growth line's label under the bar's figure is read too, top to bottom
+    assert data_labels(labels) == {"Q4'21": "$843", "Q1'22": "$875", "Q2'22": "$943, 22%", "Q3'23": "$1,034"}
+    stray = [_label("52", 170, 500, 190, 512), *(b for b in labels if b.text in quarters)]
+    assert data_labels(stray) == {}   # one mark over one quarter of four: no data labels
+    years = [_label(y, 101 + 26 * i, 526, 118 + 26 * i, 532) for i, y in enumerate(["2019", "2020", "2021"])]
+    legend = [_label(ch, 104 + 26 * i, 541, 112 + 26 * i, 548) for i, ch in enumerate(["产", "业", "化"])]
+    bars = [_label(v, 100 + 26 * i, 480, 119 + 26 * i, 488) for i, v in enumerate(["28.8", "31.7", "37.2"])]
+    assert data_labels(years + legend + bars) == {"2019": "28.8", "2020": "31.7", "2021": "37.2"}
+
+
+def test_a_chart_labelling_the_asked_category_is_the_chart_asked_about(tmp_path):
+    """Twilio's deck (issue 23): "what revenue is shown for Q3'23 in the Quarterly Revenue chart" was answered
+    from a KPI graphic captioned "Q4'23 COMMUNICATIONS" beside the chart whose data labels name Q3'23."""
+    from docrag.generation.extractive_cues import category_fit
+    from docrag.generation.extractive_units import Unit
+    page = make_page(tmp_path, [Region((72, 100, 540, 400), GREY, "chart", BlockKind.FIGURE)], doc_id="c", page_no=1)
+    block = page.blocks[0]
+
+    def figure(caption: str, values: dict[str, str]) -> Unit:
+        return Unit(caption, page, 1, block, block.box, kind="figure", extra={"values": values})
+
+    units = [figure("Q4'23 COMMUNICATIONS", {}), figure("Quarterly Revenue", {"Q3'23": "$1,034", "Q4'23": "$1,076"}),
+             figure("Stock-based compensation", {"Q1'22": "$242"})]
+    fit = category_fit(units, "What quarterly total revenue is shown for Q3'23?")
+    assert fit[1] > 1.0 and fit[0] == fit[2] == 1.0

@@ -243,7 +243,7 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     if extreme and values and (not asked or _WHICH_Q.search(question)):  # "which bar is highest": the
         # largest data label (a label that shares a word with the question is not the one asked for)
         pick = min if extreme.group(0).lower() in _LOW else max
-        k = pick(values, key=lambda k: parse_number(values[k]) or 0.0)
+        k = pick(values, key=lambda k: parse_number(values[k].split(", ")[-1]) or 0.0)   # the nearest series
         asked = [(k, values[k])]
     if asked:  # the data label printed on the bar the question names
         return "; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})"
