@@ -398,3 +398,17 @@ def test_a_chart_labelling_the_asked_category_is_the_chart_asked_about(tmp_path)
              figure("Stock-based compensation", {"Q1'22": "$242"})]
     fit = category_fit(units, "What quarterly total revenue is shown for Q3'23?")
     assert fit[1] > 1.0 and fit[0] == fit[2] == 1.0
+
+
+def test_which_group_a_named_row_is_extreme_in_and_a_measure_named_with_a_superlative(tmp_path):
+    """A broker note's table compares groups in its columns; "哪个分位组合的最大回撤最小" names a row (最大回撤,
+    max drawdown: a measure, not a superlative) and asks which column: the row's smallest drawdown (closest
+    to zero), with its group (issue 23: zh-c-028 had answered the first column)."""
+    page = _table_page(tmp_path, [["分位组合", "0-0.2", "0.2-0.4", "0.8-1.0"],
+                                  ["年化收益率", "10.31%", "28.25%", "52.1%"],
+                                  ["夏普比", "0.44", "1.18", "1.72"],
+                                  ["最大回撤", "-22.24%", "-15.24%", "-17.24%"]], "q")
+    ans = get_generator("extractive", embed=False).generate("哪个分位组合的最大回撤最小？是多少？", [page])
+    assert ans.answer.startswith("-15.24%") and "0.2-0.4" in ans.answer, ans.answer
+    top = get_generator("extractive", embed=False).generate("哪个分位组合的年化收益率最高？", [page])
+    assert top.answer.startswith("52.1%") and "0.8-1.0" in top.answer, top.answer

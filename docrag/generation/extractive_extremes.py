@@ -1,7 +1,9 @@
 """Superlatives in questions: "the heaviest", "the lowest", "最高" favour a table's maximum / minimum column
 (or row), and "which region has the most time zones" takes the row with the largest value of the column
-the question names. Rules (``docs/extractive-rules.md``, 27-28): extreme fit (x1.2 / x0.6 / x0.8, prose
-x0.85) and extreme row (``near`` 0.5, column fit >= 0.5, the table whose row header the question names)."""
+the question names. Rules (``docs/extractive-rules.md``, 27-28, 79): extreme fit (x1.2 / x0.6 / x0.8, prose
+x0.85), extreme row (``near`` 0.5, column fit >= 0.5, the table whose row header the question names), and
+across a row ("哪个分位组合的最大回撤最小": the named row's extreme cell; "最大回撤" a measure, not a superlative;
+a drawdown smallest when closest to zero)."""
 
 from __future__ import annotations
 
@@ -17,14 +19,29 @@ _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|ol
                      r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快|常见|普遍)", re.IGNORECASE)
 _LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
                       r"|最(?:低|小|少|轻|短|年轻|慢)", re.IGNORECASE)
-_MOST_LABEL = re.compile(r"\b(?:max(?:imum)?|highest|largest|high|top|peak|upper)\b|最大|最高|最多|上限", re.IGNORECASE)
-_LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\b|最小|最低|最少|下限", re.IGNORECASE)
+# "最大值" labels a maximum, "最大回撤" names a measure (max drawdown)
+_MOST_LABEL = re.compile(r"\b(?:max(?:imum)?|highest|largest|high|top|peak|upper)\b"
+                         r"|(?:最大|最高|最多)值?(?![\u3400-\u9fff])|上限", re.IGNORECASE)
+_LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\b"
+                          r"|(?:最小|最低|最少)值?(?![\u3400-\u9fff])|下限", re.IGNORECASE)
 
 
-def _wanted_extremes(question: str) -> dict[str, list[str]]:
-    """{"max"|"min": the superlative words of the question that ask for it}."""
-    return {d: [m.group(0) for m in rx.finditer(question)] for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q))
-            if rx.search(question)}
+def _wanted_extremes(question: str, labels: str = "") -> dict[str, list[str]]:
+    """{"max"|"min": the superlative words of the question that ask for it}. A superlative that begins a
+    label of the pages read ("最大回撤" in "最大回撤最小", "maximum drawdown") names a measure, not the
+    extreme asked for (``measure_superlative``)."""
+    def asks(m: re.Match[str]) -> bool:
+        after = question[m.end():]
+        name = m.group(0) + (after[:2] if re.match(r"[\u3400-\u9fff]", after[:1]) else " ".join(after.split()[:1]))
+        return not labels or name.strip().lower() not in labels
+    out = {d: [m.group(0) for m in rx.finditer(question) if asks(m)] for d, rx in (("max", _MOST_Q), ("min", _LEAST_Q))}
+    return {d: words for d, words in out.items() if words}
+
+
+def _labels(units: Sequence[Unit]) -> str:
+    """Row labels and column headers of the cells among ``units``, lower-cased, one per line."""
+    names = {n for u in units if u.cell is not None for n in (u.cell.row.label, *u.cell.headers)}
+    return "\n".join(n.lower() for n in names)
 
 
 def _extremes_of(u: Unit) -> set[str]:
@@ -43,7 +60,7 @@ def _extremes_of(u: Unit) -> set[str]:
 def extreme_terms(units: Sequence[Unit], question: str) -> list[str]:
     """Per unit, the question's superlative words its labels answer ("lowest" for a cell under
     "Minimum", "最重" under "最大值"), to be counted as matched; "" for the others."""
-    wants = _wanted_extremes(question)
+    wants = _wanted_extremes(question, _labels(units))
     if not wants:
         return [""] * len(units)
     return [" ".join(w for d in _extremes_of(u) & wants.keys() for w in wants[d]) for u in units]
@@ -54,7 +71,7 @@ def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: f
     """"The heaviest man", "the lowest pulse", "最高次数" ask for a table's maximum or minimum column
     (or row): cells labelled so win, cells labelled the other way lose, and other cells of a table that
     has such labels (means, medians) lose a little."""
-    wants = _wanted_extremes(question)
+    wants = _wanted_extremes(question, _labels(units))
     if not wants:
         return [1.0] * len(units)
     labels = [_extremes_of(u) for u in units]
@@ -126,7 +143,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     value in the column the question names, among the tables of the cells scoring at least ``near`` of
     the best unit, when no column is labelled as the maximum asked for; None when the question is not
     such a question, ``best`` is a chart (its series are not table rows) or no column is named."""
-    wants = _wanted_extremes(question)
+    wants = _wanted_extremes(question, _labels(units))
     if best.kind == "figure" or len(wants) != 1 or not _WHICH.search(question):
         return None
     if _extremes_of(best) & wants.keys():
@@ -140,14 +157,22 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)
               if u.cell is not None and u.table is not None and s >= near * top}
     fits: dict[tuple[int, tuple[str, ...]], tuple[float, float]] = {}   # (table, column) -> (fit, best score)
+    rows: dict[tuple[int, int], tuple[float, float]] = {}   # (table, row) -> (fit, best score)
     for u, s in zip(units, scores, strict=True):
         if u.cell is None or id(u.table) not in tables or parse_number(u.cell.value) is None:
             continue
         key = (id(u.table), tuple(u.cell.headers))
         fit = fits[key][0] if key in fits else _column_fit(u.cell.headers, terms)
         fits[key] = (fit, max(s, fits[key][1] if key in fits else 0.0))
+        row = (id(u.table), id(u.cell.row))
+        rows[row] = (rows[row][0] if row in rows else _column_fit([u.cell.row.label], terms),
+                     max(s, rows[row][1] if row in rows else 0.0))
     if not fits:
         return None
+    pick = max if "max" in wants else min
+    across = _across_row(units, rows, max(f for f, _ in fits.values()))
+    if across:   # the question names a row and asks which column: the row's extreme cell
+        return pick(across, key=lambda u: _size(u))
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
     column = max(fits, key=lambda k: (fits[k][0] >= 0.5, named[k[0]], fits[k]))
     fit = fits[column][0]
@@ -155,5 +180,30 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         return None   # no column named by most of its header, or two columns of one table named as well
     col = [u for u in units if u.cell is not None and id(u.table) == column[0]
            and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None]
-    pick = max if "max" in wants else min
-    return pick(col, key=lambda u: parse_number(u.cell.value) or 0.0)  # type: ignore[union-attr]
+    return pick(col, key=lambda u: _size(u))
+
+
+# a loss printed negative ("-15.24%" 最大回撤) is smallest when closest to zero
+_LOSS = re.compile(r"\bdrawdowns?\b|\blosse?s?\b|回撤|亏损|跌幅", re.IGNORECASE)
+
+
+def _size(u: Unit) -> float:
+    """The value compared for "the highest / the smallest": its magnitude for a loss measure."""
+    assert u.cell is not None
+    v = parse_number(u.cell.value) or 0.0
+    return abs(v) if _LOSS.search(f"{u.cell.row.label} {u.cell.header_text}") else v
+
+
+def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, float]],
+                column_fit: float) -> list[Unit]:
+    """``across_row``: the cells of the row the question names by most of its label, better than it names any
+    column (a table whose columns are the groups compared), of the best-scoring table; [] when no row is
+    named so, or two rows of that table are."""
+    if not rows:
+        return []
+    best = max(rows, key=lambda r: rows[r])
+    fit = rows[best][0]
+    if fit < 0.5 or fit <= column_fit or any(r != best and r[0] == best[0] and f == fit for r, (f, _) in rows.items()):
+        return []
+    return [u for u in units if u.cell is not None and (id(u.table), id(u.cell.row)) == best
+            and parse_number(u.cell.value) is not None]
