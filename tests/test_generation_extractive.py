@@ -412,3 +412,17 @@ def test_which_group_a_named_row_is_extreme_in_and_a_measure_named_with_a_superl
     assert ans.answer.startswith("-15.24%") and "0.2-0.4" in ans.answer, ans.answer
     top = get_generator("extractive", embed=False).generate("哪个分位组合的年化收益率最高？", [page])
     assert top.answer.startswith("52.1%") and "0.8-1.0" in top.answer, top.answer
+
+
+def test_a_fiscal_year_reads_the_twelve_months_column_and_a_quarter_the_three_months_one(tmp_path):
+    """An earnings release prints each line for the quarter and for the year; "for fiscal year 2025" was
+    answered from the three-month column (issue 23: Microsoft's cash flow statement)."""
+    page = _table_page(tmp_path, [["Cash flows", "Three Months Ended June 30, 2025",
+                                   "Twelve Months Ended June 30, 2025"],
+                                  ["Net cash from operations", "42,647", "136,162"],
+                                  ["Additions to property and equipment", "(17,079)", "(64,551)"]], "cf")
+    gen = get_generator("extractive", embed=False)
+    year = gen.generate("What was net cash from operations for fiscal year 2025?", [page])
+    assert year.answer.startswith("136,162"), year.answer
+    quarter = gen.generate("What was net cash from operations in the fourth quarter of fiscal 2025?", [page])
+    assert quarter.answer.startswith("42,647"), quarter.answer

@@ -24,7 +24,14 @@ from collections import Counter
 from collections.abc import Sequence
 
 from docrag.generation.extractive_counts import count_fit
-from docrag.generation.extractive_cues import category_fit, key_fit, label_fit, language_fit, reference_fit
+from docrag.generation.extractive_cues import (
+    category_fit,
+    key_fit,
+    label_fit,
+    language_fit,
+    reference_fit,
+    span_fit,
+)
 from docrag.generation.extractive_extremes import extreme_fit
 from docrag.generation.extractive_tables import is_date
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
@@ -43,7 +50,7 @@ _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 def cue_product(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
-    for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit):
+    for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
