@@ -426,3 +426,14 @@ def test_a_fiscal_year_reads_the_twelve_months_column_and_a_quarter_the_three_mo
     assert year.answer.startswith("136,162"), year.answer
     quarter = gen.generate("What was net cash from operations in the fourth quarter of fiscal 2025?", [page])
     assert quarter.answer.startswith("42,647"), quarter.answer
+
+
+def test_the_second_operand_is_of_the_best_cells_kind(tmp_path):
+    """A broker note's factor table: "新反转因子的信息比率比传统反转因子高多少" paired the information ratio with
+    the same row's percentage return and refused (issue 23); the operand of its kind is the other row's ratio."""
+    page = _table_page(tmp_path, [["因子", "年化收益", "信息比率"],
+                                  ["新反转因子New_Ret20", "7.99%", "2.46"],
+                                  ["传统反转因子Ret20", "3.10%", "0.68"]], "f")
+    ans = get_generator("extractive", embed=False).generate(
+        "新反转因子New_Ret20的信息比率比传统反转因子Ret20高多少？", [page])
+    assert ans.answer.startswith("1.78 = 2.46 − 0.68"), ans.answer

@@ -1,8 +1,9 @@
 """Which two table cells an arithmetic question combines, and in which order: the second operand of a
 difference, sum, ratio, share or growth beside the best cell (same row for a change over time, a row the
 question names for a comparison, never a range such as "100-199" nor a row number under "序号"), and
-(earlier, later) / (part, whole) / "A比B多几个" order. Rules (``docs/extractive-rules.md``, 42-43): second
-operand (same row x2 for a change, named row x3, x(1 + 0.5 x new terms)) and operand order."""
+(earlier, later) / (part, whole) / "A比B多几个" order. Rules (``docs/extractive-rules.md``, 42-43, 81): second
+operand (same row x2 for a change, named row x3, x(1 + 0.5 x new terms), of the best cell's kind: no
+percentage beside a count) and operand order."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
+from docrag.generation.extractive_math import comparable
 from docrag.generation.extractive_tables import Row, is_serial, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
@@ -47,6 +49,8 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
         if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
                 u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()) or is_serial(u.cell):
             continue   # a range such as "100-199" is a key, a row number counts rows: neither is an operand
+        if not comparable(op, (tc.value, tc.header_text), (u.cell.value, u.cell.header_text)):
+            continue   # same_kind_operand: a percentage beside a count is no operand of it
         same_row = u.cell.row is tc.row
         same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
         if same_row or same_col:
