@@ -430,10 +430,19 @@ def test_a_fiscal_year_reads_the_twelve_months_column_and_a_quarter_the_three_mo
 
 def test_the_second_operand_is_of_the_best_cells_kind(tmp_path):
     """A broker note's factor table: "新反转因子的信息比率比传统反转因子高多少" paired the information ratio with
-    the same row's percentage return and refused (issue 23); the operand of its kind is the other row's ratio."""
-    page = _table_page(tmp_path, [["因子", "年化收益", "信息比率"],
-                                  ["新反转因子New_Ret20", "7.99%", "2.46"],
-                                  ["传统反转因子Ret20", "3.10%", "0.68"]], "f")
-    ans = get_generator("extractive", embed=False).generate(
-        "新反转因子New_Ret20的信息比率比传统反转因子Ret20高多少？", [page])
-    assert ans.answer.startswith("1.78 = 2.46 − 0.68"), ans.answer
+    the same row's percentage return, which scored higher, and refused (issue 23); the operand of its kind is
+    the other row's ratio."""
+    from docrag.generation.extractive_operands import second_operand
+    from docrag.generation.extractive_units import Unit
+    page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, "x", BlockKind.TABLE)], doc_id="f", page_no=1)
+    block, table = page.blocks[0], object()
+    new = Row("新反转因子New_Ret20", None, [Cell("7.99%", None), Cell("2.46", None)], 0)
+    old = Row("传统反转因子Ret20", None, [Cell("3.10%", None), Cell("0.68", None)], 1)
+
+    def unit(row: Row, i: int, header: str) -> Unit:
+        tc = TableCell(row.cells[i].text, row, row.cells[i], [header], "")
+        return Unit(tc.value, page, 1, block, block.box, kind="cell", cell=tc, table=table)  # type: ignore[arg-type]
+
+    best, same_row, other_row = unit(new, 1, "信息比率"), unit(new, 0, "年化收益"), unit(old, 1, "信息比率")
+    question = "新反转因子New_Ret20的信息比率比传统反转因子Ret20高多少？"
+    assert second_operand("difference", question, best, [best, same_row, other_row], [1.0, 0.9, 0.1]) is other_row
