@@ -446,3 +446,26 @@ def test_the_second_operand_is_of_the_best_cells_kind(tmp_path):
     best, same_row, other_row = unit(new, 1, "信息比率"), unit(new, 0, "年化收益"), unit(old, 1, "信息比率")
     question = "新反转因子New_Ret20的信息比率比传统反转因子Ret20高多少？"
     assert second_operand("difference", question, best, [best, same_row, other_row], [1.0, 0.9, 0.1]) is other_row
+
+
+def test_arithmetic_on_the_figures_of_one_sentence(tmp_path):
+    """Central-bank minutes state changes in prose ("fell from 6.8 per cent in 2022-23 to 4.0 per cent",
+    "projected at 0.6 and 1.3 percent for 2024 and 2025, respectively"); the generator quoted the sentence
+    without the asked difference (issue 23). Periods are not figures ("from 2019 to 2021")."""
+    from docrag.generation.extractive_prose_math import prose_arithmetic
+    page = make_page(tmp_path, [Region((72, 100, 540, 200), GREY,
+                                       "Private consumption expenditure growth, however, fell from 6.8 per cent in "
+                                       "2022-23 to 4.0 per cent in 2023-24. Headline inflation was projected at 0.6 "
+                                       "and 1.3 percent for 2024 and 2025, respectively.")], doc_id="m", page_no=1)
+    gen = get_generator("extractive", embed=False)
+    fell = gen.generate("By how many percentage points did private consumption expenditure growth fall?", [page])
+    assert fell.answer.startswith("2.8 = 6.8 − 4.0"), fell.answer
+    higher = gen.generate("How much higher was the headline inflation projection for 2025 than for 2024?", [page])
+    assert higher.answer.startswith("0.7 = 1.3 − 0.6"), higher.answer
+    zh = prose_arithmetic("growth", "2015年净利润较2013年的增长率是多少？",
+                          "2013 年、 2014 年和 2015 年,上市公司实现的净利润分别为 4,028.10 万元、"
+                          " 2,412.44 万元和 2,513.06 万元。")
+    assert zh is not None and zh.text.startswith("-37.6% = (2,513.06 − 4,028.10) / 4,028.10")
+    assert prose_arithmetic("difference", "下降了多少", "收益率由2023年度的46.67%下降至2024年度的37.07%").text == \
+        "9.60 = 46.67 − 37.07"
+    assert prose_arithmetic("difference", "how much did revenue rise", "From 2019 to 2021, revenue rose.") is None

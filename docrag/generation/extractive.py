@@ -58,6 +58,7 @@ from docrag.generation.extractive_cues import parts_of
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_math import operation_of
+from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
     cue_product,
@@ -235,6 +236,10 @@ class ExtractiveGenerator:
         else:
             used = [best]
             parts = [figure_answer(best, question, idf) if best.kind == "figure" else best.text]
+            res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
+            if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
+                parts = [f"{res.text} ({best.text})"]
+                meta["arithmetic"] = {"op": op, "value": res.value, "inputs": "sentence"}
         # the document's name is not evidence to complete: only asked terms count for complementary units
         named_only = set(tokenize(reference)) - set(tokenize(asked))
         covered = complement(used, parts, units, order, scores, scores[bi], docs,

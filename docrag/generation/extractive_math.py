@@ -112,7 +112,7 @@ def compute(op: str, first: str, second: str) -> Result | None:
     a, b = parse_number(first), parse_number(second)
     if a is None or b is None:
         return None
-    like = first if "." in first else second
+    like = max((first, second), key=lambda t: len(t.split(".")[1]) if "." in t else -1)   # the finer one
     if op == "difference":
         v = b - a
         return Result(op, v, f"{_fmt(v, like)} = {second} − {first}")

@@ -1,0 +1,69 @@
+"""Arithmetic on the figures of one quoted sentence (rule 82 ``prose_math``): "fell from 6.8 per cent in
+2022-23 to 4.0 per cent in 2023-24" answers "by how many percentage points did it fall" with 2.8; "projected at
+0.6 and 1.3 percent for 2024 and 2025, respectively" and "2013 年、2014 年和 2015 年……分别为 4,028.10 万元、
+2,412.44 万元和 2,513.06 万元" give each period its figure, and the two periods the question names are combined.
+The result shows its inputs, as table arithmetic does (:mod:`~docrag.generation.extractive_math`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docrag.generation.extractive_math import Result, compute
+
+_NUM = r"-?\d[\d,]*(?:\.\d+)?"
+_PCT = r"\s*(?:%|per\s?cent|percent)?"
+_FROM_TO = re.compile(rf"\bfrom\s+(?:around\s+|about\s+|\(-\)\s*)?(?P<a>{_NUM}){_PCT}[^.;]{{0,60}}?\bto\s+"
+                      rf"(?:around\s+|about\s+)?(?P<b>{_NUM}){_PCT}", re.IGNORECASE)
+_PERIOD_ZH = r"(?:\d{4}\s*年(?:度|末)?的?)?"
+_FROM_TO_ZH = re.compile(rf"(?:由|从)\s*{_PERIOD_ZH}\s*(?P<a>{_NUM})(?!\s*年)\s*(?:%|万元|亿元|元|个百分点)?"
+                         rf"[^，。；]{{0,20}}?(?:下降|增长|上升|提高|降低|减少|增加|回落|升)?(?:至|到)\s*{_PERIOD_ZH}\s*"
+                         rf"(?P<b>{_NUM})(?!\s*年)")
+_RESPECTIVELY = re.compile(rf"(?P<vals>{_NUM}(?:{_PCT}\s*(?:,|and)\s*{_NUM})+){_PCT}[^.;]{{0,40}}?\bfor\s+"
+                           r"(?P<keys>[\w-]+(?:\s*(?:,|and)\s*[\w-]+)+),?\s+respectively", re.IGNORECASE)
+_SEPARATELY_ZH = re.compile(r"(?P<keys>(?:\d{4}\s*年(?:度)?\s*[、,，和及与]\s*)+\d{4}\s*年(?:度)?)[^。；]{0,40}?"
+                            rf"分别为\s*(?P<vals>{_NUM}[^、,，和及与。；]{{0,6}}"
+                            rf"(?:\s*[、,，和及与]\s*{_NUM}[^、,，和及与。；]{{0,6}})+)")
+_YEAR = re.compile(r"(?:19|20)\d{2}(?:-\d{2})?")
+
+
+def _numbers(text: str) -> list[str]:
+    return re.findall(_NUM, text)
+
+
+def _keyed(text: str) -> dict[str, str]:
+    """{period: figure} of a "A and B for P1 and P2, respectively" / "P1、P2……分别为 A、B" sentence."""
+    for pattern in (_RESPECTIVELY, _SEPARATELY_ZH):
+        m = pattern.search(text)
+        if m is None:
+            continue
+        keys = _YEAR.findall(m.group("keys")) if pattern is _SEPARATELY_ZH else \
+            [k for k in re.split(r"\s*(?:,|and)\s*", m.group("keys")) if k]
+        vals = _numbers(m.group("vals"))
+        if len(keys) == len(vals) >= 2:
+            return dict(zip(keys, vals, strict=True))
+    return {}
+
+
+def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
+    """``op`` (difference or growth) on the two figures of ``text`` the question asks about, or None: a
+    "from A to B" change, or the figures of the two periods the question names in a "respectively" /
+    "分别为" sentence. A difference is shown as the larger minus the smaller (the question says which way)."""
+    if op not in ("difference", "growth"):
+        return None
+    keyed = _keyed(text)
+    asked = [k for k in keyed if k in question]
+    if len(asked) == 2:
+        first, second = sorted(asked)   # the earlier period first
+        a, b = keyed[first], keyed[second]
+    else:
+        m = _FROM_TO.search(text) or _FROM_TO_ZH.search(text)
+        if m is None:
+            return None
+        a, b = m.group("a"), m.group("b")
+        if any(re.fullmatch(r"(?:19|20)\d{2}", x) for x in (a, b)):
+            return None   # "from 2019 to 2021": periods, not figures
+    if op == "difference":
+        va, vb = float(a.replace(",", "")), float(b.replace(",", ""))
+        a, b = (b, a) if vb < va else (a, b)
+    return compute(op, a, b)
