@@ -469,3 +469,13 @@ def test_arithmetic_on_the_figures_of_one_sentence(tmp_path):
     assert prose_arithmetic("difference", "下降了多少", "收益率由2023年度的46.67%下降至2024年度的37.07%").text == \
         "9.60 = 46.67 − 37.07"
     assert prose_arithmetic("difference", "how much did revenue rise", "From 2019 to 2021, revenue rose.") is None
+
+
+def test_a_share_of_two_figures_named_in_one_sentence():
+    """"2021年被下架的App占通报违规App的比例" over "通报违规1549 款,下架514 款" (issue 23: the sentence was quoted
+    uncomputed): each figure is found by the words just before it; a sentence stating a share is quoted."""
+    from docrag.generation.extractive_prose_math import prose_arithmetic
+    text = "据工信部数据显示,2021 年全年组织对208 万款App 进行了技术检测,通报违规1549 款,下架514 款。"
+    res = prose_arithmetic("share", "2021年被下架的App占通报违规App的比例约是多少？", text)
+    assert res is not None and res.text == "33.2% = 514 / 1549"
+    assert prose_arithmetic("share", "下架的App占通报违规App的比例是多少？", "下架514款,占通报违规的33.2%。") is None

@@ -45,10 +45,46 @@ def _keyed(text: str) -> dict[str, str]:
     return {}
 
 
+_SHARE_ZH = re.compile(r"(?P<a>[^，。？?、]{2,16}?)占(?P<b>[^，。？?、]{2,16}?)的?(?:比例|比重|百分比)")
+_SHARE_EN = re.compile(r"\b(?:what|which)\s+(?:share|percentage|proportion|fraction)\s+of\s+(?:the\s+)?"
+                       r"(?P<b>[\w\s'-]{3,40}?)\s+(?:was|were|is|are|did|came from)\s+(?:the\s+)?"
+                       r"(?P<a>[\w\s'-]{3,40}?)(?:[,?.]|$)", re.IGNORECASE)
+
+
+def _named_figure(name: str, text: str, taken: set[int]) -> tuple[int, str] | None:
+    """The figure of ``text`` whose nearby words (the 8 characters before it) share most characters with
+    ``name`` (at least half of the fewer): (its position, its text), or None."""
+    want = {ch for ch in name.lower() if ch.isalnum() and not ch.isdigit()}
+    best: tuple[float, int, str] | None = None
+    for m in re.finditer(_NUM, text):
+        if m.start() in taken or re.fullmatch(r"(?:19|20)\d{2}", m.group(0)):
+            continue
+        near = {ch for ch in text[max(0, m.start() - 8):m.start()].lower() if ch.isalnum() and not ch.isdigit()}
+        fit = len(want & near) / min(len(want), len(near)) if want and near else 0.0
+        if fit >= 0.5 and (best is None or fit > best[0]):
+            best = (fit, m.start(), m.group(0))
+    return (best[1], best[2]) if best else None
+
+
+def prose_share(question: str, text: str) -> Result | None:
+    """``prose_math`` share: "下架的App占通报违规App的比例" over "通报违规1549 款,下架514 款": the figure named by
+    the part over the one named by the whole, each found by the words just before it."""
+    m = _SHARE_ZH.search(question) or _SHARE_EN.search(question)
+    if m is None or "%" in text or "per cent" in text or "percent" in text:
+        return None   # the sentence states a share itself: it is quoted
+    part = _named_figure(m.group("a"), text, set())
+    whole = _named_figure(m.group("b"), text, {part[0]} if part else set())
+    if part is None or whole is None:
+        return None
+    return compute("share", part[1], whole[1])
+
+
 def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
     """``op`` (difference or growth) on the two figures of ``text`` the question asks about, or None: a
     "from A to B" change, or the figures of the two periods the question names in a "respectively" /
     "分别为" sentence. A difference is shown as the larger minus the smaller (the question says which way)."""
+    if op == "share":
+        return prose_share(question, text)
     if op not in ("difference", "growth"):
         return None
     keyed = _keyed(text)
