@@ -366,7 +366,7 @@ def test_chart_data_labels_are_plain_figures_over_axis_categories():
     inside the bars, a legend under the axis; a Chinese chart whose legend came out a character at a time
     under its year axis. Each quarter gets its bar's figure; no legend word, lone character or misread
     takes one, and a year is a category, never a value."""
-    from docrag.generation.extractive_units import data_labels
+    from docrag.generation.extractive_chart_labels import data_labels
     quarters = ["Q4'21", "Q1'22", "Q2'22", "Q3'23"]
     labels = [_label(v, 173 + 130 * i, 400 - 20 * i, 229 + 130 * i, 424 - 20 * i)
               for i, v in enumerate(["$843", "$875", "$943", "$1,034"])]

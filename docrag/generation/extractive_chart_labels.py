@@ -1,0 +1,45 @@
+"""A chart's data labels read from its words: which figure is printed over which axis category (rule 78
+``chart_labels``, ``docs/extractive-rules.md``)."""
+
+from __future__ import annotations
+
+import re
+
+from docrag.generation.extractive_tables import is_number
+from docrag.types import Block
+
+_PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
+_YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
+
+
+def data_labels(labels: list[Block]) -> dict[str, str]:
+    """Category label -> the numbers printed in the same column above it, top to bottom (a bar's data
+    label, a line's), joined by ", ".
+
+    ``chart_labels``: a year is a category, never a data label; a data label is a plain figure ("$1,034",
+    "22%", not an OCR misread such as "8B"); a lone character (an OCR'd legend read a character at a
+    time) is no category; where three or more categories share a row (the axis), only they are, and no
+    number reaches a category through the axis row (a legend under the axis labels)."""
+    def year(b: Block) -> bool:
+        return bool(_YEARISH.match(b.text.strip().rstrip("年")))
+
+    cats = [b for b in labels if (year(b) or not is_number(b.text.strip())) and len(b.text.split()) <= 3
+            and len(b.text.strip()) >= 2]
+    nums = [b for b in labels if not year(b) and _PLAIN_NUMBER.fullmatch(b.text.strip())]
+    def in_row(b: Block) -> bool:   # a category of a row of three or more (the axis labels)
+        cy = (b.box.y0 + b.box.y1) / 2
+        return sum(o.box.y0 <= cy <= o.box.y1 for o in cats) >= 3
+
+    axis = [o for o in cats if in_row(o)]
+    out: dict[str, str] = {}
+    for c in axis or cats:   # with an axis row, a word off it ("CAB", an OCR misread in a bar) names no bar
+        cx = (c.box.x0 + c.box.x1) / 2
+        above = [n for n in nums if n.box.y1 <= c.box.y0 + 1 and n.box.x0 - 6 <= cx <= n.box.x1 + 6]
+        above = [n for n in above if not any(o is not c and n.box.y1 <= o.box.y0 and o.box.y1 <= c.box.y0 + 1
+                                              and o.box.x0 < n.box.x1 and o.box.x1 > n.box.x0 for o in axis)]
+        if above:   # every series' label in the column, top to bottom (a bar's figure, then its growth line's)
+            column = sorted(above, key=lambda n: n.box.y0)
+            out[re.sub(r"\s+", " ", c.text).strip()] = ", ".join(n.text.strip() for n in column)
+    if axis and len(out) < 0.5 * len(axis):
+        return {}   # labels over a few axis categories only: stray OCR'd marks, not the chart's data labels
+    return out
