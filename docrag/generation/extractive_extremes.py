@@ -172,7 +172,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     pick = max if "max" in wants else min
     across = _across_row(units, rows, max(f for f, _ in fits.values()))
     if across:   # the question names a row and asks which column: the row's extreme cell
-        return pick(across, key=lambda u: _size(u))
+        return pick(across, key=_size)
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
     column = max(fits, key=lambda k: (fits[k][0] >= 0.5, named[k[0]], fits[k]))
     fit = fits[column][0]
@@ -180,7 +180,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         return None   # no column named by most of its header, or two columns of one table named as well
     col = [u for u in units if u.cell is not None and id(u.table) == column[0]
            and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None]
-    return pick(col, key=lambda u: _size(u))
+    return pick(col, key=_size)
 
 
 # a loss printed negative ("-15.24%" 最大回撤) is smallest when closest to zero

@@ -92,12 +92,15 @@ def formula_operands(formula: Formula, units: Sequence[Unit],
     (a, b). None when either name labels no cell."""
     cells = [(u, s) for u, s in zip(units, scores, strict=True)
              if u.cell is not None and parse_number(u.cell.value) is not None and not is_serial(u.cell)]
-    firsts = [(_match(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)
-              if _match(formula.a, u) >= MIN_NAME_MATCH]
-    for _, _, _, a in sorted(firsts, key=lambda t: (-t[0], -t[1], t[2]))[:3]:
-        seconds = [(_match(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)
-                   if u.cell is not a.cell and _match(formula.b, u) >= MIN_NAME_MATCH and _beside(a, u)]
-        if seconds:
-            b = min(seconds, key=lambda t: (-t[0], -t[1], t[2]))[3]
+    named_a = [(_match(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    named_b = [(_match(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
+
+    def ranked(named: list[tuple[float, float, int, Unit]]) -> list[Unit]:   # best name fit, then score
+        return [u for m, _, _, u in sorted(named, key=lambda t: (-t[0], -t[1], t[2])) if m >= MIN_NAME_MATCH]
+
+    seconds = ranked(named_b)
+    for a in ranked(named_a)[:3]:
+        b = next((u for u in seconds if u.cell is not a.cell and _beside(a, u)), None)
+        if b is not None:
             return (b, a) if formula.op == "difference" else (a, b)
     return None

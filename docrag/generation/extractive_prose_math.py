@@ -25,6 +25,7 @@ _SEPARATELY_ZH = re.compile(r"(?P<keys>(?:\d{4}\s*年(?:度)?\s*[、,，和及�
                             rf"分别为\s*(?P<vals>{_NUM}[^、,，和及与。；]{{0,6}}"
                             rf"(?:\s*[、,，和及与]\s*{_NUM}[^、,，和及与。；]{{0,6}})+)")
 _YEAR = re.compile(r"(?:19|20)\d{2}(?:-\d{2})?")
+_BARE_YEAR = re.compile(r"(?:19|20)\d{2}")   # a figure that is a year: a period, not an amount
 
 
 def _numbers(text: str) -> list[str]:
@@ -57,7 +58,7 @@ def _named_figure(name: str, text: str, taken: set[int]) -> tuple[int, str] | No
     want = {ch for ch in name.lower() if ch.isalnum() and not ch.isdigit()}
     best: tuple[float, int, str] | None = None
     for m in re.finditer(_NUM, text):
-        if m.start() in taken or re.fullmatch(r"(?:19|20)\d{2}", m.group(0)):
+        if m.start() in taken or _BARE_YEAR.fullmatch(m.group(0)):
             continue
         near = {ch for ch in text[max(0, m.start() - 8):m.start()].lower() if ch.isalnum() and not ch.isdigit()}
         fit = len(want & near) / min(len(want), len(near)) if want and near else 0.0
@@ -97,7 +98,7 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
         if m is None:
             return None
         a, b = m.group("a"), m.group("b")
-        if any(re.fullmatch(r"(?:19|20)\d{2}", x) for x in (a, b)):
+        if any(_BARE_YEAR.fullmatch(x) for x in (a, b)):
             return None   # "from 2019 to 2021": periods, not figures
     if op == "difference":
         va, vb = float(a.replace(",", "")), float(b.replace(",", ""))

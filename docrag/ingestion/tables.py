@@ -255,10 +255,11 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     grid = [sum(b.expanded(2.0).intersection_area(v) > 0 for v in vert) >= 2 for b in boxes]
     blocks: list[Block] = []
     for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
+        cols: list[float] = []
         if is_grid:
             box = _within_verticals(box, vert)
+            cols = _grid_columns(box, vert)
         inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
-        cols = _grid_columns(box, vert) if is_grid else []
         if is_grid:
             inside = [_split_at_rules(r, vert) for r in inside]
         for segment in _segments_between_prose(inside, cols):
@@ -486,8 +487,7 @@ def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
         if tab.row_count < 2 or tab.col_count < 2:
             continue
         grid: list[list[tuple[Box, str] | None]] = []
-        placed: set[int] = set()
-        row_of: dict[int, tuple[Word, int]] = {}
+        row_of: dict[int, tuple[Word, int]] = {}   # id(word) -> (word, the finder's row it fell in)
         for ri, row in enumerate(tab.rows):
             cells: list[tuple[Box, str] | None] = []
             for cell in row.cells:
@@ -497,17 +497,16 @@ def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
                 cb = to_display_box(frame, *cell)
                 inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
                 inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
-                placed.update(id(w) for w in inside)
                 row_of.update((id(w), (w, ri)) for w in inside)
                 cells.append((cb, join_words([w.text for w in inside])))
             grid.append(cells)
+        if _cuts_lines(row_of):
+            continue   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
         rows, boxes = merged_columns(grid)
         tbox = to_display_box(frame, *tab.bbox)
         if not rows or len(rows[0]) < 2:
             continue
-        if _cuts_lines(row_of):
-            continue   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
-        if any(id(w) not in placed and tbox.contains(w.box, tol=1.0) for w in words):
+        if any(id(w) not in row_of and tbox.contains(w.box, tol=1.0) for w in words):
             boxes = []  # words in no cell: rules the finder missed (a label column), its grid is incomplete
         out.append((tbox, rows, boxes))
     return sorted(out, key=lambda t: t[0].y0)
