@@ -13,7 +13,6 @@ from docrag.generation.extractive_cues import (
     language_fit,
     missing_nouns,
     most_specific,
-    parts_of,
     reference_fit,
 )
 from docrag.generation.extractive_units import units_of
@@ -77,44 +76,6 @@ def test_count_cue():
     assert count_cue("How many wines of cultivar 2 are there?") == ("en", "wines")
     assert count_cue("恶性肿瘤的面积约为良性肿瘤的几倍？") is None   # a ratio, not a count
     assert count_cue("What is the mean alcohol content?") is None
-
-
-@pytest.mark.parametrize(("question", "parts"), [
-    ("What were Apple's growth from 2019 to 2021 and the S&P 500's closing level in 2021?",
-     ["What were Apple's growth from 2019 to 2021", "the S&P 500's closing level in 2021"]),
-    ("How many wines were analysed, and what is the median ash content of all wines?",
-     ["How many wines were analysed", "what is the median ash content of all wines"]),
-    ("每个物种有多少个样本？数据是哪一年发表的？", ["每个物种有多少个样本", "数据是哪一年发表的？"]),
-    ("苹果公司股价涨幅是多少，标普500指数收于多少点？", ["苹果公司股价涨幅是多少", "标普500指数收于多少点？"]),
-    ("良性肿瘤的平均紧凑度和最差周长均值分别是多少？", ["良性肿瘤的平均紧凑度是多少", "良性肿瘤的最差周长均值是多少"]),
-    ("微软和亚马逊的年末股价分别是多少？", ["微软的年末股价是多少", "亚马逊的年末股价是多少"]),
-])
-def test_two_fact_questions_are_split(question, parts):
-    assert parts_of(question) == parts
-
-
-@pytest.mark.parametrize("question", [
-    "What is the difference in mean alcohol between cultivar 1 and cultivar 2?",   # a comparison
-    "What was IBM's price in 2020 and how did it compare with 2019?",              # refers back
-    "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
-    "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
-])
-def test_one_fact_questions_stay_whole(question):
-    assert parts_of(question) == [question]
-
-
-def test_two_fact_question_cites_evidence_on_both_pages(tmp_path):
-    p1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Revenue in 2011 was 5.2 million dollars.")],
-                   doc_id="a", page_no=1)
-    p2 = make_page(tmp_path, [Region((72, 300, 540, 360), GREY, "The Berlin office employed 42 engineers.")],
-                   doc_id="a", page_no=2)
-    other = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Weather was mild across the year.")],
-                      doc_id="b", page_no=1)
-    ans = get_generator("extractive", embed=False).generate(
-        "What was the revenue in 2011, and how many engineers did the Berlin office employ?", [p1, other, p2])
-    assert "5.2 million" in ans.answer and "42 engineers" in ans.answer
-    assert {c.page_id for c in ans.citations} == {"a:1", "a:2"}
-    assert ans.meta["parts"] == ["What was the revenue in 2011", "how many engineers did the Berlin office employ"]
 
 
 def test_evidence_in_another_language_than_the_question_loses(tmp_path):

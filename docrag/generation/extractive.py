@@ -54,10 +54,10 @@ from docrag.generation.extractive_answer import (
     confidence,
     figure_answer,
 )
-from docrag.generation.extractive_cues import parts_of
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_math import operation_of
+from docrag.generation.extractive_parts import answers_every_part, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
@@ -126,7 +126,7 @@ class ExtractiveGenerator:
     # -- answer assembly (docrag/generation/extractive_answer.py) ------------------------------------
     def generate(self, question: str, pages: Sequence[Page]) -> Answer:
         """Answer ``question`` from ``pages``; a question asking for several facts is answered part
-        by part (:func:`~docrag.generation.extractive_cues.parts_of`), each part citing its evidence.
+        by part (:func:`~docrag.generation.extractive_parts.parts_of`), each part citing its evidence.
         The units used are then grounded (:mod:`docrag.grounding`): each citation becomes the whole
         region holding them (paragraph, table, chart) with the units as its focus."""
         answer = self._generate(question, pages)
@@ -142,7 +142,7 @@ class ExtractiveGenerator:
             units.extend(units_of(page, rank))
         whole = self._answer(question, pages, units, t0)
         parts = parts_of(question)
-        if len(parts) < 2 or not whole.citations:
+        if len(parts) < 2 or not whole.citations or answers_every_part(whole.answer, parts):
             return whole
         answers = self._one_document(question, parts, pages, units, t0)
         answered = [a for a in answers if a.citations]

@@ -258,14 +258,15 @@ def complement(used: list[Unit], parts: list[str], units: Sequence[Unit], order:
                max_citations: int) -> set[str]:
     """Complementary evidence: add to ``used`` and ``parts`` the units of other blocks, in score order (down
     to 0.6 x ``top``, the answering unit's score), that cover question terms the ones used do not; returns
-    the question terms covered."""
+    the question terms covered. Only the answering unit's document completes it (one_document)."""
     covered = set().union(*(docs[units.index(u)] for u in used)) & idf.keys()
     total = sum(idf.values()) or 1.0
+    doc = used[0].page.doc_id
     for i in order[1:]:
         if len(used) >= max_citations or scores[i] < 0.6 * top:
             break
         u = units[i]
-        if any(u.block is v.block and u.page.page_id == v.page.page_id for v in used):
+        if u.page.doc_id != doc or any(u.block is v.block and u.page.page_id == v.page.page_id for v in used):
             continue
         gain = sum(idf[t] for t in (docs[i] & idf.keys()) - covered) / total
         if gain < 0.15:

@@ -1,5 +1,5 @@
 """Question cues of the ``extractive`` generator: whole-label matching of table headers and row labels,
-count questions, and decomposing a question that asks for two facts.
+and count questions.
 
 * **Labels**: when the question names a column header (or row label) *whole*, cells under a sibling
   header that only shares part of it lose ("维吉尼亚鸢尾" beside a named "变色鸢尾"); a label that is only
@@ -10,12 +10,10 @@ count questions, and decomposing a question that asks for two facts.
 * **Missing nouns**: Chinese nouns of the question that no page read contains lower the confidence.
 * **Extremes** (:mod:`~docrag.generation.extractive_extremes`): "the heaviest", "最高" favour a maximum column.
 * **Language**: evidence on a page in another language than the question's loses.
-* **Parts**: "X and what is Y?", "X，Y是多少？", "X？Y？", "A的X和Y分别是多少" are split into parts; each part
-  is answered on all pages read and every part's evidence is cited.
 
 Rules (``docs/extractive-rules.md``, 17-19, 21, 46, 50, 77, 80): label fit (x0.55 column, x0.7 row), language
 fit (x0.75), reference fit (x1.4 / x0.7), key fit (x0.5), chart category fit (x1.4), period span fit
-(x1.2 / x0.75, 80), parts, missing nouns.
+(x1.2 / x0.75, 80), missing nouns. Parts (21): :mod:`~docrag.generation.extractive_parts`.
 Name fit and date fit (20, 22) were removed: they served only the generated documents, and the real dev set's
 seen split scored no worse without them.
 """
@@ -267,45 +265,3 @@ def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss:
         else:
             out.append(1.0)
     return out
-
-
-_ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
-                   r"do|is|are|was|were)\b", re.IGNORECASE)
-_SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
-                       r"the|its|their|his|her)\b)", re.IGNORECASE)
-_SPLIT_ZH = re.compile(r"[？?；;]\s*(?=\S)|[，,]\s*(?=\S)")
-_BOTH = re.compile(r"^(.*的)?(.+?)(?:和|与|及|以及)(.+?)分别(.*)$")
-
-
-_PRONOUN = re.compile(r"\b(?:it|they|them|this|that|these|those)\b", re.IGNORECASE)
-
-
-def parts_of(question: str) -> list[str]:
-    """The sub-questions of a question that asks for two or more facts (one part when it asks for one).
-    A comparison ("A与B相差多少", "between 2019 and 2021") and a part that refers back ("and how did it
-    compare") stay one question."""
-    q = question.strip()
-    m = _BOTH.match(q.rstrip("？?"))
-    if m:  # "A的X和Y分别是多少": two measures of one subject; "A和B的X分别是多少": one measure of two
-        subject, a, b, tail = m.group(1) or "", m.group(2), m.group(3), m.group(4)
-        if not subject and "的" in b:
-            return [f"{a}{b[b.index('的'):]}{tail}", f"{b}{tail}"]
-        return [f"{subject}{a}{tail}", f"{subject}{b}{tail}"]
-    if _CJK.search(q):
-        parts: list[str] = []
-        buffer = ""
-        for piece in (p.strip() for p in _SPLIT_ZH.split(q)):
-            if not piece:
-                continue
-            buffer = f"{buffer}，{piece}" if buffer else piece
-            if _ASKS.search(piece):
-                parts.append(buffer)
-                buffer = ""
-        if buffer and parts:
-            parts[-1] = f"{parts[-1]}，{buffer}"
-        return parts if len(parts) >= 2 else [q]
-    pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
-    if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_PRONOUN.search(p) for p in pieces[1:]) \
-            or any(len(p.split()) < 2 for p in pieces):
-        return [q]
-    return pieces

@@ -1,0 +1,152 @@
+"""The parts of a question that asks for several facts (rule 21 of ``docs/extractive-rules.md``).
+
+Each part is answered on all pages read and every part's evidence is cited
+(:meth:`~docrag.generation.extractive.ExtractiveGenerator.generate`).
+
+* English: "X, and what is Y?" splits before the second question; a part that only refers back ("and how
+  did it compare", "what was it", "by how much") stays with the first.
+* Chinese: clauses ("X？Y？", "X，Y是多少") are split where each asks something; a clause that names
+  several items of one measure is split per item: "A的X、Y和Z分别是多少" (X, Y, Z of A), "A和B的X分别
+  是多少" (X of A and of B), "A的X和Y是多少" (without 分别, when X and Y are not summed: "X和Y的合计").
+  Nothing inside a title 《…》, brackets or quotes is split, and "A与B相差多少" stays one question.
+"""
+from __future__ import annotations
+
+import re
+
+from docrag.generation.extractive_units import tokenize
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
+                   r"do|is|are|was|were)\b", re.IGNORECASE)
+_SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
+                       r"the|its|their|his|her|by how much)\b)", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(?:it|they|them|this|that|these|those|then)\b", re.IGNORECASE)
+_REFERS_BACK = re.compile(r"^(?:how|why)\s+(?:does|did|do|has|have|is|was|would)\s+(?:it|they|this|that|these|those)\b",
+                          re.IGNORECASE)
+_OPEN, _CLOSE = "《（(“‘「【[", "》）)”’」】]"
+_CLAUSE_END = "？?；;，,"
+_EACH = re.compile(r"分别|各(?=是|为|有|多少|如何|约)")       # "分别是多少", "各是多少"
+_IS_HOW_MUCH = re.compile(r"(?:是|为)多少[？?]?$")
+_TOGETHER = re.compile(r"的|合计|总和|之和|总计|共|差|比")   # "A和B的合计是多少": one figure
+_LIST_SEP = ("以及", "和", "与", "及", "、")
+# "公司总资产和归属于上市公司股东的净资产": the first item is a measure itself, not a name the last one's measure is of
+_MEASURE = re.compile(r"(?:收入|利润|资产|负债|率|额|规模|量|数|值|费用|成本|价格|价|比例|比重|占比|增速|增长|收益)$")
+_BRACKETED = re.compile(r"（[^）]*）|\([^)]*\)")
+# "大约是多少": a clause with no subject of its own
+_ASK_ONLY = re.compile(r"大约|约|是|为|多少|了|其|几|什么|哪|如何|各|分别|[？?]")
+
+
+def _outside(text: str) -> list[bool]:
+    """For each character: whether it stands outside every bracket, title mark and quote."""
+    depth, out = 0, []
+    for ch in text:
+        if ch in _CLOSE:
+            depth = max(0, depth - 1)
+        out.append(depth == 0 and ch not in _CLOSE)
+        if ch in _OPEN:
+            depth += 1
+    return out
+
+
+def _split_outside(text: str, seps: tuple[str, ...]) -> list[str]:
+    """``text`` split at every separator that stands outside brackets and quotes."""
+    free = _outside(text)
+    pieces, start, i = [], 0, 0
+    while i < len(text):
+        sep = next((s for s in seps if text.startswith(s, i) and free[i]), None)
+        if sep is None:
+            i += 1
+            continue
+        pieces.append(text[start:i])
+        i = start = i + len(sep)
+    pieces.append(text[start:])
+    return pieces
+
+
+def _items(clause: str) -> list[str]:
+    """One clause per named item of ``clause`` ("A的X和Y分别是多少" -> "A的X是多少", "A的Y是多少");
+    ``[clause]`` when it names one thing."""
+    free = _outside(clause)
+    each = next((m for m in _EACH.finditer(clause) if free[m.start()]), None)
+    if each is not None:
+        before, tail, seps = clause[:each.start()], clause[each.end():], _LIST_SEP
+    elif (m := _IS_HOW_MUCH.search(clause)) is not None:
+        before, tail, seps = clause[:m.start()], m.group(0), tuple(s for s in _LIST_SEP if s != "与")
+    else:
+        return [clause]
+    if not tail or not before:
+        return [clause]
+    # the subject ends at the last 的 (outside brackets) that still has a list after it
+    subject, items = "", _split_outside(before, seps)
+    for i in range(len(before) - 1, -1, -1):
+        if before[i] == "的" and free[i] and "、" not in before[:i]:
+            rest = _split_outside(before[i + 1:], seps)
+            if len(rest) >= 2:
+                subject, items = before[: i + 1], rest
+                break
+    if len(items) < 2 or len(items) > 6 or any(not x.strip() for x in items):
+        return [clause]
+    if each is None and (not subject or any(_TOGETHER.search(x) for x in items)):
+        return [clause]
+    owner = items[-1].split("的", 1)[0]
+    if not subject and "的" in items[-1] and not _MEASURE.search(_BRACKETED.sub("", items[0])):
+        measure = items[-1][len(owner):]   # "微软和亚马逊的年末股价": one measure of several names
+        items = [x if "的" in x else x + measure for x in items]
+    return [f"{subject}{x}{tail}" for x in items]
+
+
+def _parts_zh(q: str) -> list[str]:
+    free = _outside(q)
+    clauses, start = [], 0
+    for i, ch in enumerate(q[:-1]):   # the closing "？" stays with the last clause
+        if ch in _CLAUSE_END and free[i]:
+            clauses.append(q[start:i].strip())
+            start = i + 1
+    clauses.append(q[start:].strip())
+    parts: list[str] = []
+    context: list[str] = []
+    for clause in filter(None, clauses):
+        if not _ASKS.search(clause):
+            context.append(clause)
+            continue
+        if parts and not context and len(_ASK_ONLY.sub("", clause)) < 2:   # "X最高的是哪个？是多少？"
+            parts[-1] = f"{parts[-1]}，{clause}"
+            continue
+        lead = "，".join(context)
+        parts += [f"{lead}，{x}" if lead else x for x in _items(clause)]
+        context = []
+    if context and parts:
+        parts[-1] = f"{parts[-1]}，{'，'.join(context)}"
+    return parts if len(parts) >= 2 else [q]
+
+
+def _refers_back(piece: str) -> bool:
+    words = piece.split()
+    return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
+
+
+def parts_of(question: str) -> list[str]:
+    """The sub-questions of a question that asks for two or more facts (one part when it asks for one).
+    A comparison ("A与B相差多少", "between 2019 and 2021") and a part that refers back ("and how did it
+    compare") stay one question."""
+    q = question.strip()
+    if _CJK.search(q):
+        return _parts_zh(q)
+    pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
+    if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_refers_back(p) for p in pieces[1:]):
+        return [q]
+    return pieces
+
+
+def answers_every_part(answer: str, parts: list[str]) -> bool:
+    """Whether ``answer`` (to the whole question) names what each part alone asks for: the words of a part
+    that no other part has ("营业收入" of "…2015年营业收入是多少"). A listing of table cells often does
+    ("110,143.08 — 归属于母公司所有者的净利润; 4,810,115.48 — 营业收入"): then the parts add nothing."""
+    have = set(tokenize(answer))
+    words = [{t for t in tokenize(p) if len(t) > 1 or not _CJK.match(t)} for p in parts]
+    for i, own in enumerate(words):
+        own = own - set().union(*words[:i], *words[i + 1:])
+        if own and len(own & have) < 0.8 * len(own):
+            return False
+    return True

@@ -1,0 +1,99 @@
+"""The parts of a question that asks for several facts (docs/extractive-rules.md rules 45, 46)."""
+from __future__ import annotations
+
+import pytest
+
+from docrag.generation import get_generator
+from docrag.generation.extractive_parts import answers_every_part, parts_of
+from tests.support.synthetic_pages import Region, make_page
+
+GREY = (200, 200, 200)
+
+
+@pytest.mark.parametrize(("question", "parts"), [
+    ("What were Apple's growth from 2019 to 2021 and the S&P 500's closing level in 2021?",
+     ["What were Apple's growth from 2019 to 2021", "the S&P 500's closing level in 2021"]),
+    ("How many wines were analysed, and what is the median ash content of all wines?",
+     ["How many wines were analysed", "what is the median ash content of all wines"]),
+    # a second question with a pronoun that still names what it asks
+    ("What was the segment's revenue in millions for the quarter, and what growth rate did the release give for it "
+     "in constant currency?",
+     ["What was the segment's revenue in millions for the quarter",
+      "what growth rate did the release give for it in constant currency"]),
+    ("每个物种有多少个样本？数据是哪一年发表的？", ["每个物种有多少个样本", "数据是哪一年发表的？"]),
+    ("苹果公司股价涨幅是多少，标普500指数收于多少点？", ["苹果公司股价涨幅是多少", "标普500指数收于多少点？"]),
+    ("良性肿瘤的平均紧凑度和最差周长均值分别是多少？",
+     ["良性肿瘤的平均紧凑度是多少？", "良性肿瘤的最差周长均值是多少？"]),
+    ("微软和亚马逊的年末股价分别是多少？", ["微软的年末股价是多少？", "亚马逊的年末股价是多少？"]),
+    # three items, the report named before them in its own clause
+    ("某报告中，2015年营业收入、归属于母公司所有者的净利润和资产负债率分别是多少？",
+     ["某报告中，2015年营业收入是多少？", "某报告中，归属于母公司所有者的净利润是多少？",
+      "某报告中，资产负债率是多少？"]),
+    # the first item is a measure itself: it takes no measure from the last
+    ("截至年末公司总资产和归属于上市公司股东的净资产分别是多少？",
+     ["截至年末公司总资产是多少？", "归属于上市公司股东的净资产是多少？"]),
+    # names in brackets: the measure of the last applies to every name
+    ("局部因子5（高交易占比）和局部因子1（低交易占比）的年化ICIR分别是多少？",
+     ["局部因子5（高交易占比）的年化ICIR是多少？", "局部因子1（低交易占比）的年化ICIR是多少？"]),
+    # two measures of one subject without 分别
+    ("子公司前海影石2024年实现的营业收入和净利润是多少？",
+     ["子公司前海影石2024年实现的营业收入是多少？", "子公司前海影石2024年实现的净利润是多少？"]),
+    # the items of a clause after a comparison; the title's 与 is not a list
+    ("《收益的反转特性与因子构建》报告中，新因子相比传统因子，信息比率和最大回撤分别如何变化？",
+     ["《收益的反转特性与因子构建》报告中，新因子相比传统因子，信息比率如何变化？",
+      "《收益的反转特性与因子构建》报告中，新因子相比传统因子，最大回撤如何变化？"]),
+    # an ask-only clause stays with the part before it
+    ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
+])
+def test_questions_asking_several_facts_are_split(question, parts):
+    assert parts_of(question) == parts
+
+
+@pytest.mark.parametrize("question", [
+    "What is the difference in mean alcohol between cultivar 1 and cultivar 2?",   # a comparison
+    "What was IBM's price in 2020 and how did it compare with 2019?",              # refers back
+    "In which quarter was revenue highest, and what was it?",                      # refers back, nothing of its own
+    "Which is larger for the company, its exports or its market capitalisation, and by how much?",
+    "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
+    "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
+    "A公司和B公司的合计营业收入是多少？",                                              # one summed figure
+    "四位实际控制人直接持股比例合计是多少？",
+    # a list across a question mark is no list of one measure
+    "“随波逐流”因子与二者合成的因子相比，哪个信息比率最高？",
+])
+def test_one_fact_questions_stay_whole(question):
+    assert parts_of(question) == [question]
+
+
+def test_an_answer_naming_every_part_needs_no_parts():
+    parts = ["报告中，2015年营业收入是多少？", "报告中，资产负债率是多少？"]
+    assert answers_every_part("4,810,115.48 — 营业收入, 2015年; 60.37% — 资产负债率, 2015年", parts)
+    assert not answers_every_part("4,810,115.48 — 营业收入, 2015年", parts)
+    assert not answers_every_part("Revenue was 5.2 million.", ["What was revenue", "how many engineers were hired"])
+
+
+def test_two_fact_question_cites_evidence_on_both_pages(tmp_path):
+    p1 = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Revenue in 2011 was 5.2 million dollars, and "
+                                                                "revenue growth in 2011 was 12 percent.")],
+                   doc_id="a", page_no=1)
+    p2 = make_page(tmp_path, [Region((72, 300, 540, 360), GREY, "Our Berlin office had 42 engineers on staff.")],
+                   doc_id="a", page_no=2)
+    other = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Weather was mild across the year.")],
+                      doc_id="b", page_no=1)
+    question = "What was the revenue in 2011, and how many engineers worked at the Berlin office?"
+    ans = get_generator("extractive", embed=False).generate(question, [p1, other, p2])
+    assert "5.2 million" in ans.answer and "42 engineers" in ans.answer
+    assert {c.page_id for c in ans.citations} == {"a:1", "a:2"}
+    assert ans.meta["parts"] == ["What was the revenue in 2011", "how many engineers worked at the Berlin office"]
+
+
+def test_complementary_evidence_comes_from_the_answers_document(tmp_path):
+    revenue = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Revenue in 2011 was 5.2 million dollars.")],
+                        doc_id="a", page_no=1)
+    question = "What was revenue in 2011, the year the Berlin office opened?"
+    gen = get_generator("extractive", embed=False)
+    for doc, cited in (("a", {"a:1", "a:2"}), ("b", {"b:1"})):
+        office = make_page(tmp_path, [Region((72, 300, 540, 360), GREY, "The Berlin office opened in 2011.")],
+                           doc_id=doc, page_no=2 if doc == "a" else 1)
+        ans = gen.generate(question, [revenue, office])
+        assert {c.page_id for c in ans.citations} == cited, doc
