@@ -31,3 +31,11 @@ def test_a_figure_rounded_as_a_person_would_is_found(gold, answer):
 ])
 def test_a_stray_coarser_number_is_not_the_figure(gold, answer):
     assert not answer_quality.value_found(gold, answer)
+
+
+def test_a_chart_text_dump_states_no_figure():
+    """An answer quoting a chart's words because no data label answered ("[chart text: …]") does not state
+    the label or series it happens to hold (en-a-048: the RDG Internet Composite in the legend)."""
+    dump = "COMPARISON OF 5 YEAR CUMULATIVE TOTAL RETURN* [chart text: $300 $250 RDG Internet Composite 12/17]"
+    assert not answer_quality.figures_found(["RDG Internet Composite"], dump)
+    assert answer_quality.figures_found(["0.5", "Jan"], "0.5 — Jan (Chart 1. One-month percent change)")

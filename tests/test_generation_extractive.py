@@ -383,6 +383,25 @@ def test_chart_data_labels_are_plain_figures_over_axis_categories():
     assert data_labels(years + legend + bars) == {"2019": "28.8", "2020": "31.7", "2021": "37.2"}
 
 
+def test_a_charts_title_row_is_no_axis_and_a_drawing_needs_one():
+    """The BLS release's Chart 1 (issue 23, en-b-011): its title's words, a space apart in one row, had been
+    taken for an axis row twice as long as the months', so no month got its bar's label. A drawing's
+    text-layer words give labels only over an axis row (a slide's footer words are no categories)."""
+    from docrag.generation.extractive_chart_labels import data_labels
+    months = ["Jul'24", "Aug", "Sep", "Oct"]
+    labels = [_label(m, 91 + 36 * i, 213, 110 + 36 * i, 225) for i, m in enumerate(months)]
+    labels += [_label(v, 96 + 36 * i, 140 - 15 * i, 108 + 36 * i, 152 - 15 * i)
+               for i, v in enumerate(["0.1", "0.2", "0.3", "0.4"])]
+    title = [_label(w, 54 + 30 * i, 52, 80 + 30 * i, 64) for i, w in enumerate(
+        ["Chart", "One-month", "percent", "change", "in", "CPI", "for", "All", "Urban", "Consumers"])]
+    want = {"Jul'24": "0.1", "Aug": "0.2", "Sep": "0.3", "Oct": "0.4"}
+    assert data_labels(labels + title) == want
+    assert data_labels(labels + title, need_axis=True) == want
+    footer = [_label("8%", 300, 600, 320, 612), *(_label(w, 290 + 40 * i, 700, 325 + 40 * i, 712)
+                                                 for i, w in enumerate(["©2023", "TWILIO"]))]
+    assert data_labels(footer) != {} and data_labels(footer, need_axis=True) == {}
+
+
 def test_a_chart_labelling_the_asked_category_is_the_chart_asked_about(tmp_path):
     """Twilio's deck (issue 23): "what revenue is shown for Q3'23 in the Quarterly Revenue chart" was answered
     from a KPI graphic captioned "Q4'23 COMMUNICATIONS" beside the chart whose data labels name Q3'23."""

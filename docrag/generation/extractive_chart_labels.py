@@ -9,28 +9,38 @@ from docrag.generation.extractive_tables import is_number
 from docrag.types import Block
 
 _PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
+_AXIS_GAP = 0.8   # axis labels stand this many label heights apart (median); a title's words a space apart
 _YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
 
 
-def data_labels(labels: list[Block]) -> dict[str, str]:
+def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, str]:
     """Category label -> the numbers printed in the same column above it, top to bottom (a bar's data
     label, a line's), joined by ", ".
 
     ``chart_labels``: a year is a category, never a data label; a data label is a plain figure ("$1,034",
     "22%", not an OCR misread such as "8B"); a lone character (an OCR'd legend read a character at a
-    time) is no category; where three or more categories share a row (the axis), only they are, and no
-    number reaches a category through the axis row (a legend under the axis labels)."""
+    time) is no category; where three or more categories share a row set apart (the axis; not the title
+    above it, whose words run a space apart), only they are, and no number reaches a category through the
+    axis row (a legend under the axis labels). ``need_axis``: without an axis row no label names a bar (a
+    drawing's text-layer words: a slide's footer and headline words are no categories)."""
     def year(b: Block) -> bool:
         return bool(_YEARISH.match(b.text.strip().rstrip("年")))
 
     cats = [b for b in labels if (year(b) or not is_number(b.text.strip())) and len(b.text.split()) <= 3
             and len(b.text.strip()) >= 2]
     nums = [b for b in labels if not year(b) and _PLAIN_NUMBER.fullmatch(b.text.strip())]
-    def in_row(b: Block) -> bool:   # a category of a row of three or more (the axis labels)
+    def in_row(b: Block) -> bool:   # a category of a row of three or more set apart (the axis labels)
         cy = (b.box.y0 + b.box.y1) / 2
-        return sum(o.box.y0 <= cy <= o.box.y1 for o in cats) >= 3
+        row = sorted((o for o in cats if o.box.y0 <= cy <= o.box.y1), key=lambda o: o.box.x0)
+        if len(row) < 3:
+            return False
+        gaps = sorted(n.box.x0 - o.box.x1 for o, n in zip(row, row[1:], strict=False))
+        heights = sorted(o.box.height for o in row)
+        return gaps[len(gaps) // 2] >= _AXIS_GAP * heights[len(heights) // 2]   # a title's words run close
 
     axis = [o for o in cats if in_row(o)]
+    if need_axis and not axis:
+        return {}
     out: dict[str, str] = {}
     for c in axis or cats:   # with an axis row, a word off it ("CAB", an OCR misread in a bar) names no bar
         cx = (c.box.x0 + c.box.x1) / 2

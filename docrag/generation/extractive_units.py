@@ -276,12 +276,11 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             # a chart drawn as a picture: its OCR'd words (title, axis text, data labels) are its text
             text = re.sub(r"\s+", " ", block.meta.get("ocr_text") or block.text).strip()
             caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
-            values = {}
-            if block.meta.get("ocr_text"):   # its data labels over its category labels
-                if not _chart_like(text, caption):
-                    continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
-                values = data_labels([Block(BlockKind.TEXT, w.box, w.text) for w in page.words
-                                      if block.box.contains(w.box, tol=1.0)])
+            if block.meta.get("ocr_text") and not _chart_like(text, caption):
+                continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
+            # its data labels over its category labels (OCR'd words of a picture, the text layer's of a drawing)
+            values = data_labels([Block(BlockKind.TEXT, w.box, w.text) for w in page.words
+                                  if block.box.coverage_of(w.box) >= 0.6], need_axis="ocr_text" not in block.meta)
             if text or caption:
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",

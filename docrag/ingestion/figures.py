@@ -24,6 +24,10 @@ MAX_IMAGE_AREA = 0.9          # an image covering the page is a scan or backgrou
 BACKGROUND_AREA = 0.4         # an image this large holding most of the page's text is behind it
 MIN_GRAPHIC_ITEMS = 6         # a vector figure has at least this many graphic drawing items
 CLUSTER_GAP_PT = 12.0         # graphic paths closer than this belong to one figure
+THICK_STROKE_PT = 3.0         # a stroke this wide is a bar drawn as a line, not a rule ...
+MAX_BAR_WIDTH = 0.08          # ... up to this share of the page width wide ...
+MIN_BAR_LENGTH_PT = 2.0       # ... and at least this long (a dot drawn with a huge pen is no bar) ...
+MAX_BAR_LENGTH = 0.5          # ... and shorter than this share of the page width (a divider spans the column)
 LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (ticks, legend)
 SHADING_MIN_RECTS = 8          # row shading: at least this many filled rectangles ...
 SHADING_MAX_HEIGHT_PT = 24.0   # ... a text row high (median) ...
@@ -32,8 +36,29 @@ CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
 TABLE_CAPTION_BELOW_PT = 25.0  # a caption below a table counts as this much farther than one above
 
 
-def _is_graphic(d: dict, centers, to_display) -> bool:
-    """Curves, diagonal lines, and visible filled shapes with no word centre inside them."""
+def _thick(d: dict, page_width: float) -> float:
+    """Half the width of a visible stroke drawn as a bar ("0 0 1 RG 28 w 0 0 m 0 -22 l S": a bar chart's
+    bar), else 0. Rules and frames are thin; a thick divider under a heading spans the text column."""
+    w = d.get("width") or 0.0
+    color = d.get("color")
+    if d.get("type") != "s" or w < THICK_STROKE_PT or color is None or min(color) >= 0.97:
+        return 0.0
+    length = max(d["rect"].width, d["rect"].height)
+    bar = w <= MAX_BAR_WIDTH * page_width and MIN_BAR_LENGTH_PT <= length < MAX_BAR_LENGTH * page_width
+    return w / 2 if bar else 0.0
+
+
+def _extent(d: dict, page_width: float) -> tuple[float, float, float, float]:
+    """A drawing's rectangle, grown by half the stroke width for a bar drawn as a thick line."""
+    r, half = d["rect"], _thick(d, page_width)
+    return r.x0 - half, r.y0 - half, r.x1 + half, r.y1 + half
+
+
+def _is_graphic(d: dict, centers, to_display, page_width: float) -> bool:
+    """Curves, diagonal lines, bars drawn as thick strokes, and visible filled shapes with no word centre
+    inside them."""
+    if _thick(d, page_width):
+        return True
     for item in d.get("items", ()):
         op = item[0]
         if op in ("c", "qu"):
@@ -154,8 +179,9 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
 
         centers = (np.array([(w.box.x0 + w.box.x1) / 2 for w in words]),
                    np.array([(w.box.y0 + w.box.y1) / 2 for w in words]))
-        kept = [d for d in drawings if _is_graphic(d, centers, to_display)]
-        graphic = [(to_display(*d["rect"]).expanded(0.5).clipped(), len(d.get("items", ()))) for d in kept]
+        kept = [d for d in drawings if _is_graphic(d, centers, to_display, frame.width)]
+        graphic = [(to_display(*_extent(d, frame.width)).expanded(0.5).clipped(), len(d.get("items", ())))
+                   for d in kept]
         panels = _panels(drawings, to_display)
         for box, n, members in _cluster(graphic):
             if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i]) for i in members]):

@@ -121,9 +121,12 @@ def classify(groups: list[list[TextLine]]) -> list[Block]:
     return blocks
 
 
+IN_REGION = 0.6   # a line (or word) this much inside a table or figure is the region's text
+
+
 def text_blocks(lines: list[TextLine], exclude: list[Box]) -> list[Block]:
     """Paragraph-level blocks from ``lines``, leaving out lines that lie inside ``exclude`` regions."""
-    kept = [ln for ln in lines if not any(r.coverage_of(ln.box) >= 0.6 for r in exclude)]
+    kept = [ln for ln in lines if not any(r.coverage_of(ln.box) >= IN_REGION for r in exclude)]
     return classify(paragraphs(kept))
 
 

@@ -216,14 +216,23 @@ def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: l
     for i, b in enumerate(ordered):
         b.block_id = i
     figures.attach_captions(ordered)
-    for b in ordered:
-        if b.kind is BlockKind.FIGURE and not b.text:
-            inside = [w.text for w in words if b.box.contains(w.box, tol=1.0)]
-            b.text = join_words(inside)[:500]
+    for b in ordered:   # a word belongs to a region as a line does (layout.text_blocks): mostly inside it
+        if b.kind is BlockKind.FIGURE and not b.text:   # line by line: a title set above the plot comes first
+            inside = _once([w for w in words if b.box.coverage_of(w.box) >= layout.IN_REGION])
+            b.text = " ".join(join_words([w.text for w in line]) for line in word_lines(inside))[:500]
         elif b.kind is BlockKind.TABLE and not b.text.strip():
-            inside = [w for w in words if b.box.contains(w.box, tol=1.0)]
+            inside = [w for w in words if b.box.coverage_of(w.box) >= layout.IN_REGION]
             b.text = "\n".join(join_words([w.text for w in line]) for line in word_lines(inside))
     return ordered
+
+
+def _once(words: list[Word]) -> list[Word]:
+    """Words without their overprinted copies (a title drawn twice, slightly offset, to look bold)."""
+    out: list[Word] = []
+    for w in words:
+        if not any(o.text == w.text and o.box.iou(w.box) > 0.5 for o in out[-40:]):
+            out.append(w)
+    return out
 
 
 def _h_overlap(a: Box, b: Box) -> float:
