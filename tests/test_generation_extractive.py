@@ -88,6 +88,15 @@ def test_tokenize_handles_numbers_and_cjk():
     assert tokenize("总收入是多少") == ["总", "收", "入", "收入", "总收入"]
 
 
+def test_a_month_is_one_token_however_written():
+    """Stats SA's Table B1 (issue 23, en-c-017): "in May 2023" had lost its month (a stopword), so the
+    January column answered; "September 30, 2011" meets a "Sept. 30, 2011" header, "July" a "Jul." one."""
+    assert tokenize("the index in May 2023") == ["index", "may", "2023"]
+    assert tokenize("prices may rise") == ["price", "rise"]          # the modal verb stays a stopword
+    assert tokenize("September 30, 2011") == tokenize("Sept. 30, 2011") == ["sep", "30", "2011"]
+    assert tokenize("July 2025") == tokenize("Jul. 2025") == ["jul", "2025"]
+
+
 def test_tokenize_cjk_bigram_mode(monkeypatch):
     import docrag.generation.extractive_units as units
 

@@ -38,6 +38,11 @@ _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
 _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|(?<=[!?;])(?=[\u3400-\u9fff])")
+_MAY = frozenset({"May", "MAY"})   # the month, not the modal verb: "in May 2023", a table's "May" column
+# a month, written out or abbreviated, is one token: "July 2025" meets a table's "Jul." column, "September" "Sept."
+_MONTH = {name: name[:3] for name in ("january", "february", "march", "april", "june", "july", "august",
+                                       "september", "october", "november", "december")}
+_MONTH |= {m[:3]: m[:3] for m in _MONTH} | {"sept": "sep"}
 _CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
 _CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "根据", "是否", "分别", "以及"})
 
@@ -61,12 +66,15 @@ def tokenize(text: str) -> list[str]:
     out: list[str] = []
     # NFKC: corpora ingested before block text was normalized keep CJK compatibility ideographs
     # (量 U+F97E for 量 U+91CF) that the question never has
-    for tok in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
+    for cased in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+        tok = cased.lower()
         if _CJK.search(tok):
             chars = [ch for ch in tok if _CJK.match(ch)]
             out.extend(ch for ch in chars if ch not in _CJK_STOP)
             out.extend(_cjk_words("".join(chars), CJK_WORDS))
-        elif tok not in _STOP:
+        elif tok in _MONTH:
+            out.append(_MONTH[tok])
+        elif tok not in _STOP or cased in _MAY:
             out.append(_stem(tok.replace(",", "")))
     return out
 
