@@ -364,6 +364,28 @@ def test_arithmetic_the_question_writes_out_takes_the_cells_it_names(tmp_path):
     assert "/" not in gen.generate("Which line has the larger value (operations/investing) in 2025?", [page]).answer
 
 
+def test_a_standard_margin_is_the_measure_over_revenue_unless_printed(tmp_path):
+    """Microsoft's income statement (issue 23, en-a-021): "gross margin percentage" is printed nowhere; it is
+    gross margin over total revenue, rows named word for word (not "Other income, net" for "net income").
+    A table printing the margin as a row of its own is read instead."""
+    gen = get_generator("extractive", embed=False)
+    page = _table_page(tmp_path, [["Income statement", "2025", "2024"],
+                                  ["Total revenue", "281,724", "245,122"],
+                                  ["Total cost of revenue", "87,831", "74,114"],
+                                  ["Gross margin", "193,893", "171,008"],
+                                  ["Other income, net", "(4,901)", "(1,646)"],
+                                  ["Net income", "101,832", "88,136"]], "is")
+    ans = gen.generate("What was the gross margin percentage in 2025?", [page])
+    assert ans.answer.startswith("68.8% = 193,893 / 281,724"), ans.answer
+    net = gen.generate("What was the net profit margin in 2025?", [page])
+    assert net.answer.startswith("36.1% = 101,832 / 281,724"), net.answer
+    page = _table_page(tmp_path, [["Highlights", "2025", "2024"],
+                                  ["Total revenue", "281,724", "245,122"],
+                                  ["Gross margin", "193,893", "171,008"],
+                                  ["Gross margin percentage", "69%", "70%"]], "hl")
+    assert gen.generate("What was the gross margin percentage in 2025?", [page]).answer.startswith("69%")
+
+
 def _label(text: str, x0: float, y0: float, x1: float, y1: float):
     from docrag.geometry import Box, Space
     from docrag.types import Block

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.extractive_cues import missing_nouns
-from docrag.generation.extractive_formula import formula_of, formula_operands
+from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import Result, adds_a_total, comparable, compute, not_addable
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
@@ -88,6 +88,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     parts: list[str] = []
     quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused
     formula = formula_of(question)
+    if formula is not None and printed_ratio(formula, units):
+        formula = None   # standard_ratio: the pages print it
     pair = formula_operands(formula, units, scores) if formula is not None else None
     if formula is not None and pair is not None:   # stated_formula: the question names both operands
         first, second = pair

@@ -30,6 +30,7 @@ _OP = {"/": "quotient", "÷": "quotient", "除以": "quotient", "divided by": "q
        "minus": "difference", "less": "difference", "减去": "difference", "plus": "sum", "加上": "sum"}
 # a quotient asked as a rate or a percentage is shown as one ("产销率", "gross margin percentage")
 _AS_PERCENT = re.compile(r"率|比例|比重|占比|百分|%|\bpercent(?:age)?\b|\bmargin\b|\brate\b", re.IGNORECASE)
+_SECTION = re.compile(r"\s*\([^()]*\)\s*$")   # "Operating income (Cost of revenue)": the row's section
 MIN_NAME_MATCH = 0.5   # share of an operand name's tokens the cell's row label and headers must hold
 
 
@@ -40,11 +41,35 @@ class Formula:
 
     op: str
     a: str
-    b: str
+    b: str          # alternatives split by "|" ("net sales|revenue")
+    asked: str = ""  # a standard ratio's own name ("gross margin percentage"): read where a cell prints it
+
+
+_REVENUE = "total net sales|net sales|total revenue|revenue"
+# standard ratios a statement does not print (``standard_ratio``): the question names the measure, not
+# its operands ("What was Microsoft's gross margin percentage for fiscal year 2025?")
+_STANDARD = [
+    (re.compile(r"\bgross (?:profit )?margin (?:percentage|percent|%|rate|ratio)\b|\bgross margin as a percent",
+                re.IGNORECASE), "gross margin|gross profit"),
+    (re.compile(r"\boperating (?:profit )?margin\b", re.IGNORECASE), "operating income|income from operations"),
+    (re.compile(r"\bnet (?:profit )?margin\b", re.IGNORECASE), "net income"),
+]
 
 
 def formula_of(question: str) -> Formula | None:
-    """The arithmetic ``question`` writes out with both operands named, or None."""
+    """The arithmetic ``question`` writes out with both operands named, else a standard ratio it names
+    (gross, operating or net margin: the measure over revenue), or None."""
+    written = _written(question)
+    if written is not None:
+        return written
+    for pattern, measure in _STANDARD:
+        m = pattern.search(question)
+        if m is not None:
+            return Formula("share", measure, _REVENUE, asked=m.group(0))
+    return None
+
+
+def _written(question: str) -> Formula | None:
     for pattern in (_PAREN, _WORDS, _ZH):
         m = pattern.search(question)
         if m is None:
@@ -61,11 +86,32 @@ def formula_of(question: str) -> Formula | None:
 
 
 def _match(name: str, u: Unit) -> float:
-    """Share of ``name``'s tokens in the row label and headers of ``u``'s cell."""
+    """Share of ``name``'s tokens in the row label and headers of ``u``'s cell (the best of its "|"
+    alternatives)."""
     assert u.cell is not None
-    want = set(tokenize(name))
     have = set(tokenize(f"{u.cell.row.label} {u.cell.header_text}"))
-    return len(want & have) / len(want) if want else 0.0
+    shares = [len(want & have) / len(want) for want in (set(tokenize(alt)) for alt in name.split("|")) if want]
+    return max(shares, default=0.0)
+
+
+def _exact(name: str, u: Unit) -> float:
+    """1.0 when ``u``'s row label, its section "(...)" aside, is one of ``name``'s alternatives word for word
+    ("Revenue", "Total net sales"; not "Operating income (Cost of revenue)" for "revenue", nor "Other income,
+    net" for "net income")."""
+    assert u.cell is not None
+    label = _words(_SECTION.sub("", u.cell.row.label))
+    return 1.0 if label and any(label == _words(alt) for alt in name.split("|")) else 0.0
+
+
+def _words(text: str) -> set[str]:
+    """Every word, stopwords too ("other" of "Other income, net" counts)."""
+    return set(re.findall(r"[^\W_]+", text.lower()))
+
+
+def printed_ratio(formula: Formula, units: Sequence[Unit]) -> bool:
+    """A standard ratio the pages print as a row of its own ("Gross margin percentage", "Operating
+    margin"): it is read, not computed."""
+    return bool(formula.asked) and any(u.cell is not None and _match(formula.asked, u) == 1.0 for u in units)
 
 
 def _beside(a: Unit, b: Unit) -> bool:
@@ -92,8 +138,9 @@ def formula_operands(formula: Formula, units: Sequence[Unit],
     (a, b). None when either name labels no cell."""
     cells = [(u, s) for u, s in zip(units, scores, strict=True)
              if u.cell is not None and parse_number(u.cell.value) is not None and not is_serial(u.cell)]
-    named_a = [(_match(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
-    named_b = [(_match(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    fit = _exact if formula.asked else _match   # a standard ratio's operands are named rows, word for word
+    named_a = [(fit(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    named_b = [(fit(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
 
     def ranked(named: list[tuple[float, float, int, Unit]]) -> list[Unit]:   # best name fit, then score
         return [u for m, _, _, u in sorted(named, key=lambda t: (-t[0], -t[1], t[2])) if m >= MIN_NAME_MATCH]

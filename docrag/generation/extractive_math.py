@@ -39,7 +39,7 @@ def operation_of(question: str) -> str:
     """The arithmetic ``question`` asks for: growth, share, ratio, sum, difference or '' (none); one it
     writes out ("（销售量/生产量）", "computed as A minus B") first."""
     formula = formula_of(question)
-    if formula is not None:
+    if formula is not None and not formula.asked:   # a standard ratio is computed only from a table's cell
         return formula.op
     for name, pattern in _OPS:
         if pattern.search(question):
