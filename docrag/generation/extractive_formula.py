@@ -1,7 +1,9 @@
 """Arithmetic the question spells out: "产销率（销售量/生产量）", "free cash flow, computed as net cash from
 operations minus additions to property and equipment". The question names both operands and their order,
 so the ``extractive`` generator takes the cells those names label, in that order, instead of guessing a
-second operand beside its best cell (``docs/extractive-rules.md``, rule 76 ``stated_formula``).
+second operand beside its best cell (``docs/extractive-rules.md``, rule 76 ``stated_formula``). A standard
+ratio the question only names (gross, operating or net margin) is its measure's row over the revenue row
+(rule 84 ``standard_ratio``), unless a row prints it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The parts of a question that asks for several facts (rule 21 of ``docs/extractive-rules.md``).
+"""The parts of a question that asks for several facts (rule 46 of ``docs/extractive-rules.md``).
 
 Each part is answered on all pages read and every part's evidence is cited
 (:meth:`~docrag.generation.extractive.ExtractiveGenerator.generate`).
