@@ -42,6 +42,10 @@ GREY = (200, 200, 200)
     ("《收益的反转特性与因子构建》报告中，新因子相比传统因子，信息比率和最大回撤分别如何变化？",
      ["《收益的反转特性与因子构建》报告中，新因子相比传统因子，信息比率如何变化？",
       "《收益的反转特性与因子构建》报告中，新因子相比传统因子，最大回撤如何变化？"]),
+    # one measure over two spans, the preposition said again
+    ("How much did the shelter index rise in July 2025 and over the last 12 months?",
+     ["How much did the shelter index rise in July 2025",
+      "How much did the shelter index rise over the last 12 months"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
 ])
@@ -54,6 +58,8 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "What was IBM's price in 2020 and how did it compare with 2019?",              # refers back
     "In which quarter was revenue highest, and what was it?",                      # refers back, nothing of its own
     "Which is larger for the company, its exports or its market capitalisation, and by how much?",
+    "How many shares did it repurchase in November 2022 and at what average price?",   # a second question
+    "What was the change in CPI between July 2024 and July 2025?",                     # one span, two ends
     "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
     "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
     "A公司和B公司的合计营业收入是多少？",                                              # one summed figure

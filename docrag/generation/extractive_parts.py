@@ -4,7 +4,8 @@ Each part is answered on all pages read and every part's evidence is cited
 (:meth:`~docrag.generation.extractive.ExtractiveGenerator.generate`).
 
 * English: "X, and what is Y?" splits before the second question; a part that only refers back ("and how
-  did it compare", "what was it", "by how much") stays with the first.
+  did it compare", "what was it", "by how much") stays with the first. One measure asked over two spans, the
+  preposition said again ("rise in July 2025 and over the last 12 months"), is asked once per span.
 * Chinese: clauses ("X？Y？", "X，Y是多少") are split where each asks something; a clause that names
   several items of one measure is split per item: "A的X、Y和Z分别是多少" (X, Y, Z of A), "A和B的X分别
   是多少" (X of A and of B), "A的X和Y是多少" (without 分别, when X and Y are not summed: "X和Y的合计").
@@ -21,6 +22,7 @@ _ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\
                    r"do|is|are|was|were)\b", re.IGNORECASE)
 _SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
                        r"the|its|their|his|her|by how much)\b)", re.IGNORECASE)
+_WH = re.compile(r"\b(?:what|which|how|when|where|who|whose|why)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:it|they|them|this|that|these|those|then)\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"^(?:how|why)\s+(?:does|did|do|has|have|is|was|would)\s+(?:it|they|this|that|these|those)\b",
                           re.IGNORECASE)
@@ -121,6 +123,19 @@ def _parts_zh(q: str) -> list[str]:
     return parts if len(parts) >= 2 else [q]
 
 
+# "How much did the index rise in July 2025 and over the last 12 months?": one measure over two periods, the
+# preposition said again before the second
+_TWO_SPANS = re.compile(r"^(?P<head>.+)\s+(?P<p1>in|for|during|over|at)\s+(?P<a>[^,;?]+?)\s+and\s+"
+                        r"(?P<p2>in|for|during|over|at)\s+(?P<b>[^,;?]+?)\??$", re.IGNORECASE)
+
+
+def _two_spans(q: str) -> list[str]:
+    m = _TWO_SPANS.match(q)
+    if m is None or not _ASKS.search(m.group("head")) or _WH.search(m.group("b")):   # "and at what price"
+        return [q]
+    return [f"{m.group('head')} {m.group('p1')} {m.group('a')}", f"{m.group('head')} {m.group('p2')} {m.group('b')}"]
+
+
 def _refers_back(piece: str) -> bool:
     words = piece.split()
     return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
@@ -135,7 +150,7 @@ def parts_of(question: str) -> list[str]:
         return _parts_zh(q)
     pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
     if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_refers_back(p) for p in pieces[1:]):
-        return [q]
+        return _two_spans(q)
     return pieces
 
 
