@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from docrag.generation.extractive_units import tokenize
+from docrag.generation.extractive_extremes import _PAREN
+from docrag.generation.extractive_units import _CJK, tokenize
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
                    r"do|is|are|was|were)\b", re.IGNORECASE)
 _SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
@@ -34,7 +34,6 @@ _TOGETHER = re.compile(r"的|合计|总和|之和|总计|共|差|比")   # "A和
 _LIST_SEP = ("以及", "和", "与", "及", "、")
 # "公司总资产和归属于上市公司股东的净资产": the first item is a measure itself, not a name the last one's measure is of
 _MEASURE = re.compile(r"(?:收入|利润|资产|负债|率|额|规模|量|数|值|费用|成本|价格|价|比例|比重|占比|增速|增长|收益)$")
-_BRACKETED = re.compile(r"（[^）]*）|\([^)]*\)")
 # "大约是多少": a clause with no subject of its own
 _ASK_ONLY = re.compile(r"大约|约|是|为|多少|了|其|几|什么|哪|如何|各|分别|[？?]")
 
@@ -91,9 +90,8 @@ def _items(clause: str) -> list[str]:
         return [clause]
     if each is None and (not subject or any(_TOGETHER.search(x) for x in items)):
         return [clause]
-    owner = items[-1].split("的", 1)[0]
-    if not subject and "的" in items[-1] and not _MEASURE.search(_BRACKETED.sub("", items[0])):
-        measure = items[-1][len(owner):]   # "微软和亚马逊的年末股价": one measure of several names
+    if not subject and "的" in items[-1] and not _MEASURE.search(_PAREN.sub("", items[0])):
+        measure = items[-1][items[-1].index("的"):]   # "微软和亚马逊的年末股价": one measure of several names
         items = [x if "的" in x else x + measure for x in items]
     return [f"{subject}{x}{tail}" for x in items]
 

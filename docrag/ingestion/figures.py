@@ -48,17 +48,13 @@ def _thick(d: dict, page_width: float) -> float:
     return w / 2 if bar else 0.0
 
 
-def _extent(d: dict, page_width: float) -> tuple[float, float, float, float]:
-    """A drawing's rectangle, grown by half the stroke width for a bar drawn as a thick line."""
-    r, half = d["rect"], _thick(d, page_width)
+def _grown(r, half: float) -> tuple[float, float, float, float]:
+    """A drawing's rectangle grown by ``half`` (half a bar's stroke width) on every side."""
     return r.x0 - half, r.y0 - half, r.x1 + half, r.y1 + half
 
 
-def _is_graphic(d: dict, centers, to_display, page_width: float) -> bool:
-    """Curves, diagonal lines, bars drawn as thick strokes, and visible filled shapes with no word centre
-    inside them."""
-    if _thick(d, page_width):
-        return True
+def _is_graphic(d: dict, centers, to_display) -> bool:
+    """Curves, diagonal lines, and visible filled shapes with no word centre inside them."""
     for item in d.get("items", ()):
         op = item[0]
         if op in ("c", "qu"):
@@ -179,12 +175,13 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
 
         centers = (np.array([(w.box.x0 + w.box.x1) / 2 for w in words]),
                    np.array([(w.box.y0 + w.box.y1) / 2 for w in words]))
-        kept = [d for d in drawings if _is_graphic(d, centers, to_display, frame.width)]
-        graphic = [(to_display(*_extent(d, frame.width)).expanded(0.5).clipped(), len(d.get("items", ())))
-                   for d in kept]
+        # graphics and bars drawn as thick strokes: (drawing, half its stroke width when a bar, else 0)
+        kept = [(d, half) for d in drawings if (half := _thick(d, frame.width)) or _is_graphic(d, centers, to_display)]
+        graphic = [(to_display(*_grown(d["rect"], half)).expanded(0.5).clipped(), len(d.get("items", ())))
+                   for d, half in kept]
         panels = _panels(drawings, to_display)
         for box, n, members in _cluster(graphic):
-            if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i]) for i in members]):
+            if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i][0]) for i in members]):
                 continue
             panel = max((p for p in panels if p.contains(box, tol=2.0) and p.area <= 0.5 * page_area
                          and p.area <= 6 * max(box.area, 1.0)), key=lambda p: p.area, default=None)  # outer frame
