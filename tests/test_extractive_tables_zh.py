@@ -176,3 +176,53 @@ def test_a_quoted_key_picks_the_row_and_the_row_is_named_by_all_its_text_cells(t
     page2 = _table_page(tmp_path, codes, "东亚文字的代码。", doc_id="ea")
     assert _cells(page2)[1].cell.row.notes == ["谚文"]
     assert gen.generate("谚文的编号是多少？", [page2]).answer.startswith("286 — Hang")
+
+
+def _grid_page(tmp_path, rows, doc_id):
+    """A table block whose cells came from the table finder with boxes (``meta["rows"]`` and
+    ``meta["cell_boxes"]``), one row every 18 points, columns 90 points wide."""
+    page = _table_page(tmp_path, rows, "分组测试结果如下。", doc_id=doc_id)
+    page.blocks[1].meta["cell_boxes"] = [[[72 + 90 * i, 150 + 18 * n, 162 + 90 * i, 168 + 18 * n]
+                                          for i in range(len(row))] for n, row in enumerate(rows)]
+    return page
+
+
+def test_a_year_in_the_first_column_of_a_table_names_its_row(tmp_path):
+    """国盛证券's 图表13 heads its first column 年份 and lists 2013, 2014, ... there: the years are the row
+    labels, so "哪一年 ... 最高" answers with its year (they had been read as values of rows without labels)."""
+    rows = [["年份", "分组1收益率", "分组5收益率", "分组1对冲分组5收益率"], ["2013", "44.07%", "24.43%", "16.15%"],
+            ["2014", "51.82%", "34.71%", "13.13%"], ["2015", "125.86%", "66.93%", "33.65%"],
+            ["2016", "-3.42%", "-20.15%", "20.91%"]]
+    page = _grid_page(tmp_path, rows, "byyear")
+    cells = _cells(page)
+    assert {u.cell.row.label for u in cells} == {"2013", "2014", "2015", "2016"}
+    ans = get_generator("extractive", embed=False).generate("哪一年分组1对冲分组5的收益率最高？是多少？", [page])
+    assert ans.answer.startswith("33.65% — 2015, 分组1对冲分组5收益率")
+
+
+def test_which_row_leaves_out_the_total_row_and_a_named_table_names_no_column(tmp_path):
+    """Alphabet's repurchase table ends with a Total row (the sum of the months compared): "in which month
+    ... the most shares in total" is November's, not the Total, and "in total" names no row to read across.
+    "Table 2" names the table, not the column headed "2"; "the one-quarter horizon" names the column "1"."""
+    months = [["Period", "Total shares purchased under announced programs", "Average price"],
+              ["October", "54,644", "100.63"], ["November", "57,342", "95.89"], ["December", "49,336", "92.37"],
+              ["Total", "161,322", "96.35"]]
+    page = _table_page(tmp_path, months, "The following table presents our share repurchases.", doc_id="buyback")
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("In which month did the company repurchase the most shares purchased in total?", [page])
+    assert ans.answer.startswith("57,342 — November")
+    horizons = [["Variable", "1 quarter", "2 quarters", "4 quarters"], ["Y", "16.3", "23.4", "10.0"],
+                ["I", "17.8", "12.0", "30.1"], ["R", "27.3", "8.0", "5.5"]]
+    page = _table_page(tmp_path, horizons, "Table 2: RMSE improvement by forecast horizon.", doc_id="rmse")
+    ans = gen.generate("At the one-quarter horizon in Table 2, which variable has the largest improvement?", [page])
+    assert ans.answer.startswith("27.3 — R")
+
+
+def test_which_row_prefers_the_column_named_in_full_over_one_named_in_part(tmp_path):
+    """"分组1对冲分组5的收益率最高": the column 分组1对冲分组5 is named in full, and so is 分组1 (a part of it):
+    the one whose header the question names more of is compared (two columns named as well had meant none)."""
+    rows = [["组合", "分组1", "分组1对冲分组5"], ["A", "44.07%", "16.15%"], ["B", "51.82%", "33.65%"],
+            ["C", "60.10%", "13.13%"]]
+    page = _table_page(tmp_path, rows, "各组合的收益率如下。", doc_id="hedge")
+    ans = get_generator("extractive", embed=False).generate("哪个组合的分组1对冲分组5收益率最高？", [page])
+    assert ans.answer.startswith("33.65% — B, 分组1对冲分组5")

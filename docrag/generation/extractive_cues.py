@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
-from docrag.generation.extractive_units import Unit, page_text, tokenize
+from docrag.generation.extractive_units import _REF, Unit, page_text, tokenize
 from docrag.words import jieba
 
 if TYPE_CHECKING:
@@ -230,9 +230,6 @@ def span_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: floa
         else:
             out.append(gain if year == want_year else loss)
     return out
-
-
-_REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)
 
 
 def _refs(text: str) -> set[tuple[str, str]]:

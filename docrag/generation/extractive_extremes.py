@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from docrag.generation.extractive_math import is_total_row
 from docrag.generation.extractive_tables import Table, parse_number
-from docrag.generation.extractive_units import Unit, tokenize
+from docrag.generation.extractive_units import Unit, tokenize, without_references
 from docrag.words import jieba
 
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
@@ -119,14 +120,32 @@ def _without_asked(question: str) -> str:
     return _ASKED_ZH.sub(first_word, question)
 
 
-def _column_fit(headers: Sequence[str], terms: set[str]) -> float:
-    """How much of a column's header the question names, as the share of its terms (lone Chinese
-    characters count half)."""
+def _column_fit(headers: Sequence[str], terms: set[str]) -> tuple[float, float]:
+    """How much of a column's header the question names: the share of its terms, then their weight
+    (lone Chinese characters count half), so "分组1 对冲分组5" named in full beats "分组1"."""
     own = {t for h in headers for t in tokenize(_PAREN.sub(" ", h))}
     if not own:
-        return 0.0
+        return 0.0, 0.0
     weight = {t: 0.5 if len(t) == 1 and not t.isascii() else 1.0 for t in own}
-    return sum(weight[t] for t in own & terms) / sum(weight.values())
+    named = sum(weight[t] for t in own & terms)
+    return named / sum(weight.values()), named
+
+
+# "at the one-quarter horizon" names the column headed "1"
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve"
+                                                 .split(), start=1)}
+
+
+def _compared_terms(question: str, wants: dict[str, list[str]]) -> set[str]:
+    """The terms naming the column (or row) compared: the question less its superlatives, the thing
+    a "which" question asks for and the table or figure it names ("Table 2" names no column "2");
+    number words count as digits."""
+    plain = without_references(question)
+    for words in wants.values():
+        for w in words:
+            plain = plain.replace(w, " ")
+    terms = set(tokenize(_without_asked(plain))) or set(tokenize(plain))
+    return terms | {_NUMBER_WORDS[t] for t in terms if t in _NUMBER_WORDS}
 
 
 def _names_stub(table: Table, question: str) -> int:
@@ -148,38 +167,36 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         return None
     if _extremes_of(best) & wants.keys():
         return None   # a "Maximum" column answers it
-    plain = question
-    for words in wants.values():
-        for w in words:
-            plain = plain.replace(w, " ")
-    terms = set(tokenize(_without_asked(plain))) or set(tokenize(plain))
+    terms = _compared_terms(question, wants)
     top = max(scores, default=0.0)
     tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)
               if u.cell is not None and u.table is not None and s >= near * top}
-    fits: dict[tuple[int, tuple[str, ...]], tuple[float, float]] = {}   # (table, column) -> (fit, best score)
-    rows: dict[tuple[int, int], tuple[float, float]] = {}   # (table, row) -> (fit, best score)
+    # (table, column) -> (fit, named weight, best score); (table, row) -> (fit, named weight, best score)
+    fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]] = {}
+    rows: dict[tuple[int, int], tuple[float, float, float]] = {}
     for u, s in zip(units, scores, strict=True):
         if u.cell is None or id(u.table) not in tables or parse_number(u.cell.value) is None:
             continue
         key = (id(u.table), tuple(u.cell.headers))
-        fit = fits[key][0] if key in fits else _column_fit(u.cell.headers, terms)
-        fits[key] = (fit, max(s, fits[key][1] if key in fits else 0.0))
+        fit = fits[key][:2] if key in fits else _column_fit(u.cell.headers, terms)
+        fits[key] = (*fit, max(s, fits[key][2] if key in fits else 0.0))
         row = (id(u.table), id(u.cell.row))
-        rows[row] = (rows[row][0] if row in rows else _column_fit([u.cell.row.label], terms),
-                     max(s, rows[row][1] if row in rows else 0.0))
+        fit = rows[row][:2] if row in rows else _column_fit([u.cell.row.label], terms)
+        rows[row] = (*fit, max(s, rows[row][2] if row in rows else 0.0))
     if not fits:
         return None
     pick = max if "max" in wants else min
-    across = _across_row(units, rows, max(f for f, _ in fits.values()))
+    across = _across_row(units, rows, max(f[:2] for f in fits.values()))
     if across:   # the question names a row and asks which column: the row's extreme cell
         return pick(across, key=_size)
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
     column = max(fits, key=lambda k: (fits[k][0] >= 0.5, named[k[0]], fits[k]))
-    fit = fits[column][0]
-    if fit < 0.5 or any(k != column and k[0] == column[0] and f == fit for k, (f, _) in fits.items()):
+    fit = fits[column][:2]
+    if fit[0] < 0.5 or any(k != column and k[0] == column[0] and f[:2] == fit for k, f in fits.items()):
         return None   # no column named by most of its header, or two columns of one table named as well
     col = [u for u in units if u.cell is not None and id(u.table) == column[0]
-           and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None]
+           and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None
+           and not is_total_row(u.cell.row.label)]   # a Total row sums the rows compared
     return pick(col, key=_size)
 
 
@@ -194,16 +211,18 @@ def _size(u: Unit) -> float:
     return abs(v) if _LOSS.search(f"{u.cell.row.label} {u.cell.header_text}") else v
 
 
-def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, float]],
-                column_fit: float) -> list[Unit]:
+def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, float, float]],
+                column_fit: tuple[float, float]) -> list[Unit]:
     """``across_row``: the cells of the row the question names by most of its label, better than it names any
     column (a table whose columns are the groups compared), of the best-scoring table; [] when no row is
     named so, or two rows of that table are."""
     if not rows:
         return []
     best = max(rows, key=lambda r: rows[r])
-    fit = rows[best][0]
-    if fit < 0.5 or fit <= column_fit or any(r != best and r[0] == best[0] and f == fit for r, (f, _) in rows.items()):
+    fit, named = rows[best][:2]
+    if fit < 0.5 or fit <= column_fit[0] or named < column_fit[1]:
+        return []   # named less than a column is ("in total" names a Total row by one word)
+    if any(r != best and r[0] == best[0] and f[:2] == (fit, named) for r, f in rows.items()):
         return []
     return [u for u in units if u.cell is not None and (id(u.table), id(u.cell.row)) == best
             and parse_number(u.cell.value) is not None]

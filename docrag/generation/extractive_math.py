@@ -97,6 +97,11 @@ def not_addable(op: str, headers: str) -> bool:
 _TOTAL_ROW = re.compile(r"^\s*(?:total|sum|合计|总计|小计)\b|^\s*(?:合计|总计|小计)", re.IGNORECASE)
 
 
+def is_total_row(label: str) -> bool:
+    """A row labelled Total, Sum, 合计, 总计 or 小计: it sums the rows above it."""
+    return bool(_TOTAL_ROW.search(label))
+
+
 def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
     """``total_and_part``: a sum of a total row with another row counts that row twice ("其中" a project of
     the 合计 it is part of)."""

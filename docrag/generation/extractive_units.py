@@ -60,6 +60,15 @@ def _cjk_words(run: str, mode: str) -> tuple[str, ...]:
     return tuple(a + b for a, b in zip(run, run[1:], strict=False))
 
 
+# "Figure 1", "Table 2", "图1", "图表13", "表2": a figure or table named by number
+_REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)
+
+
+def without_references(text: str) -> str:
+    """``text`` less the figures and tables it names by number ("Table 2" names no column "2")."""
+    return _REF.sub(" ", text)
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens without stopwords; CJK text contributes one token per character
     (partial matches of names) plus its words (jieba, as the retriever; see :data:`CJK_WORDS`)."""
