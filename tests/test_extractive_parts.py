@@ -46,6 +46,10 @@ GREY = (200, 200, 200)
     ("How much did the shelter index rise in July 2025 and over the last 12 months?",
      ["How much did the shelter index rise in July 2025",
       "How much did the shelter index rise over the last 12 months"]),
+    # two items, each after "on", the period said once after the second: both parts take the period
+    ("How much did Apple spend on repurchases of common stock and on dividends in the quarter ended December 31, 2022?",
+     ["How much did Apple spend on repurchases of common stock in the quarter ended December 31, 2022",
+      "How much did Apple spend on dividends in the quarter ended December 31, 2022"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
 ])

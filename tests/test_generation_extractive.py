@@ -313,6 +313,11 @@ def test_units_of_a_table_title(tmp_path):
     stated = gen.generate("口蹄疫疫苗的生产量是多少？",
                           [_table_page(tmp_path, rows, "pct", title="主营业务收入占营业收入99.08%。产销量情况分析表")])
     assert "87,584.48" in stated.answer and "87,584.48%" not in stated.answer, stated.answer
+    # 航天电器's 营业收入构成 table: "单位：元" over a column of 占营业收入比重 printed with "%" (not "62.69% 元")
+    rows = [["分产品", "2019 年金额", "占营业收入比重"], ["连接器", "2,215,236,553.17", "62.69%"],
+            ["继电器", "571,466,290.29", "16.17%"]]
+    share = gen.generate("连接器占营业收入比重是多少？", [_table_page(tmp_path, rows, "yuan", title="单位：元")])
+    assert "62.69% —" in share.answer, share.answer
 
 
 def test_a_highlights_figure_is_read_with_its_label(tmp_path):

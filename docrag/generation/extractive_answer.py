@@ -67,7 +67,7 @@ def fmt_cell(u: Unit, row_names: bool = False) -> str:
     unit = unit_of(tc, table)
     if unit and unit.lower() in ("percent", "%"):
         value = value if value.endswith("%") else f"{value}%"
-    elif unit and unit not in value:
+    elif unit and unit not in value and not value.endswith("%"):   # a printed percentage is no 元
         value = f"{value} {unit}"
     scale = table.scale_for(tc)
     if scale and not value.endswith("%"):   # "单位：万元，%": the scale is the amounts', not the rates'

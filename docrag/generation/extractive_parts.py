@@ -122,16 +122,22 @@ def _parts_zh(q: str) -> list[str]:
 
 
 # "How much did the index rise in July 2025 and over the last 12 months?": one measure over two periods, the
-# preposition said again before the second
-_TWO_SPANS = re.compile(r"^(?P<head>.+)\s+(?P<p1>in|for|during|over|at)\s+(?P<a>[^,;?]+?)\s+and\s+"
-                        r"(?P<p2>in|for|during|over|at)\s+(?P<b>[^,;?]+?)\??$", re.IGNORECASE)
+# preposition said again before the second; "spend on A and on B in the quarter": two items, the period said once
+# (a comma before a digit, "December 31, 2022", is part of a span)
+_TWO_SPANS = re.compile(r"^(?P<head>.+)\s+(?P<p1>in|for|during|over|at|on)\s+(?P<a>[^,;?]+?)\s+and\s+"
+                        r"(?P<p2>in|for|during|over|at|on)\s+(?P<b>(?:[^,;?]|,\s*\d)+?)\??$", re.IGNORECASE)
+_PERIOD_TAIL = re.compile(r"\s+(?:in|for|during|as of)\s+(?:the\s+)?(?:(?:fiscal\s+)?(?:quarter|year|month|"
+                          r"period|first|second|third|fourth|full)|(?:Q[1-4]|FY|fiscal)\s*'?\d|(?:19|20)\d\d)"
+                          r"(?:[^,;?]|,\s*\d)*$", re.IGNORECASE)
 
 
 def _two_spans(q: str) -> list[str]:
     m = _TWO_SPANS.match(q)
     if m is None or not _ASKS.search(m.group("head")) or _WH.search(m.group("b")):   # "and at what price"
         return [q]
-    return [f"{m.group('head')} {m.group('p1')} {m.group('a')}", f"{m.group('head')} {m.group('p2')} {m.group('b')}"]
+    tail = _PERIOD_TAIL.search(m.group("b")) if m.group("p1").lower() == "on" else None
+    first = f"{m.group('head')} {m.group('p1')} {m.group('a')}{tail.group(0) if tail else ''}"
+    return [first, f"{m.group('head')} {m.group('p2')} {m.group('b')}"]
 
 
 def _refers_back(piece: str) -> bool:
