@@ -226,3 +226,13 @@ def test_which_row_prefers_the_column_named_in_full_over_one_named_in_part(tmp_p
     page = _table_page(tmp_path, rows, "各组合的收益率如下。", doc_id="hedge")
     ans = get_generator("extractive", embed=False).generate("哪个组合的分组1对冲分组5收益率最高？", [page])
     assert ans.answer.startswith("33.65% — B, 分组1对冲分组5")
+
+
+def test_a_text_cell_right_of_an_empty_first_column_names_its_row(tmp_path):
+    """航天电器's 产销量 table prints its product (行业分类) once for three rows: the rows without it are named
+    by their 项目 cell ("销售量"), not left without a label."""
+    rows = [["行业分类", "项目", "单位", "2019 年", "2018 年"], ["", "销售量", "万只", "788.57", "974"],
+            ["继电器", "生产量", "万只", "823.43", "926"], ["", "库存量", "万只", "170.86", "136"]]
+    cells = _cells(_grid_page(tmp_path, rows, "output"))
+    labels = {u.cell.value: u.cell.row.label for u in cells}
+    assert labels["788.57"].startswith("销售量") and labels["170.86"].startswith("库存量"), labels

@@ -89,8 +89,10 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
     rows: list[Row] = []
     for n, (in_first_column, cells, grid) in enumerate(lines):
         first = cells[0]
-        # a year in the first column names its row ("年份": 2014, 2015, ...)
-        has_label = in_first_column and (not is_number(first.text) or bool(_YEAR.match(first.text)))
+        # a year in the first column names its row ("年份": 2014, 2015, ...); so does a first text cell right of
+        # an empty first column (航天电器: "电子元器件制造业" set once for 销售量, 生产量, 库存量 of one product)
+        has_label = ((in_first_column and (not is_number(first.text) or bool(_YEAR.match(first.text))))
+                     or (not in_first_column and not _is_value(first.text)))
         rest = cells[1:] if has_label else cells
         values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
         if not rows and (not values or all(_RANGE.match(c.text.strip()) for c in values)):

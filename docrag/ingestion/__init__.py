@@ -1,7 +1,7 @@
 """PDF and image ingestion into a page corpus: ``ingest(paths, out=...) -> IngestReport``.
 
 The pipeline loads on first use of ``ingest``/``IngestReport``, so importing one ingestion module
-(``docrag.ingestion.furniture``, which the corpus writer uses) does not load them all.
+(``docrag.ingestion.furniture`` and ``continued_tables``, which the corpus writer uses) does not load them all.
 """
 
 from __future__ import annotations
