@@ -50,6 +50,10 @@ GREY = (200, 200, 200)
     ("How much did Apple spend on repurchases of common stock and on dividends in the quarter ended December 31, 2022?",
      ["How much did Apple spend on repurchases of common stock in the quarter ended December 31, 2022",
       "How much did Apple spend on dividends in the quarter ended December 31, 2022"]),
+    # short items of one list after "what were", the owner and the period said once
+    ("According to the annual report, what were RIL's revenue and net profit for the year ended March 31, 2022?",
+     ["According to the annual report, what were RIL's revenue for the year ended March 31, 2022",
+      "According to the annual report, what were RIL's net profit for the year ended March 31, 2022"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
 ])
@@ -64,6 +68,8 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "Which is larger for the company, its exports or its market capitalisation, and by how much?",
     "How many shares did it repurchase in November 2022 and at what average price?",   # a second question
     "What was the change in CPI between July 2024 and July 2025?",                     # one span, two ends
+    "What were Apple's cash and cash equivalents at the end of the quarter?",          # a fixed pair
+    "What were revenues of its largest operating segment and of services in 2022?",   # long items
     "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
     "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
     "A公司和B公司的合计营业收入是多少？",                                              # one summed figure

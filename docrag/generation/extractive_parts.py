@@ -5,7 +5,8 @@ Each part is answered on all pages read and every part's evidence is cited
 
 * English: "X, and what is Y?" splits before the second question; a part that only refers back ("and how
   did it compare", "what was it", "by how much") stays with the first. One measure asked over two spans, the
-  preposition said again ("rise in July 2025 and over the last 12 months"), is asked once per span.
+  preposition said again ("rise in July 2025 and over the last 12 months"), is asked once per span, and short
+  items of one list after "what was/were" ("RIL's revenue and net profit for 2021-22") one by one.
 * Chinese: clauses ("X？Y？", "X，Y是多少") are split where each asks something; a clause that names
   several items of one measure is split per item: "A的X、Y和Z分别是多少" (X, Y, Z of A), "A和B的X分别
   是多少" (X of A and of B), "A的X和Y是多少" (without 分别, when X and Y are not summed: "X和Y的合计").
@@ -140,6 +141,33 @@ def _two_spans(q: str) -> list[str]:
     return [first, f"{m.group('head')} {m.group('p2')} {m.group('b')}"]
 
 
+# "What were RIL's revenue and net profit for 2021-22?": short items of one list after "what was/were", each
+# asked with the owner and the period said once; fixed pairs ("cash and cash equivalents") are one item
+_ITEMS_EN = re.compile(r"^(?P<head>(?:[^?]*?,\s+)?(?:what|how much|how many)\s+(?:was|were|is|are)\s+)(?P<list>[^?]+?)"
+                       r"(?P<tail>\s+(?:in|for|during|as of|at|on|over|according to|under|from)\s+[^?]+)?\??$",
+                       re.IGNORECASE)
+_ITEM_SEP = re.compile(r",\s*and\s+|,\s+|\s+and\s+|\s+&\s+", re.IGNORECASE)
+_PAIRS = re.compile(r"\b(?:cash and cash equivalents|research and development|property and equipment|sales and "
+                    r"marketing|general and administrative|selling,? general and administrative|profit and loss|"
+                    r"mergers and acquisitions|gains? and losses|plant and equipment|goods and services|compute & "
+                    r"networking|between\b.+\band)\b", re.IGNORECASE)
+_OWNER = re.compile(r"^(?:the\s+)?(?:[A-Z][\w.&-]*\s+){0,3}[A-Z][\w.&-]*['’]s\s+")
+
+
+def _items_en(q: str) -> list[str]:
+    m = _ITEMS_EN.match(q.strip())
+    if m is None or _PAIRS.search(m.group("list")):
+        return [q]
+    items = [x.strip() for x in _ITEM_SEP.split(m.group("list")) if x.strip()]
+    if len(items) < 2 or any(len(x.split()) > 5 or _WH.search(x) for x in items):
+        return [q]
+    owner = _OWNER.match(items[0])
+    lead = owner.group(0) if owner else ""
+    tail = m.group("tail") or ""
+    return [f"{m.group('head')}{x if i == 0 or x.startswith(lead) else lead + x}{tail}".strip()
+            for i, x in enumerate(items)]
+
+
 def _refers_back(piece: str) -> bool:
     words = piece.split()
     return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
@@ -154,7 +182,8 @@ def parts_of(question: str) -> list[str]:
         return _parts_zh(q)
     pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
     if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_refers_back(p) for p in pieces[1:]):
-        return _two_spans(q)
+        spans = _two_spans(q)
+        return spans if len(spans) > 1 else _items_en(q)
     return pieces
 
 
