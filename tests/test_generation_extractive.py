@@ -534,3 +534,17 @@ def test_a_share_of_two_figures_named_in_one_sentence():
     res = prose_arithmetic("share", "2021年被下架的App占通报违规App的比例约是多少？", text)
     assert res is not None and res.text == "33.2% = 514 / 1549"
     assert prose_arithmetic("share", "下架的App占通报违规App的比例是多少？", "下架514款,占通报违规的33.2%。") is None
+
+
+def test_a_printed_share_is_not_swapped_for_the_column_of_its_change(tmp_path):
+    """航天电器's 研发投入 table prints each figure for 2019 and 2018 beside its 变动比例:
+    "研发投入占营业收入的比例是多少" asks for the share printed under the year (10.70%), not its change (0.06%, a %
+    under a header holding 比例);
+    a growth question still reads the change column."""
+    gen = get_generator("extractive", embed=False)
+    rows = [["项目", "2019 年", "2018 年", "变动比例"], ["研发人员数量(人)", "1,064", "764", "39.27%"],
+            ["研发投入占营业收入比例", "10.70%", "10.64%", "0.06%"]]
+    page = _table_page(tmp_path, rows, "rnd", title="研发投入")
+    share = gen.generate("2019年研发投入占营业收入的比例是多少？", [page])
+    assert share.answer.startswith("10.70% — 研发投入占营业收入比例, 2019 年"), share.answer
+    assert gen.generate("研发人员数量比上年增减多少？", [page]).answer.startswith("39.27%")

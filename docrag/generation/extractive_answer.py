@@ -105,7 +105,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
-                   and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))]
+                   and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))
+                   and not (op == "share" and _CHANGE_COL.search(u.cell.header_text))]   # 变动比例: a change
         if printed:  # the table prints the percentage itself: quote it, with the count beside it
             op = ""
             if printed[0] is not best:
