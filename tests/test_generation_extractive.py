@@ -548,3 +548,16 @@ def test_a_printed_share_is_not_swapped_for_the_column_of_its_change(tmp_path):
     share = gen.generate("2019年研发投入占营业收入的比例是多少？", [page])
     assert share.answer.startswith("10.70% — 研发投入占营业收入比例, 2019 年"), share.answer
     assert gen.generate("研发人员数量比上年增减多少？", [page]).answer.startswith("39.27%")
+
+
+def test_an_amount_is_not_read_from_the_column_of_its_share(tmp_path):
+    """航天电器's 营业收入构成 table: "连接器产品的营业收入是多少" names 营业收入, which the share column's header
+    "占营业收入比重" names as its denominator: the amount is read from the amount column; a share question still
+    reads the share."""
+    gen = get_generator("extractive", embed=False)
+    rows = [["分产品", "2019年占营业收入比重", "2019年金额", "2018年占营业收入比重", "2018年金额"],
+            ["连接器", "62.69%", "2,215,236,553.17", "55.95%", "1,649,767,329.87"],
+            ["继电器", "16.17%", "571,466,290.29", "19.17%", "565,340,817.57"]]
+    page = _table_page(tmp_path, rows, "mix", title="营业收入构成 单位：元")
+    assert gen.generate("2019年连接器产品的营业收入是多少？", [page]).answer.startswith("2,215,236,553.17")
+    assert gen.generate("2019年连接器占营业收入的比重是多少？", [page]).answer.startswith("62.69%")

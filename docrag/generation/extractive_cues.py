@@ -232,6 +232,21 @@ def span_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: floa
     return out
 
 
+# a column of shares of a whole ("占营业收入比重", "占年度销售总额比例", "% of net sales") and a question asking for one
+_SHARE_HEAD = re.compile(r"占.{0,12}(?:比重|比例|百分比)|占比|\bpercent(?:age)? of\b|%\s*of\b|\bas a % of\b",
+                         re.IGNORECASE)
+_SHARE_Q = re.compile(r"占|比重|比例|百分比|百分之|\bpercent|\bshare\b|\bproportion|\bportion\b|%|\bhow much of\b",
+                      re.IGNORECASE)
+
+
+def share_fit(units: Sequence[Unit], question: str, loss: float = 0.7) -> list[float]:
+    """``share_column``: a question asking for an amount ("连接器的营业收入是多少") is not answered from the column of
+    its share of a whole ("占营业收入比重": the measure is named there as the denominator)."""
+    if _SHARE_Q.search(question):
+        return [1.0] * len(units)
+    return [loss if u.cell is not None and _SHARE_HEAD.search(u.cell.header_text) else 1.0 for u in units]
+
+
 def _refs(text: str) -> set[tuple[str, str]]:
     """("figure" | "table", number) of every "Figure 1", "Table 2", "图1", "表2" in ``text``."""
     out = set()

@@ -30,6 +30,7 @@ from docrag.generation.extractive_cues import (
     label_fit,
     language_fit,
     reference_fit,
+    share_fit,
     span_fit,
 )
 from docrag.generation.extractive_extremes import extreme_fit
@@ -50,7 +51,8 @@ _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 def cue_product(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
-    for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit):
+    for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
+                share_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
