@@ -54,6 +54,7 @@ from docrag.generation.extractive_answer import (
     confidence,
     figure_answer,
 )
+from docrag.generation.extractive_breaks import join_page_breaks, quoted_whole, with_continuations
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_math import operation_of
@@ -140,6 +141,7 @@ class ExtractiveGenerator:
         for rank, page in enumerate(pages, start=1):
             checkpoint(f"reading page {rank} of {len(pages)}")
             units.extend(units_of(page, rank))
+        join_page_breaks(units)   # a sentence cut by a page break, both pages read
         whole = self._answer(question, pages, units, t0)
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations or answers_every_part(whole.answer, parts):
@@ -250,11 +252,12 @@ class ExtractiveGenerator:
             return declined(f"confidence {conf:.2f} is below {self.decline_below:.2f}: the retrieved pages "
                             "do not cover the question", conf)
         citations: dict[str, Citation] = {}
+        used = with_continuations(used)   # a sentence quoted whole over a page break cites both pages
         for u in used:
             cit = citations.setdefault(u.page.page_id, Citation(page_id=u.page.page_id, image_index=u.rank))
             if not any(b.coords == u.box.coords for b in cit.boxes):
                 cit.boxes.append(u.box)
-        text = " … ".join(dict.fromkeys(p for p in parts if p))
+        text = quoted_whole(" … ".join(dict.fromkeys(p for p in parts if p)), used)
         if len(text) > _MAX_ANSWER_CHARS:
             text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
             warnings.append(f"the quoted text was cut to {_MAX_ANSWER_CHARS} characters")

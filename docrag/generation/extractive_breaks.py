@@ -1,0 +1,89 @@
+"""A sentence cut by a page break (rule 89 ``page_break_sentence`` of ``docs/extractive-rules.md``).
+
+Reports run their paragraphs over page breaks: 中国信通院's white paper ends page 2 with "2020 年全球算力总规模达到
+429" and starts page 3 with "EFlops，增速达到39%". When both pages are read, the last sentence of a page that
+ends without a sentence mark, with nothing but furniture below its block, is joined to the first sentence of
+the next page's first text block (nothing but furniture above it): the sentence is scored as printed on its
+page, and when it answers it is quoted whole and cites both pages (``extra["continued_on"]``: the next page's
+unit).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from docrag.generation.extractive_units import _CJK, Unit
+from docrag.ingestion.furniture import is_furniture
+from docrag.types import Block, BlockKind, Page
+
+# a sentence that ends: 。.!?！？;；:：… (a closing quote or bracket after it)
+_ENDS = re.compile(r"[。．.!?！？;；:：…][\"'”’)）\]」』]*$")
+CONTINUED = "continued_on"
+
+
+def _content(page: Page) -> list[Block]:
+    return [b for b in page.blocks if b.text.strip() and not is_furniture(b, page)]
+
+
+def _last_text(page: Page) -> Block | None:
+    """The page's lowest block when it is body text (a table or figure below it ends the text)."""
+    content = _content(page)
+    last = max(content, key=lambda b: b.box.y1, default=None)
+    return last if last is not None and last.kind is BlockKind.TEXT else None
+
+
+def _first_text(page: Page) -> Block | None:
+    content = _content(page)
+    first = min(content, key=lambda b: b.box.y0, default=None)
+    return first if first is not None and first.kind is BlockKind.TEXT else None
+
+
+def join_page_breaks(units: Sequence[Unit]) -> int:
+    """Link each sentence cut by a page break to its continuation on the next page read
+    (``extra["continued_on"]``); returns how many were linked."""
+    sentences: dict[tuple[str, int], list[Unit]] = {}
+    for u in units:
+        if u.kind == "sentence" and u.cell is None:
+            sentences.setdefault((u.page.doc_id, u.page.page_no), []).append(u)
+    n = 0
+    for (doc, page_no), mine in sentences.items():
+        after = sentences.get((doc, page_no + 1))
+        if not after:
+            continue
+        last, first = _last_text(mine[0].page), _first_text(after[0].page)
+        tails = [u for u in mine if u.block is last]
+        heads = [u for u in after if u.block is first]
+        if not tails or not heads or _ENDS.search(tails[-1].text.strip()):
+            continue
+        tails[-1].extra[CONTINUED] = heads[0]
+        n += 1
+    return n
+
+
+def _joined(tail: Unit, head: Unit) -> str:
+    glue = "" if _CJK.search(tail.text[-1:]) or _CJK.search(head.text[:1]) else " "
+    return f"{tail.text.rstrip()}{glue}{head.text.lstrip()}"
+
+
+def quoted_whole(text: str, used: Sequence[Unit]) -> str:
+    """The answer ``text`` with each joined sentence it quotes completed by its continuation."""
+    for u in used:
+        nxt = u.extra.get(CONTINUED)
+        if isinstance(nxt, Unit) and u.text in text and _joined(u, nxt) not in text:
+            text = text.replace(u.text, _joined(u, nxt), 1)
+    return text
+
+
+def with_continuations(used: Sequence[Unit]) -> list[Unit]:
+    """``used`` and, after each sentence quoted whole, the unit it continues on (its page is cited too)."""
+    out: list[Unit] = []
+    for u in used:
+        out.append(u)
+        nxt = u.extra.get(CONTINUED)
+        if isinstance(nxt, Unit) and all(nxt is not v for v in out):
+            out.append(nxt)
+    return out
+
+
+__all__ = ["CONTINUED", "join_page_breaks", "quoted_whole", "with_continuations"]
