@@ -211,6 +211,9 @@ def test_which_row_leaves_out_the_total_row_and_a_named_table_names_no_column(tm
     gen = get_generator("extractive", embed=False)
     ans = gen.generate("In which month did the company repurchase the most shares purchased in total?", [page])
     assert ans.answer.startswith("57,342 — November")
+    only_total = _table_page(tmp_path, [["Period", "Shares purchased"], ["Total", "161,322"]],
+                             "Shares purchased in the quarter.", doc_id="total")
+    assert gen.generate("Which period had the most shares purchased?", [only_total]).citations   # no row to compare
     horizons = [["Variable", "1 quarter", "2 quarters", "4 quarters"], ["Y", "16.3", "23.4", "10.0"],
                 ["I", "17.8", "12.0", "30.1"], ["R", "27.3", "8.0", "5.5"]]
     page = _table_page(tmp_path, horizons, "Table 2: RMSE improvement by forecast horizon.", doc_id="rmse")

@@ -226,7 +226,7 @@ class ExtractiveGenerator:
         row = extreme_row(units, scores, best, question)   # "which region has the most time zones"
         if row is not None and row is not best:
             bi, best = units.index(row), row
-        op = operation_of(question) if row is None else None   # the extreme cell answers "which ... the most"
+        op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
         # the text states the percentage or the ratio itself
         stated = (op in ("growth", "share") and "%" in best.text) or (op == "ratio" and _RATIO_STATED.search(best.text))
         if op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence

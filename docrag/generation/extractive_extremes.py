@@ -1,7 +1,8 @@
 """Superlatives in questions: "the heaviest", "the lowest", "最高" favour a table's maximum / minimum column
 (or row), and "which region has the most time zones" takes the row with the largest value of the column
-the question names. Rules (``docs/extractive-rules.md``, 27-28, 79): extreme fit (x1.2 / x0.6 / x0.8, prose
-x0.85), extreme row (``near`` 0.5, column fit >= 0.5, the table whose row header the question names), and
+the question names. Rules (``docs/extractive-rules.md``, 27-28, 79, 85): extreme fit (x1.2 / x0.6 / x0.8, prose
+x0.85), extreme row (``near`` 0.5, column fit >= 0.5, the table whose row header the question names, no Total
+row among the rows compared, "Table 2" naming no column), and
 across a row ("哪个分位组合的最大回撤最小": the named row's extreme cell; "最大回撤" a measure, not a superlative;
 a drawdown smallest when closest to zero)."""
 
@@ -197,7 +198,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     col = [u for u in units if u.cell is not None and id(u.table) == column[0]
            and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None
            and not is_total_row(u.cell.row.label)]   # a Total row sums the rows compared
-    return pick(col, key=_size)
+    return pick(col, key=_size) if col else None
 
 
 # a loss printed negative ("-15.24%" 最大回撤) is smallest when closest to zero
