@@ -42,6 +42,7 @@ from docrag.apps.viewer_logic import (  # noqa: F401 -- re-exported: the viewer'
     judge_choices,
     retriever_choices,
 )
+from docrag.apps.viewer_render import gallery_files
 from docrag.apps.viewer_upload import UploadPolicy
 from docrag.config import ServeLimits
 from docrag.corpus import Corpus
@@ -172,9 +173,9 @@ def build_app(corpus: Corpus | str | Path, run_dir: str | Path | None = None, *,
         def on_ask(q: str, r: str, g: str, j: str, kk: float):
             res = viewer.ask(q, r, g, j, int(kk))
             return (res.answer.answer if res.answer else "", res.status,
-                    frame(res.citation_rows, CITATION_HEADERS), res.cited_pages, res.crops,
-                    frame(res.verdict_rows, VERDICT_HEADERS), frame(res.hit_rows, HIT_HEADERS),
-                    res.retrieved, res.raw)
+                    frame(res.citation_rows, CITATION_HEADERS), gallery_files(res.cited_pages),
+                    gallery_files(res.crops), frame(res.verdict_rows, VERDICT_HEADERS),
+                    frame(res.hit_rows, HIT_HEADERS), gallery_files(res.retrieved), res.raw)
 
         ask_inputs = [question, ret_dd, gen_dd, jdg_dd, k_num]
         ask_outputs = [answer, status, citations, cited_pages, crops, verdicts, hits, retrieved, raw]
@@ -309,7 +310,8 @@ def _detail_outputs(viewer: Viewer, run: runs.Run, qid: str) -> tuple:
     import pandas as pd
 
     d = viewer.run_detail(run, qid)
-    return (d["markdown"], d["pages"], d["crops"], pd.DataFrame(d["verdicts"], columns=VERDICT_HEADERS), d["raw"])
+    return (d["markdown"], gallery_files(d["pages"]), gallery_files(d["crops"]),
+            pd.DataFrame(d["verdicts"], columns=VERDICT_HEADERS), d["raw"])
 
 
 # -- serving -------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docrag.geometry import Box, fit_within
@@ -148,3 +149,29 @@ def page_crops(page: Page, boxes: Sequence[Box], max_side: int = MAX_DISPLAY_SID
 def thumbnail(page: Page, max_side: int = 480) -> Image.Image:
     """A small image of the whole page (for the list of retrieved pages)."""
     return fit_for_display(page.load_image(), max_side)
+
+
+def gallery_files(items: Sequence[tuple[Image.Image, str]], folder: Path | None = None) -> list[tuple[str, str]]:
+    """Gallery items ``(image, caption)`` as ``(path, caption)``: each image written once as a PNG named by its
+    content (atomically; the same picture shown again reuses the file). Gradio copies a file into its cache
+    under a temporary name and renames it, but rewrites a PIL image's cache file in place each time one is
+    shown, so a browser still fetching the first copy got a truncated file ("Too little data for declared
+    Content-Length", gradio-app/gradio#10591)."""
+    import hashlib
+    import io
+    import tempfile
+
+    from docrag.io import atomic_write_bytes
+
+    folder = folder or Path(tempfile.gettempdir()) / "docrag-viewer"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for image, caption in items:
+        buf = io.BytesIO()
+        image.save(buf, format="PNG")
+        data = buf.getvalue()
+        path = folder / f"{hashlib.sha256(data).hexdigest()[:32]}.png"
+        if not path.exists():
+            atomic_write_bytes(path, data)
+        out.append((str(path), caption))
+    return out

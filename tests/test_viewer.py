@@ -394,3 +394,20 @@ def test_viewer_refuses_long_questions_and_large_k_and_stops_at_the_time_budget(
     assert app._queue.max_size == 3
     ask_fns = [fn for fn in app.fns.values() if fn.concurrency_id == "ask"]
     assert len(ask_fns) == 2 and all(fn.concurrency_limit == 2 for fn in ask_fns)
+
+
+def test_gallery_images_are_files_written_once(tmp_path):
+    """Galleries get files named by content, written once: Gradio rewrote a PIL image's cache file in place each
+    time it was shown, and a browser still fetching it got a truncated file (gradio-app/gradio#10591)."""
+    from PIL import Image
+
+    from docrag.apps.viewer_render import gallery_files
+
+    red, blue = Image.new("RGB", (20, 10), (220, 38, 38)), Image.new("RGB", (20, 10), (0, 0, 200))
+    first = gallery_files([(red, "a"), (blue, "b")], tmp_path)
+    assert [c for _, c in first] == ["a", "b"] and first[0][0] != first[1][0]
+    path = Path(first[0][0])
+    stamp = path.stat().st_mtime_ns
+    again = gallery_files([(red.copy(), "a again")], tmp_path)
+    assert again == [(str(path), "a again")] and path.stat().st_mtime_ns == stamp   # the same file, not rewritten
+    assert Image.open(path).size == (20, 10) and not list(tmp_path.glob(".*"))       # no temporary left
