@@ -7,12 +7,16 @@ never does coordinate arithmetic of its own beyond drawing.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docrag.geometry import Box, fit_within
+from docrag.io import atomic_write_bytes
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -157,12 +161,6 @@ def gallery_files(items: Sequence[tuple[Image.Image, str]], folder: Path | None 
     under a temporary name and renames it, but rewrites a PIL image's cache file in place each time one is
     shown, so a browser still fetching the first copy got a truncated file ("Too little data for declared
     Content-Length", gradio-app/gradio#10591)."""
-    import hashlib
-    import io
-    import tempfile
-
-    from docrag.io import atomic_write_bytes
-
     folder = folder or Path(tempfile.gettempdir()) / "docrag-viewer"
     folder.mkdir(parents=True, exist_ok=True)
     out = []
