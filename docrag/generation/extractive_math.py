@@ -105,7 +105,7 @@ def is_total_row(label: str) -> bool:
 def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
     """``total_and_part``: a sum of a total row with another row counts that row twice ("其中" a project of
     the 合计 it is part of)."""
-    return op == "sum" and bool(_TOTAL_ROW.search(label_a)) != bool(_TOTAL_ROW.search(label_b))
+    return op == "sum" and is_total_row(label_a) != is_total_row(label_b)
 
 
 def compute(op: str, first: str, second: str) -> Result | None:

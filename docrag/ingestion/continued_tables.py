@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from docrag.ingestion.furniture import is_furniture
+from docrag.ingestion.tables import _NUMERIC
 from docrag.types import Block, BlockKind, Page
 
 log = logging.getLogger(__name__)
@@ -32,13 +33,13 @@ log = logging.getLogger(__name__)
 EDGE_TOL_PT = 4.0          # column edges of the two parts agree within this
 MAX_PIECE_CHARS = 16       # a header piece below the table is short ("2020年末", "末比上年")
 HEADER_KEY = "header_from_page"
-_VALUE = re.compile(r"^[-+−(]?[$¥€£]?\s*[\d,.]+\s*%?\)?$")
 _YEAR = re.compile(r"^(?:19|20)\d\d\s*年?(?:末|度)?$")
 
 
 def _is_value(text: str) -> bool:
+    """A number in a cell (the table finder's ``_NUMERIC``); a year is a header, not a value."""
     t = text.strip()
-    return bool(_VALUE.match(t)) and not _YEAR.match(t)
+    return bool(_NUMERIC.match(t)) and not _YEAR.match(t)
 
 
 def _grid(block: Block) -> tuple[list[list[str]], list[list[list[float] | None]]] | None:
