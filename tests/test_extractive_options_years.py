@@ -125,3 +125,17 @@ def test_text_that_states_other_years_only_loses(tmp_path):
                                    "Releases came out regularly."])
     seen: dict[str, frozenset[str]] = {}
     assert [extractive_score.year_fit(u, {"2005"}, seen) for u in units_of(page, 1)] == [0.75, 1.0, 1.0]
+
+
+def test_a_column_of_the_asked_year_gains_only_where_the_columns_run_over_years(tmp_path):
+    """``period_axis``: "2019 | 2020" columns are periods, and the asked year's gains; ACCIONA's one "Employees at
+    the close of 2020" beside "Total sales" is no period of "total 2020 sales" (it had outranked the sales)."""
+    from tests.test_extractive_tables_zh import _table_page
+
+    one = _table_page(tmp_path, [["Jurisdiction", "Total sales", "Employees at the close of 2020"],
+                                 ["Spain", "2,673", "20,860"]], "", doc_id="cbc")
+    years = _table_page(tmp_path, [["Item", "Year 2019", "Year 2020"], ["Revenue", "5,100", "5,900"]], "", doc_id="ye")
+    cells = [u for page in (one, years) for u in units_of(page, 1) if u.cell is not None]
+    axes = extractive_score.period_axes(cells)
+    fit = {u.cell.value: extractive_score.year_fit(u, {"2020"}, {}, axes) for u in cells}
+    assert fit == {"2,673": 1.0, "20,860": 1.0, "5,100": 0.75, "5,900": 1.15}

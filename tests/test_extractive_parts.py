@@ -5,6 +5,7 @@ import pytest
 
 from docrag.generation import get_generator
 from docrag.generation.extractive_parts import answers_every_part, parts_of
+from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
 
 GREY = (200, 200, 200)
@@ -113,3 +114,19 @@ def test_complementary_evidence_comes_from_the_answers_document(tmp_path):
                            doc_id=doc, page_no=2 if doc == "a" else 1)
         ans = gen.generate(question, [revenue, office])
         assert {c.page_id for c in ans.citations} == cited, doc
+
+
+def test_a_part_is_read_with_what_was_said_before_it_not_after(tmp_path):
+    """Table 324 of the Statistical Abstract: "how many arrests for fraud were reported in 2009, and how many of
+    them were of females?" The first part is the Total column; "females" of the second part does not pull it
+    to the Female column, and the second part reads "of them" with the first part's "arrests for fraud"."""
+    rows = [["Offense charged", "Total", "Male", "Female"], ["Fraud", "173.7", "98.4", "75.3"],
+            ["Forgery and counterfeiting", "85.8", "53.9", "31.9"], ["Embezzlement", "17.9", "8.7", "9.2"]]
+    page = make_page(tmp_path, [Region((72, 120, 540, 150), GREY, "Table 324. Arrests by Sex, 2009", BlockKind.TITLE),
+                                Region((72, 160, 540, 300), GREY, "\n".join(" | ".join(r) for r in rows),
+                                       BlockKind.TABLE)], doc_id="t324", page_no=1)
+    page.blocks[-1].meta["rows"] = rows
+    ans = get_generator("extractive", embed=False).generate(
+        "How many arrests for fraud were reported in 2009, and how many of them were of females?", [page])
+    assert ans.answer.startswith("173.7"), ans.answer
+    assert "75.3" in ans.answer and "98.4" not in ans.answer, ans.answer

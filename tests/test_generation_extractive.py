@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from docrag.generation import GENERATORS, get_generator
 from docrag.generation.extractive import NO_ANSWER, tokenize
-from docrag.generation.extractive_score import document_reference
+from docrag.generation.extractive_extremes import extreme_row
+from docrag.generation.extractive_math import mixes_measures
+from docrag.generation.extractive_score import document_reference, prior
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Cell, Row, TableCell, is_serial
+from docrag.generation.extractive_units import units_of
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
 
@@ -561,3 +566,76 @@ def test_an_amount_is_not_read_from_the_column_of_its_share(tmp_path):
     page = _table_page(tmp_path, rows, "mix", title="营业收入构成 单位：元")
     assert gen.generate("2019年连接器产品的营业收入是多少？", [page]).answer.startswith("2,215,236,553.17")
     assert gen.generate("2019年连接器占营业收入的比重是多少？", [page]).answer.startswith("62.69%")
+
+
+def test_a_country_by_country_table_answers_a_share_of_its_total_column(tmp_path):
+    """ACCIONA's country-by-country table (issue 23): "What share of total 2020 sales was generated in Spain"
+    is Spain's "Total sales" over the Total row's. The one column naming 2020 ("Employees at the close of
+    2020") is no period column of "2020 sales"; "Corporate Income Tax" holds no rate, and a footnote column
+    "effective rate paid" is no share of sales printed in the row; the sentence announcing the table is no
+    answer."""
+    gen = get_generator("extractive", embed=False)
+    rows = [["Tax jurisdiction", "Total sales (M€)", "Corporate Income Tax accrued (M€)",
+             "Employees at the close of 2020", "Footnote explaining effective rate paid"],
+            ["Spain", "2,673", "51", "20,860", "2"], ["Australia", "881", "13", "1,704", "10"],
+            ["Total", "6,472", "97", "38,355", "3"]]
+    page = _table_page(tmp_path, rows, "cbc", title="The following table includes information on all the tax "
+                                                  "jurisdictions in which the entities of ACCIONA are resident.")
+    ans = gen.generate("What share of ACCIONA's total 2020 sales was generated in Spain?", [page])
+    assert ans.answer.startswith("41.3% = 2,673 / 6,472"), ans.answer
+    announcing = next(u for u in units_of(page, 1) if u.kind == "sentence")
+    assert prior(announcing, False, False, True) == pytest.approx(0.6)
+    stating = replace(announcing, text="The following table shows sales of 6,472 M€ in 2020.")
+    assert prior(stating, False, False, True) == pytest.approx(1.0)
+
+
+def test_a_document_named_at_the_end_or_after_on_is_where_to_look():
+    """"… on its Q2 earnings call?" and "On NVIDIA's Q2 fiscal 2025 earnings call, …" name the transcript to
+    read (the call's title line, "Nvidia (NVDA) Q2 2025 Earnings Call Aug 28, 2024", had answered)."""
+    assert document_reference("What revenue did NVIDIA guide to for the third quarter of fiscal 2025 on its Q2 "
+                              "earnings call?") == (
+        "What revenue did NVIDIA guide to for the third quarter of fiscal 2025?", "its Q2 earnings call")
+    assert document_reference("On NVIDIA's Q2 fiscal 2025 earnings call, how large was the buyback?") == (
+        "how large was the buyback?", "NVIDIA's Q2 fiscal 2025 earnings call")
+    assert document_reference("What index level did the CPI-W reach, according to the BLS release?")[1] == \
+        "the BLS release"
+    # what names the evidence stays asked: an income statement is a table of the report
+    assert document_reference("What was the gross margin based on its income statement?")[1] == ""
+
+
+def test_which_row_compares_the_rows_of_the_report_the_question_is_about(tmp_path):
+    """"In which month of Q4 2022 did Alphabet repurchase the most shares" compares Alphabet's months, not the
+    rows of another company's repurchase table read beside it (NVIDIA's 10-Q, ranked second), even when that
+    table's stub says "Month"."""
+    gen = get_generator("extractive", embed=False)
+    head = "Total Number of Shares Purchased as Part of Publicly Announced Programs"
+
+    def report(doc_id: str, name: str, rows: list[list[str]]):
+        page = make_page(tmp_path, [Region((72, 120, 540, 150), GREY, name, BlockKind.TITLE),
+                                    Region((72, 160, 540, 300), GREY, "\n".join(" | ".join(r) for r in rows),
+                                           BlockKind.TABLE)], doc_id=doc_id, page_no=1)
+        page.blocks[-1].meta["rows"] = rows
+        return page
+
+    question = ("In which month of Q4 2022 did Alphabet repurchase the most shares under its publicly announced "
+                "programs?")
+    alphabet = report("alphabet", "Alphabet Inc. repurchases, Q4 2022",
+                      [["Period", head], ["October 1 - 31", "54,644"], ["November 1 - 30", "57,342"],
+                       ["December 1 - 31", "49,336"]])
+    nvidia = report("nvidia", "NVIDIA Corporation",
+                    [["Month", head], ["February 2026", "62,500"], ["April 2026", "91,100"]])
+    assert gen.generate(question, [alphabet, nvidia]).answer.startswith("57,342")
+    # the other report's cells score close to the best (its stub "Month" is named): still not compared
+    units = [u for rank, page in enumerate([alphabet, nvidia], 1) for u in units_of(page, rank) if u.cell]
+    scores = [1.0 if u.page.doc_id == "alphabet" else 0.9 for u in units]
+    assert extreme_row(units, scores, units[0], question).cell.value == "57,342"
+
+
+def test_no_arithmetic_mixes_money_with_a_count():
+    """``same_unit``: employees over sales (M€) is no share; a ratio may divide them (sales per employee)."""
+    employees = ("20,860", "Employees at the close of 2020 Spain")
+    sales = ("2,673", "Total sales (M€) Spain")
+    assert mixes_measures("share", employees, sales) and mixes_measures("difference", employees, sales)
+    assert not mixes_measures("ratio", employees, sales)
+    assert not mixes_measures("share", sales, ("6,472", "Total sales (M€) Total"))
+    assert not mixes_measures("growth", ("2,340", "Stores"), ("2,410", "Stores"))

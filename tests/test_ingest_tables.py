@@ -20,7 +20,7 @@ from docrag.generation import get_generator
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.geometry import Box
 from docrag.ingestion import ingest
-from docrag.ingestion.tables import merged_columns
+from docrag.ingestion.tables import merged_columns, text_rows
 from docrag.types import BlockKind, Word
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 
@@ -259,7 +259,54 @@ def _cash_flow_pdf(path: Path) -> None:
     doc.save(path)
 
 
-NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf", "yearly.pdf", "zh_text_grid.pdf", "cash_flow.pdf")
+# ACCIONA's country-by-country table (sustainability report 2020, p. 86): row rules drawn one column at a
+# time, an arrow under each column head, and the report's section index at the page's right, its entries
+# parted by rules, level with the table's rows
+CBC_XS = [80, 190, 300, 390, 530, 660]
+CBC_HEAD = ["Tax jurisdiction", "Total sales (EURm)", "EBT (EURm)", "Corporate Income", "Employees at the"]
+CBC_ROWS = [("Spain", "2,673", "367", "51", "20,860"), ("Germany", "12", "75", "-8", "428"),
+            ("Mexico", "238", "54", "19", "1,978"), ("Australia", "881", "33", "13", "1,704"),
+            ("Poland", "335", "19", "4", "1,523"), ("Total", "6,472", "508", "97", "38,355")]
+INDEX = [("1", "Letter from the", "Chairman"), ("2", "The first", "company"), ("3", "Degree of", "fulfilment"),
+         ("4", "People", "centric"), ("5", "Planet", "positive"), ("6", "Exponential", "leadership")]
+
+
+def _side_index_pdf(path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=800, height=600)
+    page.insert_text((80, 60), "Country-by-Country information", fontname="helv", fontsize=14)
+    page.insert_text((80, 80), "The following table includes information on all the tax jurisdictions.",
+                     fontname="helv", fontsize=9)
+    top = 100.0
+    for x, head in zip(CBC_XS, CBC_HEAD, strict=False):
+        page.insert_text((x + 2, top + 12), head, fontname="helv", fontsize=8)
+        page.draw_line((x + 2, top + 16), (x + 2, top + 40), width=0.6)   # the arrow under the head
+    y = top + 46
+
+    def row_rule(at: float) -> None:
+        for x0, x1 in zip(CBC_XS, CBC_XS[1:], strict=False):   # one segment per column
+            page.draw_line((x0, at), (x1, at), width=0.4)
+
+    row_rule(top)
+    row_rule(y)
+    for values in CBC_ROWS:
+        for x, v in zip(CBC_XS, values, strict=False):
+            page.insert_text((x + 2, y + 13), v, fontname="helv", fontsize=8)
+        y += 18
+        row_rule(y)
+    iy = 90.0
+    for number, *words in INDEX:   # the section index: a rule above each entry
+        page.draw_line((690, iy), (760, iy), width=0.4)
+        page.insert_text((690, iy + 14), number, fontname="helv", fontsize=12)
+        for i, w in enumerate(words):
+            page.insert_text((690, iy + 26 + i * 10), w, fontname="helv", fontsize=8)
+        iy += 64
+    page.draw_line((690, iy), (760, iy), width=0.4)
+    doc.save(path)
+
+
+NAMES = ("zh_grid.pdf", "stacked.pdf", "shaded.pdf", "yearly.pdf", "zh_text_grid.pdf", "cash_flow.pdf",
+         "side_index.pdf")
 
 
 @pytest.fixture(scope="module")
@@ -271,6 +318,7 @@ def pages(tmp_path_factory):
     _yearly_pdf(folder / "yearly.pdf")
     _zh_text_grid_pdf(folder / "zh_text_grid.pdf")
     _cash_flow_pdf(folder / "cash_flow.pdf")
+    _side_index_pdf(folder / "side_index.pdf")
     out = folder / "corpus"
     ingest([folder / name for name in NAMES], out, show_progress=False)
     corpus = Corpus.open(out)
@@ -425,3 +473,58 @@ def test_a_header_drawn_over_a_spanning_cell_joins_its_column():
     ]
     rows, _ = merged_columns(split)
     assert rows == [["", "2020", ""], ["Sales", "1,200", "35%"]]
+
+
+def test_rules_drawn_a_column_at_a_time_and_a_side_index_leave_the_table_whole(pages):
+    """Row rules drawn one segment per column make one ruled table (not one per column), arrows under the
+    column heads make no grid, and the section index at the page's right is no column of the table."""
+    page = pages["side_index.pdf"]
+    tables = _tables(page)
+    assert len(tables) == 1, [b.text[:40] for b in page.blocks]
+    assert tables[0].meta["source"] == "rules"   # cells from the text's columns, not from the arrows
+    rows = tables[0].meta["rows"]
+    assert rows[0] == CBC_HEAD
+    for values in CBC_ROWS:
+        assert list(values) in rows
+    box = page.to_page_points(tables[0].box)
+    assert box.x1 < 690 and box.y0 >= 95   # neither the index nor the sentence above
+    assert not any(w in tables[0].text for _, *words in INDEX for w in words)
+
+
+def test_rules_under_a_label_column_are_no_side_column(tmp_path):
+    """Rules under the section labels at the left (USGS's "World Production Capacity:") sit over the rows'
+    own labels: the labels stay in the table."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_line((45, 60), (175, 60), width=0.6)
+    page.insert_text((45, 56), "World Production Capacity:", fontname="helv", fontsize=9)
+    y = 90.0
+    for x, s in zip((230, 330, 430, 510), ("2009", "2010", "2009", "2010"), strict=True):
+        page.insert_text((x, y), s, fontname="helv", fontsize=9)
+    for country, a, b in [("United States", "60,400", "42,600"), ("Argentina", "5,000", "5,000"),
+                          ("Brazil", "50,000", "43,000"), ("China", "700,000", "455,000"),
+                          ("France", "40,000", "16,000"), ("Germany", "80,000", "36,000")]:
+        y += 14
+        page.insert_text((45, y), country, fontname="helv", fontsize=9)
+        for x, v in zip((230, 330, 430, 510), (a, a, b, b), strict=True):
+            page.insert_text((x, y), v, fontname="helv", fontsize=9)
+    page.draw_line((45, y + 30), (128, y + 30), width=0.6)
+    page.insert_text((45, y + 26), "Substitutes:", fontname="helv", fontsize=9)
+    page.draw_line((45, y + 80), (100, y + 80), width=0.6)
+    page.insert_text((45, y + 76), "Sources:", fontname="helv", fontsize=9)
+    doc.save(tmp_path / "capacity.pdf")
+    ingest([tmp_path / "capacity.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    tables = _tables(corpus.pages([corpus.find_documents("capacity.pdf")[0].doc_id])[0])
+    assert len(tables) == 1
+    assert ["China", "700,000", "700,000", "455,000", "455,000"] in tables[0].meta["rows"]
+
+
+def test_leader_dots_part_a_label_from_its_value_however_close():
+    """The Statistical Abstract's "Fraud. . . . . 173.7": the value's box starts right after the last dot
+    (its right-aligned figure is padded), and it is still a cell of its own."""
+    texts = [("Fraud.", 40, 66), *((".", 70 + 6.7 * i, 71.7 + 6.7 * i) for i in range(10)), ("173.7", 134.4, 163.1),
+             ("5.1", 182, 190)]
+    words = [Word(text=t, box=Box.points(x0, 100, x1, 108, 612, 792)) for t, x0, x1 in texts]
+    row = text_rows(words)[0]
+    assert [" ".join(w.text for w in c) for c in row.cells][1:] == ["173.7", "5.1"]

@@ -66,6 +66,7 @@ from docrag.generation.extractive_score import (
     document_reference,
     idf_weights,
     lexical_scores,
+    period_axes,
     prior,
     wants,
     year_fit,
@@ -169,7 +170,7 @@ class ExtractiveGenerator:
         answers = []
         for p in parts:
             checkpoint("answering a part of the question")
-            answers.append(self._answer(p, pages, units, t0, context=question))
+            answers.append(self._answer(p, pages, units, t0, context=_said_before(question, p)))
         doc_of = {p.page_id: p.doc_id for p in pages}
         docs = {doc_of.get(a.citations[0].page_id) for a in answers if a.citations}
         if len(docs) < 2:
@@ -178,7 +179,7 @@ class ExtractiveGenerator:
         for doc in sorted(d for d in docs if d is not None):
             checkpoint("answering from one document")
             mine = [u for u in units if u.page.doc_id == doc]
-            alt = [self._answer(p, pages, mine, t0, context=question) for p in parts]
+            alt = [self._answer(p, pages, mine, t0, context=_said_before(question, p)) for p in parts]
             conf = sum(a.confidence or 0.0 for a in alt)
             if all(a.citations for a in alt) and conf > best_conf:
                 best, best_conf = alt, conf
@@ -212,9 +213,10 @@ class ExtractiveGenerator:
         flags = wants(question)
         years = set(_YEAR.findall(question))
         page_years: dict[str, frozenset[str]] = {}
+        axes = period_axes(units)
         cues = cue_product(units, question)
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm)
-                  * year_fit(u, years, page_years) * cue / (1.0 + self.rank_prior * (u.rank - 1))
+                  * year_fit(u, years, page_years, axes) * cue / (1.0 + self.rank_prior * (u.rank - 1))
                   for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = order[0]
@@ -264,6 +266,14 @@ class ExtractiveGenerator:
         meta["units"] = [{"page_id": u.page.page_id, "block": u.block.block_id, "kind": u.kind} for u in used]
         return Answer(question=question, answer=text, citations=list(citations.values()), warnings=warnings,
                       generator=self.name, latency_s=time.perf_counter() - t0, meta=meta, confidence=conf)
+
+
+def _said_before(question: str, part: str) -> str:
+    """``part_context``: the question up to the end of ``part``, the context a part is read in. A later part
+    refers back ("how many of them were of females"); an earlier one does not look ahead, so "females" of
+    the second part does not pull the first ("how many arrests for fraud") to the Female column."""
+    at = question.find(part)
+    return question[:at + len(part)] if at >= 0 else question
 
 
 @GENERATORS.register("extractive", help="offline: answers from text, table cells (with arithmetic) and figures "

@@ -23,7 +23,15 @@ from typing import Any
 
 from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
-from docrag.generation.extractive_math import Result, adds_a_total, comparable, compute, not_addable
+from docrag.generation.extractive_math import (
+    Result,
+    adds_a_total,
+    comparable,
+    compute,
+    mixes_measures,
+    named_figure,
+    not_addable,
+)
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
@@ -33,7 +41,10 @@ from docrag.types import Page
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
 _NO_NUMBER_LOSS = 0.6
 _CHANGE_COL = re.compile(r"增减|变动|\bchange\b|\bgrowth\b|\by/y\b", re.IGNORECASE)
-_PERCENT_COL = re.compile(r"percent|%|share|rate|比例|比重|占比", re.IGNORECASE)
+# a column of note numbers ("Notes", "Footnote explaining effective rate paid", "附注"): references, not values
+_NOTE_COL = re.compile(r"\b(?:foot)?notes?\b|附注", re.IGNORECASE)
+# whole words: "Corporate" holds no rate, "Shares Purchased" no share
+_PERCENT_COL = re.compile(r"\bpercent|%|\bshare\b|\brates?\b|比例|比重|占比", re.IGNORECASE)
 # a Chinese noun of the question missing from the answering document is often a paraphrase (冒号 for ":",
 # 报告 for "reported"): unless every noun is missing, the loss stops at this factor. On the 270 Chinese
 # questions of the generated dev set (retired, with benchmarks/decline_calibration.py, in issue 23: git
@@ -106,7 +117,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
                    and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))
-                   and not (op == "share" and _CHANGE_COL.search(u.cell.header_text))]   # 变动比例: a change
+                   and not (op == "share" and _CHANGE_COL.search(u.cell.header_text))   # 变动比例: a change
+                   and not _NOTE_COL.search(u.cell.header_text)]
         if printed:  # the table prints the percentage itself: quote it, with the count beside it
             op = ""
             if printed[0] is not best:
@@ -151,6 +163,8 @@ def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: 
     elif adds_a_total(op, fc.row.label, sc.row.label):
         meta["arithmetic_refused"] = f"{op}: a total and one of its parts ({fc.value}, {sc.value})"
         quoted.append(second)   # "合计多少？其中 X 多少": both are asked for (the caller drops the best)
+    elif mixes_measures(op, named_figure(fc), named_figure(sc)):
+        meta["arithmetic_refused"] = f"{op}: money with a count ({fc.value}, {sc.value})"
     elif comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):
         res = compute(op, a, b)
     else:

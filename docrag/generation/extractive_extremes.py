@@ -161,7 +161,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
                 near: float = 0.5) -> Unit | None:
     """"Which region has the most time zones?", "哪个地区的时区最多？": the cell with the largest (smallest)
     value in the column the question names, among the tables of the cells scoring at least ``near`` of
-    the best unit, when no column is labelled as the maximum asked for; None when the question is not
+    the best unit in its document, when no column is labelled as the maximum asked for; None when the question is not
     such a question, ``best`` is a chart (its series are not table rows) or no column is named."""
     wants = _wanted_extremes(question, _labels(units))
     if best.kind == "figure" or len(wants) != 1 or not _WHICH.search(question):
@@ -170,8 +170,9 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         return None   # a "Maximum" column answers it
     terms = _compared_terms(question, wants)
     top = max(scores, default=0.0)
-    tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)
-              if u.cell is not None and u.table is not None and s >= near * top}
+    tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)   # of the best unit's report:
+              if u.cell is not None and u.table is not None and s >= near * top   # one company's months, not
+              and u.page.doc_id == best.page.doc_id}                              # another's (en-a-047)
     # (table, column) -> (fit, named weight, best score); (table, row) -> (fit, named weight, best score)
     fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]] = {}
     rows: dict[tuple[int, int], tuple[float, float, float]] = {}

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from docrag.generation.extractive_formula import formula_of
-from docrag.generation.extractive_tables import parse_number
+from docrag.generation.extractive_tables import TableCell, parse_number
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
@@ -82,6 +82,31 @@ def comparable(op: str, first: tuple[str, str], second: tuple[str, str]) -> bool
     if op == "share":
         return not a and not b
     return a == b
+
+
+_MONEY = re.compile(r"[$€£¥]|\b(?:USD|EUR|GBP|RMB|CNY|dollars?|euros?)\b|元", re.IGNORECASE)
+_COUNT = re.compile(r"\b(?:employees|staff|headcount|people|persons|stores|customers|shares|users|riders|number of)\b"
+                    r"|人数|员工|职工|门店|户数|股数|家数", re.IGNORECASE)
+
+
+def measure(value: str, names: str) -> str:
+    """What a figure measures, from its value and what names it (column headers, row label): ``money``
+    (a currency), ``count`` (employees, stores, shares), or ``""`` when they do not say or say both."""
+    money = bool(_MONEY.search(value) or _MONEY.search(names))
+    count = bool(_COUNT.search(names))
+    return "money" if money and not count else "count" if count and not money else ""
+
+
+def named_figure(tc: TableCell) -> tuple[str, str]:
+    """A table cell as :func:`mixes_measures` reads it: its value, and its column headers with its row label."""
+    return tc.value, f"{tc.header_text} {tc.row.label}"
+
+
+def mixes_measures(op: str, first: tuple[str, str], second: tuple[str, str]) -> bool:
+    """``same_unit``: money with a count ("20,860 employees" over "2,673 M€ of sales" is no share of anything);
+    a ratio may divide them (revenue per employee). Operands are ``(value, headers and row label)``."""
+    a, b = measure(*first), measure(*second)
+    return op != "ratio" and bool(a) and bool(b) and a != b
 
 
 _PER_UNIT = re.compile(r"\b(?:average|mean|median)\b|\bper (?:share|unit|ton(?:ne)?|barrel|head|capita)\b|\bprices?\b"

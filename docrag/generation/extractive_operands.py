@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
-from docrag.generation.extractive_math import comparable
+from docrag.generation.extractive_math import comparable, mixes_measures, named_figure
 from docrag.generation.extractive_tables import Row, is_serial, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
@@ -49,8 +49,9 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
         if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
                 u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()) or is_serial(u.cell):
             continue   # a range such as "100-199" is a key, a row number counts rows: neither is an operand
-        if not comparable(op, (tc.value, tc.header_text), (u.cell.value, u.cell.header_text)):
-            continue   # same_kind_operand: a percentage beside a count is no operand of it
+        if not comparable(op, (tc.value, tc.header_text), (u.cell.value, u.cell.header_text)) \
+                or mixes_measures(op, named_figure(tc), named_figure(u.cell)):
+            continue   # same_kind_operand: a percentage beside a count, a count beside money, is no operand of it
         same_row = u.cell.row is tc.row
         same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
         if same_row or same_col:

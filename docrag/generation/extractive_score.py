@@ -68,10 +68,24 @@ def cjk_weight(term: str, terms: set[str]) -> float:
     return 1.0
 
 
-def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]]) -> float:
+def period_axes(units: Sequence[Unit]) -> dict[int, int]:
+    """How many columns of each table (by ``id`` of its block) name different years in their headers."""
+    seen: dict[int, set[frozenset[str]]] = {}
+    for u in units:
+        if u.cell is not None:
+            col = frozenset(_YEAR.findall(" ".join(u.cell.headers)))
+            if col:
+                seen.setdefault(id(u.block), set()).add(col)
+    return {k: len(v) for k, v in seen.items()}
+
+
+def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]],
+             axes: dict[int, int] | None = None) -> float:
     """A cell in a column of another year than the question names is less likely the answer, and so are
     a date cell of another year, text that states other years only, and text on a page that never
-    mentions the year asked about (``page_years``: the years of each page)."""
+    mentions the year asked about (``page_years``: the years of each page). A column of the year asked
+    gains only where the table's columns run over years (``axes``, :func:`period_axes`): ACCIONA's one
+    "Employees at the close of 2020" is no period of "total 2020 sales"."""
     if not years:
         return 1.0
     if u.cell is not None and is_date(u.cell.value):   # "which release came out in 2005": its date
@@ -87,16 +101,31 @@ def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]]) ->
     col = set(_YEAR.findall(" ".join(u.cell.headers)))
     if not col:
         return 1.0
-    return 1.15 if col & years else 0.75
+    if not col & years:
+        return 0.75
+    return 1.15 if axes is None or axes.get(id(u.block), 0) >= 2 else 1.0
 
 
 # "金宇生物技术股份有限公司（生物股份，600201）2020年年度报告中，", "In Alphabet's 2022 annual report, ": which document
 # to read, not what to look for in it (a table or chart reference, "表3中", is kept: it names the evidence)
 _DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公告|白皮书|预案|纪要|公报|》))"
                          r"(?:(?:中|显示)?[，,：:]|中|的)")
-_DOC_REF_EN = re.compile(r"^(?:In|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:report|release|10-K|10-Q|8-K|"
-                         r"filing|prospectus|minutes|presentation|transcript|letter|paper|assessment|white ?paper))"
+_DOC_WORDS_EN = (r"report|release|10-K|10-Q|8-K|filing|prospectus|minutes|presentation|transcript|letter|paper|"
+                 r"assessment|white ?paper|call|announcement|bulletin")
+_DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r"))"
                          r"(?: \([^)]{0,40}\))?,\s*", re.IGNORECASE)
+# "..., according to the BLS release?", "... on its Q2 earnings call?": the same, said at the end
+_DOC_REF_EN_END = re.compile(r",?\s+(?:in|on|according to|from|per|based on)\s+((?:the|its|an?|[A-Z][\w.&-]*'s?)\s"
+                             r"[^,;?]{0,80}?\b(?:" + _DOC_WORDS_EN + r"))(?: \([^)]{0,40}\))?\s*[?.]?$",
+                             re.IGNORECASE)
+
+# a sentence that announces a table or chart and states nothing itself ("The following table presents details of
+# our share repurchase transactions", "下表列示了…"): a title, in effect (ACCIONA's country-by-country table)
+_ANNOUNCES = re.compile(r"\b(?:the )?following (?:tables?|charts?|figures?|graphs?|schedules?)\b|"
+                        r"\b(?:tables?|charts?|figures?|graphs?) below\b|下表|如下表|见下表|下图|如下图", re.IGNORECASE)
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE_IN = re.compile(rf"{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}"
+                      r"|\d{4}年\d{1,2}月(?:\d{1,2}日)?", re.IGNORECASE)   # a period named is no figure stated
 
 _EVIDENCE_IN = re.compile(r"^(.+?)\s+(?:of|in)\s+(.+)$")   # "Table 1 of the BLS release", "the investment
 # restrictions of the prospectus": what comes before "of" / "in" is asked for
@@ -112,6 +141,11 @@ def document_reference(question: str) -> tuple[str, str]:
             ref, asked = m.group(1), question[m.end():]
             named = _EVIDENCE_IN.match(ref)
             return (f"{named.group(1)} {asked}", named.group(2)) if named else (asked, ref)
+    m = _DOC_REF_EN_END.search(question)
+    if m and m.start() >= 12:
+        ref, asked = m.group(1), question[:m.start()] + "?"
+        named = _EVIDENCE_IN.match(ref)
+        return (f"{asked} {named.group(1)}", named.group(2)) if named else (asked, ref)
     return question, ""
 
 
@@ -144,6 +178,9 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
         out *= 0.6
     if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
         out *= 0.7
+    if (unit.kind == "sentence" and _ANNOUNCES.search(unit.text)
+            and not _has_quantity(_DATE_IN.sub(" ", unit.text))):
+        out *= 0.6   # "The following table includes information on ...": it points at the evidence
     if unit.kind == "figure":
         out *= 1.5 if wants_chart else 0.7
     elif unit.kind == "cell":

@@ -30,9 +30,11 @@ from docrag.types import Block, BlockKind, Word
 log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
+_LEADER = re.compile(r"^(?:\.\s?){2,}$|^[.…·]$")   # leader dots between a label and its value
 MIN_RULE_PT = 15.0
 FIND_TABLES_MAX_CHARS = 2000  # larger grid tables get cells from their rules: find_tables costs ~0.2 s there
 MAX_RULE_GAP_PT = 260.0
+_GRID_RULE_SHARE = 0.25   # a grid's vertical rules run through at least this share of its height (or 40 pt)
 
 
 @dataclass
@@ -76,7 +78,8 @@ def text_rows(words: list[Word]) -> list[Row]:
         h = statistics.median(w.box.height for w in ws)
         cells: list[list[Word]] = [[ws[0]]]
         for prev, w in zip(ws, ws[1:], strict=False):
-            if w.box.x0 - prev.box.x1 > max(0.9 * h, 4.0):
+            # a wide gap parts two cells, and so do leader dots ("Fraud. . . . . 173.7", however close)
+            if w.box.x0 - prev.box.x1 > max(0.9 * h, 4.0) or (_LEADER.match(prev.text) and not _LEADER.match(w.text)):
                 cells.append([w])
             else:
                 cells[-1].append(w)
@@ -178,7 +181,24 @@ def _segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
                 horiz.append(box)
             elif box.height >= MIN_RULE_PT and box.width <= 4.0:
                 vert.append(box)
-    return horiz, vert
+    return _joined(horiz, horizontal=True), vert
+
+
+def _joined(rules: list[Box], horizontal: bool) -> list[Box]:
+    """Collinear rules that touch joined into one: a row rule drawn one column at a time (ACCIONA's
+    country-by-country table) spans the table, as printed."""
+    def key(b: Box) -> tuple[float, float]:
+        return ((b.y0 + b.y1) / 2, b.x0) if horizontal else ((b.x0 + b.x1) / 2, b.y0)
+
+    out: list[Box] = []
+    for b in sorted(rules, key=key):
+        last = out[-1] if out else None
+        if last is not None and abs(key(last)[0] - key(b)[0]) <= 1.0 and (
+                b.x0 <= last.x1 + 2.0 if horizontal else b.y0 <= last.y1 + 2.0):
+            out[-1] = union([last, b])
+        else:
+            out.append(b)
+    return out
 
 
 def ruled_regions(horiz: list[Box], vert: list[Box]) -> list[Box]:
@@ -240,19 +260,26 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     if not words:
         return []
     rows = text_rows(words)
-    candidates: list[tuple[Box, bool]] = [(b, False) for b in aligned_regions(rows)]
+    aligned = aligned_regions(rows)
     horiz: list[Box] = []
     vert: list[Box] = []
+    ruled_boxes: list[Box] = []
     if page is not None and drawings:
         horiz, vert = _segments(drawings, lambda *c: to_display_box(frame, *c))
         horiz = [h for h in horiz if not any(r.coverage_of(h) > 0.5 for r in exclude)]
         vert = [v for v in vert if not any(r.coverage_of(v) > 0.5 for r in exclude)]
-        candidates += [(b, True) for b in ruled_regions(horiz, vert)]
+        ruled_boxes = ruled_regions(horiz, vert)
+        side = _side_columns(aligned, ruled_boxes, words)
+        if side:   # a ruled side column (a report's section index) is no part of the rows beside it
+            words = [w for w in words if not any(z.contains(w.box, tol=1.0) for z in side)]
+            rows = text_rows(words)
+            aligned = aligned_regions(rows)
+    candidates: list[tuple[Box, bool]] = [(b, False) for b in aligned] + [(b, True) for b in ruled_boxes]
     if not candidates:
         return []
     boxes = _merge([b for b, _ in candidates])
     ruled = [any(r and b.intersection_area(c) > 0 for c, r in candidates) for b in boxes]
-    grid = [sum(b.expanded(2.0).intersection_area(v) > 0 for v in vert) >= 2 for b in boxes]
+    grid = [_is_grid(b, vert) for b in boxes]
     blocks: list[Block] = []
     for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
         cols: list[float] = []
@@ -289,6 +316,43 @@ def _split_at_rules(row: Row, vert: list[Box]) -> Row:
             else:
                 cells[-1].append(w)
     return Row(row.words, cells)
+
+
+def _side_columns(aligned: list[Box], ruled: list[Box], words: list[Word]) -> list[Box]:
+    """Ruled regions set in a page's side column beside a table's rows: narrow, reaching well above or
+    below the rows, at one edge of them, beyond the end of the rules that run across the rows, and holding
+    one-cell lines of words, not values (ACCIONA's section
+    index "1 Letter from the Chairman", its entries parted by rules, had put its numbers in the table's
+    rows; rules under a statement's value column are no side column)."""
+    side = []
+    for r in ruled:
+        for a in aligned:
+            at_edge = r.x0 > a.x0 + 0.7 * a.width or r.x1 < a.x0 + 0.3 * a.width
+            if not (at_edge and r.width < 0.3 * a.width and r.intersection_area(a) > 0
+                    and r.height > 1.5 * a.height):
+                continue
+            # the rows' own rules run across them and stop short of the side column
+            if not any(t is not r and min(t.x1, a.x1) - max(t.x0, a.x0) > 0.5 * a.width
+                       and (t.x1 < r.x0 or r.x1 < t.x0) for t in ruled):
+                continue
+            mine = [w for w in words if r.contains(w.box, tol=1.0)]
+            own = text_rows(mine)
+            numeric = sum(bool(_NUMERIC.match(w.text)) for w in mine)
+            if mine and numeric < 0.5 * len(mine) and sum(len(row.cells) >= 2 for row in own) < 2:
+                side.append(r)
+                break
+    return side
+
+
+def _is_grid(box: Box, vert: list[Box]) -> bool:
+    """Two or more vertical rules run through ``box`` over rows, not just its header: short ticks or
+    arrows under the column heads (ACCIONA's) mark columns but cut no cells."""
+    runs: dict[int, float] = {}
+    for v in vert:
+        if box.expanded(2.0).intersection_area(v) > 0:
+            x = round((v.x0 + v.x1) / 4) * 2   # 2-pt bins: rules drawn one row at a time add up
+            runs[x] = runs.get(x, 0.0) + min(v.y1, box.y1) - max(v.y0, box.y0)
+    return sum(length >= min(_GRID_RULE_SHARE * box.height, 40.0) for length in runs.values()) >= 2
 
 
 def _within_verticals(box: Box, vert: list[Box]) -> Box:
