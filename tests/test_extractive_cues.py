@@ -13,6 +13,7 @@ from docrag.generation.extractive_cues import (
     language_fit,
     missing_nouns,
     most_specific,
+    named_reference,
     reference_fit,
 )
 from docrag.generation.extractive_units import units_of
@@ -133,3 +134,24 @@ def test_one_paraphrased_noun_lowers_the_confidence_without_declining(tmp_path):
     assert ans.meta["missing_nouns"] == ["冒号"] and ans.meta["missing_share"] < 1
     assert ans.answer.startswith("当输入 : 命令时") and ans.confidence >= 0.3
     assert extractive_answer._NOUN_FLOOR == pytest.approx(0.6)
+
+
+def test_the_table_named_by_number_is_read_wherever_its_page_ranked(tmp_path):
+    """``named_reference``: a research note's summary page, ranked first, restates its tables in words; "报告的表1中"
+    names the table on the page ranked fourth, which answers as if ranked first."""
+    summary = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "投资要点：最极端收益因子的年化收益率为18.10%，"
+                                                                     "最大回撤为5.71%。")], doc_id="note", page_no=1)
+    filler = [make_page(tmp_path, [Region((72, 100, 540, 160), GREY, f"第{i}节讨论因子构建的方法。")], doc_id="note",
+                        page_no=i) for i in (2, 3)]
+    table = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "表1 参数敏感性\n指标 | t=1 | t=2\n年化收益率 | "
+                                                                   "19.58% | 19.64%", BlockKind.TABLE)],
+                      doc_id="note", page_no=7)
+    table.blocks[0].meta.update(caption="表1 参数敏感性", rows=[["指标", "t=1", "t=2"],
+                                                             ["年化收益率", "19.58%", "19.64%"]])
+    pages = [summary, *filler, table]
+    units = [u for rank, page in enumerate(pages, 1) for u in units_of(page, rank)]
+    assert [u.page.page_no for u, named in zip(units, named_reference(units, "表1中t=2的年化收益率是多少？"),
+                                                strict=True) if named] == [7, 7]
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("报告的表1中，t=2时最极端收益因子的年化收益率是多少？", pages)
+    assert ans.answer.startswith("19.64%") and ans.citations[0].page_id == "note:7", ans.answer

@@ -55,6 +55,7 @@ from docrag.generation.extractive_answer import (
     figure_answer,
 )
 from docrag.generation.extractive_breaks import join_page_breaks, quoted_whole, with_continuations
+from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_math import operation_of
@@ -215,9 +216,10 @@ class ExtractiveGenerator:
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
         cues = cue_product(units, question)
-        scores = [prior(u, *flags) * (w * lx + (1 - w) * sm)
-                  * year_fit(u, years, page_years, axes) * cue / (1.0 + self.rank_prior * (u.rank - 1))
-                  for lx, sm, u, cue in zip(lex, sem, units, cues, strict=True)]
+        named = named_reference(units, question)   # the table or figure named by number: ranked as first
+        scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
+                  / (1.0 + self.rank_prior * (0 if ref else u.rank - 1))
+                  for lx, sm, u, cue, ref in zip(lex, sem, units, cues, named, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = order[0]
         best = units[bi]

@@ -256,6 +256,21 @@ def _refs(text: str) -> set[tuple[str, str]]:
     return out
 
 
+def _own_refs(u: Unit) -> set[tuple[str, str]]:
+    """The figure / table numbers a unit's caption or table title gives it."""
+    if u.kind == "figure":
+        return _refs(str(u.extra.get("caption") or u.text))
+    return _refs(u.table.title) if u.table is not None else set()
+
+
+def named_reference(units: Sequence[Unit], question: str) -> list[bool]:
+    """``named_reference``: the units of the figure or table the question names by number ("表1中", "Figure
+    2(a)"): they are the evidence wherever the retriever ranked their page (a research note's summary page,
+    ranked first, restates the table in words)."""
+    asked = _refs(question)
+    return [bool(asked and _own_refs(u) & asked) for u in units]
+
+
 def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss: float = 0.7) -> list[float]:
     """A factor per unit: when the question names a figure or table by number ("图1", "Table 2"), the
     units of the figure/table captioned so gain and those of another number of the same kind lose."""
@@ -264,12 +279,7 @@ def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss:
         return [1.0] * len(units)
     out = []
     for u in units:
-        if u.kind == "figure":
-            own = _refs(str(u.extra.get("caption") or u.text))
-        elif u.table is not None:
-            own = _refs(u.table.title)
-        else:
-            own = set()
+        own = _own_refs(u)
         if own & asked:
             out.append(gain)
         elif {k for k, _ in own} & {k for k, _ in asked}:
