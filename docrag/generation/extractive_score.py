@@ -34,7 +34,7 @@ from docrag.generation.extractive_cues import (
     span_fit,
 )
 from docrag.generation.extractive_extremes import extreme_fit
-from docrag.generation.extractive_tables import is_date
+from docrag.generation.extractive_tables import _MONTH, is_date
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
 from docrag.types import BlockKind
 
@@ -123,8 +123,7 @@ _DOC_REF_EN_END = re.compile(r",?\s+(?:in|on|according to|from|per|based on)\s+(
 # our share repurchase transactions", "下表列示了…"): a title, in effect (ACCIONA's country-by-country table)
 _ANNOUNCES = re.compile(r"\b(?:the )?following (?:tables?|charts?|figures?|graphs?|schedules?)\b|"
                         r"\b(?:tables?|charts?|figures?|graphs?) below\b|下表|如下表|见下表|下图|如下图", re.IGNORECASE)
-_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-_DATE_IN = re.compile(rf"{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}"
+_DATE_IN = re.compile(rf"{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}"
                       r"|\d{4}年\d{1,2}月(?:\d{1,2}日)?", re.IGNORECASE)   # a period named is no figure stated
 
 _EVIDENCE_IN = re.compile(r"^(.+?)\s+(?:of|in)\s+(.+)$")   # "Table 1 of the BLS release", "the investment

@@ -181,20 +181,16 @@ def _segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
                 horiz.append(box)
             elif box.height >= MIN_RULE_PT and box.width <= 4.0:
                 vert.append(box)
-    return _joined(horiz, horizontal=True), vert
+    return _joined(horiz), vert
 
 
-def _joined(rules: list[Box], horizontal: bool) -> list[Box]:
-    """Collinear rules that touch joined into one: a row rule drawn one column at a time (ACCIONA's
-    country-by-country table) spans the table, as printed."""
-    def key(b: Box) -> tuple[float, float]:
-        return ((b.y0 + b.y1) / 2, b.x0) if horizontal else ((b.x0 + b.x1) / 2, b.y0)
-
+def _joined(rules: list[Box]) -> list[Box]:
+    """Collinear horizontal rules that touch joined into one: a row rule drawn one column at a time
+    (ACCIONA's country-by-country table) spans the table, as printed."""
     out: list[Box] = []
-    for b in sorted(rules, key=key):
+    for b in sorted(rules, key=lambda r: ((r.y0 + r.y1) / 2, r.x0)):
         last = out[-1] if out else None
-        if last is not None and abs(key(last)[0] - key(b)[0]) <= 1.0 and (
-                b.x0 <= last.x1 + 2.0 if horizontal else b.y0 <= last.y1 + 2.0):
+        if last is not None and abs((last.y0 + last.y1) / 2 - (b.y0 + b.y1) / 2) <= 1.0 and b.x0 <= last.x1 + 2.0:
             out[-1] = union([last, b])
         else:
             out.append(b)
@@ -321,9 +317,8 @@ def _split_at_rules(row: Row, vert: list[Box]) -> Row:
 def _side_columns(aligned: list[Box], ruled: list[Box], words: list[Word]) -> list[Box]:
     """Ruled regions set in a page's side column beside a table's rows: narrow, reaching well above or
     below the rows, at one edge of them, beyond the end of the rules that run across the rows, and holding
-    one-cell lines of words, not values (ACCIONA's section
-    index "1 Letter from the Chairman", its entries parted by rules, had put its numbers in the table's
-    rows; rules under a statement's value column are no side column)."""
+    one-cell lines of words, not values (ACCIONA's section index "1 Letter from the Chairman", its entries
+    parted by rules, had put its numbers in the table's rows; rules under a value column are no side column)."""
     side = []
     for r in ruled:
         for a in aligned:
@@ -347,12 +342,20 @@ def _side_columns(aligned: list[Box], ruled: list[Box], words: list[Word]) -> li
 def _is_grid(box: Box, vert: list[Box]) -> bool:
     """Two or more vertical rules run through ``box`` over rows, not just its header: short ticks or
     arrows under the column heads (ACCIONA's) mark columns but cut no cells."""
+    runs = _rule_runs(box, [v for v in vert if box.expanded(2.0).intersection_area(v) > 0])
+    return sum(length >= min(_GRID_RULE_SHARE * box.height, 40.0) for length in runs.values()) >= 2
+
+
+def _rule_runs(box: Box, vert: list[Box]) -> dict[int, float]:
+    """How far the vertical rules run through ``box``'s rows, per x (2-pt bins: rules drawn one row at a
+    time add up)."""
     runs: dict[int, float] = {}
     for v in vert:
-        if box.expanded(2.0).intersection_area(v) > 0:
-            x = round((v.x0 + v.x1) / 4) * 2   # 2-pt bins: rules drawn one row at a time add up
-            runs[x] = runs.get(x, 0.0) + min(v.y1, box.y1) - max(v.y0, box.y0)
-    return sum(length >= min(_GRID_RULE_SHARE * box.height, 40.0) for length in runs.values()) >= 2
+        overlap = min(v.y1, box.y1) - max(v.y0, box.y0)
+        if overlap > 0:
+            x = round((v.x0 + v.x1) / 4) * 2
+            runs[x] = runs.get(x, 0.0) + overlap
+    return runs
 
 
 def _within_verticals(box: Box, vert: list[Box]) -> Box:
@@ -369,12 +372,7 @@ def _within_verticals(box: Box, vert: list[Box]) -> Box:
 
 def _grid_columns(box: Box, vert: list[Box]) -> list[float]:
     """Column bounds of a ruled grid: its edges and the x of each vertical rule that runs through it."""
-    runs: dict[int, float] = {}   # rules drawn one row at a time add up per x
-    for v in vert:
-        overlap = min(v.y1, box.y1) - max(v.y0, box.y0)
-        if overlap > 0:
-            x = round((v.x0 + v.x1) / 4) * 2   # 2-pt bins
-            runs[x] = runs.get(x, 0.0) + overlap
+    runs = _rule_runs(box, vert)
     xs = [x for x, length in runs.items() if length >= 0.5 * box.height and box.x0 + 3 < x < box.x1 - 3]
     return sorted({box.x0, box.x1, *xs})
 
