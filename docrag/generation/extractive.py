@@ -55,6 +55,7 @@ from docrag.generation.extractive_answer import (
     figure_answer,
 )
 from docrag.generation.extractive_breaks import join_page_breaks, quoted_whole, with_continuations
+from docrag.generation.extractive_chart_math import chart_arithmetic
 from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
@@ -241,7 +242,10 @@ class ExtractiveGenerator:
             best, used, parts = cell_answer(best, op, question, units, scores, meta)
         else:
             used = [best]
-            parts = [figure_answer(best, question, idf) if best.kind == "figure" else best.text]
+            charted = chart_arithmetic(best, op, question, idf) if best.kind == "figure" else None
+            if charted is not None:   # chart_math: two named bars' data labels combined, the chart cited
+                meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
+            parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]
             res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
             if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
                 parts = [f"{res.text} ({best.text})"]

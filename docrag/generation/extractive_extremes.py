@@ -28,6 +28,19 @@ _LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\
                           r"|(?:最小|最低|最少)值?(?![\u3400-\u9fff])|下限", re.IGNORECASE)
 
 
+# "which quarter's cash flow was negative", "哪个季度的...为负": the one value of that sign (rule 97)
+_NEGATIVE_Q = re.compile(r"\bnegative\b|为负|负值", re.IGNORECASE)
+_POSITIVE_Q = re.compile(r"\bpositive\b|为正(?![常式确当在])|正值", re.IGNORECASE)
+
+
+def _wanted_sign(question: str) -> dict[str, list[str]]:
+    """{"neg"|"pos": the words asking for it} for a question asking which value is negative (positive),
+    {} when it asks for neither or both."""
+    out = {d: [m.group(0) for m in rx.finditer(question)] for d, rx in (("neg", _NEGATIVE_Q), ("pos", _POSITIVE_Q))}
+    out = {d: words for d, words in out.items() if words}
+    return out if len(out) == 1 else {}
+
+
 def _wanted_extremes(question: str, labels: str = "") -> dict[str, list[str]]:
     """{"max"|"min": the superlative words of the question that ask for it}. A superlative that begins a
     label of the pages read ("最大回撤" in "最大回撤最小", "maximum drawdown") names a measure, not the
@@ -121,6 +134,16 @@ def _without_asked(question: str) -> str:
     return _ASKED_ZH.sub(first_word, question)
 
 
+def asked_word(question: str) -> str:
+    """The thing a "which" question asks for ("哪个季度" -> 季度, "which quarter" -> quarter), "" when none."""
+    m = _ASKED_ZH.search(question)
+    if m is not None:
+        word = next(iter(jieba().lcut(m.group(1))), "")
+        return word if len(word) >= 2 else ""
+    m = _ASKED_EN.search(question)
+    return m.group(1).lower() if m is not None else ""
+
+
 def _column_fit(headers: Sequence[str], terms: set[str]) -> tuple[float, float]:
     """How much of a column's header the question names: the share of its terms, then their weight
     (lone Chinese characters count half), so "分组1 对冲分组5" named in full beats "分组1"."""
@@ -137,11 +160,35 @@ _NUMBER_WORDS = {w: str(i) for i, w in enumerate("one two three four five six se
                                                  .split(), start=1)}
 
 
+# "Apart from Spain and 'Others', which ...", "除银行外，哪个行业...": rows left out of the comparison (rule 98)
+_EXCEPT_EN = re.compile(r"\b(?:apart from|aside from|except(?: for)?|excluding|other than|besides|not counting)\s+"
+                        r"(.+?)(?=,|;|\bwhich\b|\bwhat\b|\bwho\b|$)", re.IGNORECASE)
+_EXCEPT_ZH = re.compile(r"除(?:了)?([^，,。？?]{1,30}?)(?:以外|之外|外)(?=[，,。？?]|$)")
+
+
+def excluded(question: str) -> str:
+    """The rows a "which ... the most" question leaves out ("Spain and 'Others'"), "" when none."""
+    return " ".join(m.group(1) for rx in (_EXCEPT_EN, _EXCEPT_ZH) for m in rx.finditer(question))
+
+
+# "Others", "Rest of the world", "其他": a bucket of the rows not listed, no one of the things compared
+_REST_ROW = re.compile(r"^\s*(?:others?|all others?|other (?:countries|regions|jurisdictions)|rest of (?:the )?world"
+                       r"|其他|其它)\s*$", re.IGNORECASE)
+
+
+def _is_excluded(label: str, left_out: set[str]) -> bool:
+    """The row's label is one the question leaves out: all its terms are among the left-out words."""
+    own = set(tokenize(_PAREN.sub(" ", label)))
+    return bool(own) and own <= left_out
+
+
 def _compared_terms(question: str, wants: dict[str, list[str]]) -> set[str]:
     """The terms naming the column (or row) compared: the question less its superlatives, the thing
     a "which" question asks for and the table or figure it names ("Table 2" names no column "2");
     number words count as digits."""
     plain = without_references(question)
+    for left_out in (m.group(0) for rx in (_EXCEPT_EN, _EXCEPT_ZH) for m in rx.finditer(plain)):
+        plain = plain.replace(left_out, " ")
     for words in wants.values():
         for w in words:
             plain = plain.replace(w, " ")
@@ -163,7 +210,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     value in the column the question names, among the tables of the cells scoring at least ``near`` of
     the best unit in its document, when no column is labelled as the maximum asked for; None when the question is not
     such a question, ``best`` is a chart (its series are not table rows) or no column is named."""
-    wants = _wanted_extremes(question, _labels(units))
+    wants = _wanted_extremes(question, _labels(units)) or _wanted_sign(question)
     if best.kind == "figure" or len(wants) != 1 or not _WHICH.search(question):
         return None
     if _extremes_of(best) & wants.keys():
@@ -187,19 +234,33 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         rows[row] = (*fit, max(s, rows[row][2] if row in rows else 0.0))
     if not fits:
         return None
-    pick = max if "max" in wants else min
-    across = _across_row(units, rows, max(f[:2] for f in fits.values()))
+    asked = asked_word(question)   # "哪个季度": a table whose columns are quarters is read across
+    across = _across_row(units, rows, fits, {k for k, t in tables.items() if asked and any(
+        asked in c.text.lower() for line in t.header_lines for c in line)})
     if across:   # the question names a row and asks which column: the row's extreme cell
-        return pick(across, key=_size)
+        return _pick(across, wants)
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
     column = max(fits, key=lambda k: (fits[k][0] >= 0.5, named[k[0]], fits[k]))
     fit = fits[column][:2]
     if fit[0] < 0.5 or any(k != column and k[0] == column[0] and f[:2] == fit for k, f in fits.items()):
         return None   # no column named by most of its header, or two columns of one table named as well
+    left_out = set(tokenize(excluded(question)))
     col = [u for u in units if u.cell is not None and id(u.table) == column[0]
            and tuple(u.cell.headers) == column[1] and parse_number(u.cell.value) is not None
-           and not is_total_row(u.cell.row.label)]   # a Total row sums the rows compared
-    return pick(col, key=_size) if col else None
+           and not is_total_row(u.cell.row.label)   # a Total row sums the rows compared
+           and not _is_excluded(u.cell.row.label, left_out)
+           and not _REST_ROW.match(_PAREN.sub(" ", u.cell.row.label).strip(" '\"‘’“”"))]
+    return _pick(col, wants) if col else None
+
+
+def _pick(cells: Sequence[Unit], wants: dict[str, list[str]]) -> Unit | None:
+    """The largest (smallest) of ``cells``; for a sign asked, the one cell of that sign (None when
+    none or several are: the question's premise does not hold for this line)."""
+    if "neg" in wants or "pos" in wants:
+        signed = [u for u in cells if ((parse_number(u.cell.value) or 0.0) < 0) == ("neg" in wants)
+                  and parse_number(u.cell.value)]
+        return signed[0] if len(signed) == 1 else None
+    return (max if "max" in wants else min)(cells, key=_size)
 
 
 # a loss printed negative ("-15.24%" 最大回撤) is smallest when closest to zero
@@ -214,14 +275,18 @@ def _size(u: Unit) -> float:
 
 
 def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, float, float]],
-                column_fit: tuple[float, float]) -> list[Unit]:
+                fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]],
+                asked_in_columns: set[int] = frozenset()) -> list[Unit]:
     """``across_row``: the cells of the row the question names by most of its label, better than it names any
-    column (a table whose columns are the groups compared), of the best-scoring table; [] when no row is
-    named so, or two rows of that table are."""
+    column of its table (a table whose columns are the groups compared), of the best-scoring table; [] when no
+    row is named so, or two rows of that table are. Another table's column ("2019 年" of the yearly table) does
+    not count against the quarterly table's row ("2019年分季度 ... 哪个季度"), and a table whose column headers
+    hold the thing asked for (``asked_in_columns``: 季度 over 第一季度 ...) is read first."""
     if not rows:
         return []
-    best = max(rows, key=lambda r: rows[r])
+    best = max(rows, key=lambda r: (r[0] in asked_in_columns and rows[r][0] >= 0.5, rows[r]))
     fit, named = rows[best][:2]
+    column_fit = max((f[:2] for k, f in fits.items() if k[0] == best[0]), default=(0.0, 0.0))
     if fit < 0.5 or fit <= column_fit[0] or named < column_fit[1]:
         return []   # named less than a column is ("in total" names a Total row by one word)
     if any(r != best and r[0] == best[0] and f[:2] == (fit, named) for r, f in rows.items()):

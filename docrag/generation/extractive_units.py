@@ -360,7 +360,11 @@ _MAX_EMBED_CHARS = 1000
 _MAX_ANSWER_CHARS = 400
 _QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|percentage|percent|proportion|number|"
                          r"amount|value|price|rate|level|total)|by how|what was the|what is the|at what)\b"
-                         r"|多少|几|比例|占", re.IGNORECASE)
+                         r"|多少|几|比例|占"
+                         # "What was NVIDIA's effective income tax rate ...": a measure named after "what" (rule 100)
+                         r"|\bwhat\s+(?:was|were|is|are|did)\b[^?]{0,60}?\b(?:rates?|margins?|revenues?|income|growth|"
+                         r"ratios?|prices?|amounts?|numbers?|values?|percentages?|totals?|levels?|sales|profits?|"
+                         r"loss(?:es)?|earnings|costs?|expenses?|returns?|yields?|eps)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\S*\d\S*")
 
 

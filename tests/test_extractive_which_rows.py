@@ -1,0 +1,93 @@
+"""``extractive`` on "which row" questions of real reports: a value of the asked sign (rule 97), rows the
+question leaves out and a table's "Others" bucket (rule 98), and arithmetic on a chart's data labels (rule 99)."""
+
+from __future__ import annotations
+
+from docrag.generation import get_generator
+from docrag.generation.extractive_chart_math import chart_arithmetic
+from docrag.generation.extractive_extremes import excluded
+from docrag.generation.extractive_units import Unit, tokenize
+from tests.test_extractive_tables_zh import _table_page, _two_tables
+
+YEARS = [["主要会计数据", "2019 年", "2018 年", "本年比上年增减"], ["经营活动产生的现金流量净额", "99,562,012.10",
+                                                                  "57,675,180.97", "72.64%"]]
+QUARTERS = [["项目", "第一季度", "第二季度", "第三季度", "第四季度"],
+            ["营业收入", "143,052,164.72", "187,113,650.31", "170,334,520.51", "222,017,432.26"],
+            ["经营活动产生的现金流量净额", "-26,274,045.96", "18,338,604.39", "21,662,318.55", "85,835,135.12"]]
+
+
+def test_which_quarter_was_negative_takes_the_one_value_of_that_sign(tmp_path):
+    """四方科技 2019 年报: "哪个季度的经营活动产生的现金流量净额为负" is the quarterly row's one negative cell, even
+    with the yearly table's "2019 年" column on the page (another table's column does not outweigh the row)."""
+    page = _two_tables(tmp_path, YEARS, QUARTERS, doc_id="sifang")
+    gen = get_generator("extractive", embed=False)
+    neg = gen.generate("2019年分季度主要财务数据中，哪个季度的经营活动产生的现金流量净额为负？", [page]).answer
+    assert neg.startswith("-26,274,045.96") and "第一季度" in neg.split("…")[0], neg
+    rows = [QUARTERS[0], ["经营活动产生的现金流量净额", "-275,531,110.00", "-61,071,123.41", "-103,255,666.74",
+                          "705,206,826.83"]]
+    pos = gen.generate("哪个季度的经营活动产生的现金流量净额为正？", [_table_page(tmp_path, rows, "分季度主要财务指标",
+                                                                       doc_id="hangtian")]).answer
+    assert pos.startswith("705,206,826.83") and "第四季度" in pos.split("…")[0], pos
+
+
+def test_rows_the_question_leaves_out_and_an_others_bucket_are_not_compared(tmp_path):
+    """ACCIONA's country-by-country table: "Apart from Spain and 'Others', which ... the highest total sales" is
+    Australia's; "in which country was the cash tax paid the highest" is Mexico's, not the "Others" bucket's."""
+    rows = [["Tax jurisdiction", "Total sales (M€)", "Corporate income tax paid (M€)"],
+            ["Spain", "2,673", "3.2"], ["Australia", "881", "1.4"], ["Mexico", "312", "7.1"],
+            ["Poland", "335", "0.4"], ["Others", "1,409", "24.8"]]
+    page = _table_page(tmp_path, rows, "Country-by-country information for 2020.", doc_id="acciona")
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("Apart from Spain and 'Others', which tax jurisdiction had the highest total sales?", [page])
+    assert ans.answer.startswith("881 — Australia"), ans.answer
+    ans = gen.generate("In which country was the corporate income tax paid the highest?", [page])
+    assert ans.answer.startswith("7.1 — Mexico"), ans.answer
+    assert excluded("除银行外，哪个行业的IC最高？") == "银行"
+    assert excluded("不含税的价格是多少？") == "" and excluded("Which region grew the most?") == ""
+
+
+def _chart(values: dict[str, str]) -> Unit:
+    return Unit("Non-GAAP Gross Profit", None, 1, None, None, kind="figure",   # type: ignore[arg-type]
+                extra={"caption": "Non-GAAP Gross Profit", "labels": "", "values": values})
+
+
+def _idf(question: str) -> dict[str, float]:
+    return {t: 1.0 for t in tokenize(question)}
+
+
+def test_a_difference_between_two_named_bars_is_computed_from_their_data_labels():
+    """Twilio's deck: "by how much did non-GAAP gross profit increase from Q4'22 to Q4'23" over bars labelled
+    "$518" (with its growth line's "2%") and "$564": 46, later minus earlier, inputs shown; the percentages
+    are compared when a rate is asked; one named bar, or a label missing, computes nothing."""
+    chart = _chart({"Q4'22": "$518, 2%", "Q1'23": "$530, 14%", "Q4'23": "$564, 9%"})
+    q = "By how much did Twilio's non-GAAP gross profit increase from Q4'22 to Q4'23, in dollars?"
+    assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("46 = $564 − $518 ($564 — Q4'23; $518 — Q4'22)")
+    q = "Q4'23与Q4'22相比，毛利增长率相差多少个百分点？"
+    assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("7 = 9% − 2%")
+    q = "How much did gross profit increase in Q4'23?"
+    assert chart_arithmetic(chart, "difference", q, _idf(q)) is None
+    q = "By how much did gross profit change between Q4'22 and Q4'23?"
+    assert chart_arithmetic(_chart({"Q4'22": "$518", "Q4'23": "9%"}), "difference", q, _idf(q)) is None
+    q = "2021年比2020年增加了多少万亿元？"
+    years = _chart({"2020": "31.7", "2021": "37.2"})
+    assert chart_arithmetic(years, "difference", q, _idf(q)).startswith("5.5 = 37.2 − 31.7")
+
+
+def test_what_was_a_named_measure_asks_for_a_figure(tmp_path):
+    """NVIDIA's 10-Q: "What was NVIDIA's effective income tax rate ..." asks for a figure (rule 100): the sentence
+    stating 16.6% answers, not the one that names "effective tax rates" without a number."""
+    from docrag.generation.extractive_units import _QUANTITY_Q
+    from docrag.types import BlockKind
+    from tests.support.synthetic_pages import Region, make_page
+
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), (200, 200, 200), "Our effective tax rates for the first quarter of fiscal "
+               "years 2027 and 2026 were lower than the U.S. federal statutory rate.", BlockKind.TEXT),
+        Region((72, 160, 540, 200), (200, 200, 200), "Income tax as a percentage of income before income tax "
+               "was 16.6% and 14.3% for the first quarter of fiscal years 2027 and 2026, respectively.",
+               BlockKind.TEXT),
+    ], doc_id="tax")
+    q = "What was NVIDIA's effective income tax rate in the first quarter of fiscal 2027?"
+    assert _QUANTITY_Q.search(q) and not _QUANTITY_Q.search("What were the reasons for the decline?")
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert "16.6%" in ans.answer, ans.answer
