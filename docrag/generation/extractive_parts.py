@@ -21,8 +21,11 @@ from docrag.generation.extractive_units import _CJK, tokenize
 
 _ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
                    r"do|is|are|was|were)\b", re.IGNORECASE)
+# "..., and in which country ...", "... and at what average price ...", "... and roughly what share ...": a
+# preposition or an approximation before the second question word (rule 101)
 _SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
-                       r"the|its|their|his|her|by how much)\b)", re.IGNORECASE)
+                       r"the|its|their|his|her|by how much)\b|(?:in|at|on|for|from|to|by|with|of|during|under|"
+                       r"roughly|approximately|about|around)\s+(?:what|which|whom|whose|how)\b)", re.IGNORECASE)
 _WH = re.compile(r"\b(?:what|which|how|when|where|who|whose|why)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:it|they|them|this|that|these|those|then)\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"^(?:how|why)\s+(?:does|did|do|has|have|is|was|would)\s+(?:it|they|this|that|these|those)\b",
