@@ -70,7 +70,7 @@ from docrag.geometry import Box, union
 from docrag.quantities import Quantity, amount_match, context_scale, dates, quantities, same_amount
 from docrag.regions import CHART, TABLE, TITLE, Region, page_regions
 from docrag.types import Answer, Citation, Page, Word
-from docrag.words import STOPWORDS, jieba, porter_stem
+from docrag.words import STOPWORDS, jieba, porter_stem, simplified
 
 MODES = ("refine", "replace", "off")
 MAX_BOXES_PER_PAGE = 5      # ViDoRe V3's annotators draw at most five boxes a page
@@ -173,7 +173,7 @@ def terms_of(text: str) -> set[str]:
     text = unicodedata.normalize("NFKC", text)
     out = {porter_stem(w.lower()) for w in _EN_WORD.findall(text) if w.lower() not in STOPWORDS}
     for run in _CJK_RUN.findall(text):
-        out.update(w for w in jieba().lcut(run) if len(w) >= 2)
+        out.update(w for w in jieba().lcut(simplified(run)) if len(w) >= 2)   # 營業收入 is 营业收入
     return out
 
 

@@ -35,3 +35,23 @@ def jieba() -> Any:
 
     module.setLogLevel(logging.WARNING)
     return module
+
+
+@lru_cache(maxsize=1)
+def _t2s() -> Any:
+    """OpenCC's Traditional-to-Simplified converter (opencc-python-reimplemented, dictionaries bundled)."""
+    from opencc import OpenCC
+
+    return OpenCC("t2s")
+
+
+@lru_cache(maxsize=200_000)
+def simplified(run: str) -> str:
+    """A run of Chinese characters in Simplified script: a Hong Kong or Taiwan filing's 營業收入 and 淨利潤
+    match a question's 营业收入 and 净利润 (and the other way round); Simplified text is returned unchanged."""
+    return _t2s().convert(run)
+
+
+def simplified_text(text: str) -> str:
+    """``text`` with its Chinese in Simplified script (not cached: for page-long texts)."""
+    return _t2s().convert(text) if any("\u3400" <= ch <= "\u9fff" for ch in text) else text

@@ -20,9 +20,9 @@ from docrag.index.base import Retriever, page_text
 from docrag.index.device import check_options
 from docrag.index.registry import RETRIEVERS
 from docrag.types import Page
-from docrag.words import jieba, porter_stem
+from docrag.words import jieba, porter_stem, simplified
 
-TOKENIZER_VERSION = "2"   # 2: adjacent-term pairs added
+TOKENIZER_VERSION = "3"   # 2: adjacent-term pairs added; 3: Chinese in Simplified script
 DEFAULT_CJK = "jieba"  # measured: BENCHMARKS.md "Default retriever" (zh MRR@10 84.0 vs 80.1 with bigrams)
 _TOKEN = re.compile(r"[0-9]+(?:[,.][0-9]+)*|[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -52,7 +52,7 @@ def tokenize(text: str, cjk: str = DEFAULT_CJK) -> list[str]:
     for m in _TOKEN.finditer(text.lower()):
         tok = m.group(0)
         if _CJK.match(tok):
-            out.extend(_cjk_terms(tok, cjk))
+            out.extend(_cjk_terms(simplified(tok), cjk))   # a Traditional-script filing's 營業收入 is 营业收入
         elif tok[0].isdigit():
             out.append(tok.replace(",", "").rstrip("."))
         elif tok not in STOPWORDS and len(tok) > 0:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
 from docrag.generation.extractive_units import _REF, Unit, page_text, tokenize
-from docrag.words import jieba
+from docrag.words import jieba, simplified_text
 
 if TYPE_CHECKING:
     from docrag.types import Page
@@ -136,7 +136,8 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     import jieba.posseg as posseg
 
     jieba()  # quiet
-    plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", question)  # "表2中甲市": jieba would read "中甲市"
+    # "表2中甲市": jieba would read "中甲市"
+    plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", simplified_text(question))
     # "最年长的": a maximum column answers it, not a word; "最高价" stays (a column name)
     plain = re.sub(rf"(?:{_MOST_Q.pattern}|{_LEAST_Q.pattern})(?=的|\s|$)", " ", plain, flags=re.IGNORECASE)
     nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)
@@ -146,7 +147,7 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     if not nouns:
         return [], 0.0
     spaced = " ".join(page_text(p) for p in pages)
-    text = re.sub(r"\s+", "", spaced)
+    text = simplified_text(re.sub(r"\s+", "", spaced))   # a Traditional-script filing names 营业收入 as 營業收入
     # a compound noun is present when its sub-words are ("平均年龄" needs both 平均 and 年龄)
     parts = {w: [s for s in jieba().lcut_for_search(w) if len(s) >= 2 and s != w] for w in nouns}
     missing = [w for w in nouns if w not in text and not (parts[w] and all(s in text for s in parts[w]))]

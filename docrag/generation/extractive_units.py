@@ -31,7 +31,7 @@ from docrag.models import load_sentence_model
 from docrag.regions import FIG_CAPTION as _FIG_CAPTION
 from docrag.regions import label_charts as chart_regions
 from docrag.types import Block, BlockKind, Page
-from docrag.words import STOPWORDS, jieba, porter_stem
+from docrag.words import STOPWORDS, jieba, porter_stem, simplified
 
 _STOP = STOPWORDS
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
@@ -78,7 +78,7 @@ def tokenize(text: str) -> list[str]:
     for cased in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
         tok = cased.lower()
         if _CJK.search(tok):
-            chars = [ch for ch in tok if _CJK.match(ch)]
+            chars = [ch for ch in simplified(tok) if _CJK.match(ch)]   # 營業收入 is 营业收入
             out.extend(ch for ch in chars if ch not in _CJK_STOP)
             out.extend(_cjk_words("".join(chars), CJK_WORDS))
         elif tok in _MONTH:
