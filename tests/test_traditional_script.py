@@ -31,3 +31,10 @@ def test_a_simplified_question_is_answered_from_a_traditional_page(tmp_path):
     assert missing_nouns(q, [page])[0] == []   # 营业收入 is on the page, as 營業收入
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert "12,345.6" in ans.answer and "營業收入" in ans.answer and ans.citations, ans.answer
+
+
+def test_a_traditional_row_label_is_named_by_a_simplified_question():
+    from docrag.generation.extractive_cues import named_in
+
+    assert named_in("營業收入（萬元）", "2025年营业收入是多少？") and named_in("营业收入", "2025年營業收入是多少？")
+    assert not named_in("淨利潤", "2025年营业收入是多少？")

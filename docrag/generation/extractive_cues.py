@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
 from docrag.generation.extractive_units import _REF, Unit, page_text, tokenize
-from docrag.words import jieba, simplified_text
+from docrag.words import jieba, simplified, simplified_text
 
 if TYPE_CHECKING:
     from docrag.types import Page
@@ -47,8 +47,8 @@ def named_in(label: str, question: str) -> bool:
     if len(lab) < 2 and not _CJK.search(lab) or lab in _GENERIC:
         return False
     q = question.lower()
-    if _CJK.search(lab):
-        return lab.replace(" ", "") in q.replace(" ", "")
+    if _CJK.search(lab):   # in one script: a Traditional label (營業收入) is named by 营业收入
+        return simplified(lab.replace(" ", "")) in simplified(q.replace(" ", ""))
     return re.search(r"(?<![\w])" + re.escape(lab) + r"(?![\w])", q) is not None
 
 
