@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 SCALES = {"thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6,
           "billion": 1e9, "billions": 1e9, "bn": 1e9, "trillion": 1e12, "trillions": 1e12, "tn": 1e12,
-          "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "万亿": 1e12}
+          "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "万亿": 1e12,
+          "萬": 1e4, "十萬": 1e5, "百萬": 1e6, "千萬": 1e7, "億": 1e8, "萬億": 1e12}   # Traditional script
 _SCALE_ALT = "|".join(sorted(SCALES, key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<neg>[-−–]|\()?\s?(?:[$€£¥]|US\$|RMB|HK\$)?\s?"
@@ -28,7 +29,10 @@ _SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9}   # "$1,076M", "$4.2B": capitals writ
 _CONTEXT = re.compile(
     r"in (?P<en>thousands|millions|billions|trillions)\b|\((?:[$€£¥]|us\$|usd|eur|rmb|cny)?\s*"
     r"(?P<paren>thousands|millions|billions|000s?|000,000s?|mn|bn)\)|(?P<of>thousands|millions|billions) of\b"
-    r"|单位\s*[:：]?\s*(?:人民币|美元|港币|港元)?\s*(?P<zh>万亿|千万|百万|十万|亿|万|千)", re.IGNORECASE)
+    r"|[单單]位\s*[:：]?\s*(?:人民币|人民幣|美元|港币|港幣|港元)?\s*(?P<zh>万亿|萬億|千万|千萬|百万|百萬|十万|十萬|亿|億|万|萬|千)"
+    # a Hong Kong filing's "RMB'000", "HK$'000" and "人民幣千元"
+    r"|(?:rmb|hk\$|us\$|usd|\$)\s?['’]\s?(?P<k>000)\b"
+    r"|(?:人民币|人民幣|港元|港币|港幣|美元)\s?(?P<zh2>百万|百萬|千|万|萬|亿|億)元", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
 _MONTH_ALT = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS), "sept"])
@@ -93,7 +97,8 @@ def context_scale(text: str) -> float | None:
     m = _CONTEXT.search(text)
     if not m:
         return None
-    word = (m.group("en") or m.group("paren") or m.group("of") or m.group("zh") or "").lower()
+    word = (m.group("en") or m.group("paren") or m.group("of") or m.group("zh") or m.group("k")
+            or m.group("zh2") or "").lower()
     if word.startswith("000,000"):
         return 1e6
     if word.startswith("000"):

@@ -38,3 +38,27 @@ def test_a_traditional_row_label_is_named_by_a_simplified_question():
 
     assert named_in("營業收入（萬元）", "2025年营业收入是多少？") and named_in("营业收入", "2025年營業收入是多少？")
     assert not named_in("淨利潤", "2025年营业收入是多少？")
+
+
+def test_scales_of_hong_kong_filings_are_read():
+    """單位：萬元, 人民幣千元 and RMB'000 state a table's scale as 单位：万元 and "in thousands" do."""
+    from docrag.generation.extractive_tables import _SCALE
+    from docrag.quantities import context_scale
+
+    assert context_scale("單位：萬元") == context_scale("单位：万元") == 1e4
+    assert context_scale("人民幣千元") == context_scale("RMB'000") == context_scale("HK$’000") == 1e3
+    assert context_scale("單位：人民幣億元") == 1e8 and context_scale("人民幣元") is None
+    assert _SCALE.search("2025年 RMB'000").group(0) == "RMB'000" and _SCALE.search("單位：萬元").group(0) == "萬"
+
+
+def test_a_traditional_question_is_read_as_simplified(tmp_path):
+    """"營業收入是多少？" asks what "营业收入是多少？" asks (its words and its cues: 多少, 分別); the answer keeps
+    the question as asked."""
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), (200, 200, 200), "2025年公司营业收入为12,345.6万元，净亏损为3,456.7万元。",
+               BlockKind.TEXT),
+        Region((72, 160, 540, 200), (200, 200, 200), "研发团队共有员工215名。", BlockKind.TEXT),
+    ], doc_id="mainland")
+    q = "2025年公司營業收入是多少？"
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert "12,345.6" in ans.answer and ans.question == q, ans.answer

@@ -84,6 +84,7 @@ from docrag.generation.extractive_units import (
 from docrag.grounding import MODES as GROUND_MODES
 from docrag.grounding import ground_answer
 from docrag.types import Answer, Citation, Page
+from docrag.words import simplified_text
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,9 @@ class ExtractiveGenerator:
         by part (:func:`~docrag.generation.extractive_parts.parts_of`), each part citing its evidence.
         The units used are then grounded (:mod:`docrag.grounding`): each citation becomes the whole
         region holding them (paragraph, table, chart) with the units as its focus."""
-        answer = self._generate(question, pages)
+        # a question in Traditional script is read in Simplified, as the pages' words are (rule 102)
+        answer = self._generate(simplified_text(question), pages)
+        answer.question = question
         checkpoint("grounding")
         return ground_answer(answer, list(pages)[: self.max_pages], self.ground) if answer.citations else answer
 

@@ -31,13 +31,14 @@ _NOTE_IN = re.compile(r"\s(?:sources?|notes?)\s*:", re.IGNORECASE)
 _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _RANGE = re.compile(r"^\d+(?:\.\d+)?%?\s*[-–~]\s*\d+(?:\.\d+)?%?$")   # a bucket: 0.2-0.4, 18-24, 10%-20%
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
-                    r"|百万|千万|万|亿|千", re.IGNORECASE)
+                    r"|百万|千万|万|亿|千|百萬|千萬|萬|億|(?:RMB|HK\$|US\$|\$)\s?['’]\s?000\b", re.IGNORECASE)
 _PER_SHARE = re.compile(r"\beps\b|\bper[- ]share\b|\bshares?\b", re.IGNORECASE)
 _EXCEPT_PER_SHARE = re.compile(rf"\bexcept\b[^)；;]*?(?:{_PER_SHARE.pattern})", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
-                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|厘米|%"
-                   r"|(?:(?<=[（(/：:万亿千百\s])|^)(?:元|吨)(?=[)）/\s,，、;；]|$))",   # 元 of 元音 is no unit
+                   r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|人民幣"
+                   r"|港元|港幣|港币|厘米|%"
+                   r"|(?:(?<=[（(/：:万亿千百萬億\s])|^)(?:元|吨|噸)(?=[)）/\s,，、;；]|$))",   # 元 of 元音 is no unit
                    re.IGNORECASE)
 
 
