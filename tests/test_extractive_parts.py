@@ -62,6 +62,13 @@ GREY = (200, 200, 200)
      ["How much tax did ACCIONA pay in 2020 in total", "in which country was the tax paid the highest"]),
     ("What was NVIDIA's Data Center revenue in Q2 and roughly what share of it came from cloud providers?",
      ["What was NVIDIA's Data Center revenue in Q2", "roughly what share of it came from cloud providers"]),
+    # "how does A compare with B (and with C)": each thing compared is asked for (rule 103)
+    ("In the 10-Q, how does Data Center revenue compare with Compute & Networking segment revenue?",
+     ["In the 10-Q, what was Data Center revenue", "In the 10-Q, what was Compute & Networking segment revenue"]),
+    ("How does the June growth projection compare with the median survey forecast, and with the April projection?",
+     ["what was the June growth projection", "what was the median survey forecast", "what was the April projection"]),
+    ("How did organic revenue growth compare with reported revenue growth, and what do the notes say?",
+     ["what was organic revenue growth", "what was reported revenue growth", "what do the notes say"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
 ])

@@ -171,6 +171,27 @@ def _items_en(q: str) -> list[str]:
             for i, x in enumerate(items)]
 
 
+# "How does A compare with B (, and with C)?": the figures compared, each asked for (rule 103)
+_COMPARE = re.compile(r"^(?P<pre>.*?)\bhow\s+(?:did|does|do|has|have|would|will)\s+(?P<a>.+?)\s+compare[ds]?\s+"
+                      r"(?:with|to|against)\s+(?P<b>[^,?]+?)(?P<more>(?:,?\s+and\s+with\s+[^,?]+)*)"
+                      r"(?P<rest>,?\s+and\s+(?:what|how|which|when|where|who|why)\b[^?]*)?\??$", re.IGNORECASE)
+
+
+def _compared(q: str) -> list[str]:
+    """One part per thing compared ("what was A", "what was B"), then the question's other parts; ``[q]``
+    when it compares nothing or a thing named only by a pronoun ("how did it compare")."""
+    m = _COMPARE.match(q.strip())
+    if m is None:
+        return [q]
+    things = [m.group("a"), m.group("b"), *(x for x in re.split(r",?\s+and\s+with\s+", m.group("more") or "") if x)]
+    if any(_PRONOUN.fullmatch(t.split()[0]) or len(t.split()) < 2 for t in things):
+        return [q]
+    pre = m.group("pre")
+    parts = [f"{pre}what was {t.strip()}" for t in things]
+    rest = (m.group("rest") or "").strip()
+    return parts + ([re.sub(r"^,?\s*and\s+", "", rest)] if rest else [])
+
+
 def _refers_back(piece: str) -> bool:
     words = piece.split()
     return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
@@ -183,6 +204,9 @@ def parts_of(question: str) -> list[str]:
     q = question.strip()
     if _CJK.search(q):
         return _parts_zh(q)
+    compared = _compared(q)
+    if len(compared) > 1:
+        return compared
     pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
     if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_refers_back(p) for p in pieces[1:]):
         spans = _two_spans(q)
