@@ -143,3 +143,16 @@ def test_a_part_is_read_with_what_was_said_before_it_not_after(tmp_path):
         "How many arrests for fraud were reported in 2009, and how many of them were of females?", [page])
     assert ans.answer.startswith("173.7"), ans.answer
     assert "75.3" in ans.answer and "98.4" not in ans.answer, ans.answer
+
+
+def test_each_thing_compared_is_answered_with_its_own_figure(tmp_path):
+    """RBA minutes: "how did the Wage Price Index growth compare with the liaison measure of private sector wages
+    growth?" quotes both figures; the part asking for the first is not read with the second (rule 103)."""
+    page = make_page(tmp_path, [Region((72, 100, 540, 300), GREY,
+                                       "The liaison measure of private sector wages growth was around 4 per cent in "
+                                       "the September quarter to date. Expectations of firms in the liaison program "
+                                       "were for wages growth to remain around 4 per cent. The Wage Price Index "
+                                       "increased by 3.6 per cent over the year.")], doc_id="rba")
+    q = "How did the Wage Price Index growth compare with the liaison measure of private sector wages growth?"
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert "3.6 per cent" in ans.answer and "around 4 per cent in the September" in ans.answer, ans.answer

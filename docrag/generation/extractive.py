@@ -60,7 +60,7 @@ from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_math import operation_of
-from docrag.generation.extractive_parts import answers_every_part, parts_of
+from docrag.generation.extractive_parts import answers_every_part, compares, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
@@ -281,6 +281,8 @@ def _said_before(question: str, part: str) -> str:
     """``part_context``: the question up to the end of ``part``, the context a part is read in. A later part
     refers back ("how many of them were of females"); an earlier one does not look ahead, so "females" of
     the second part does not pull the first ("how many arrests for fraud") to the Female column."""
+    if compares(question):   # "what was A" of "how does A compare with B": B is not its context (rule 103)
+        return part
     at = question.find(part)
     return question[:at + len(part)] if at >= 0 else question
 

@@ -177,6 +177,11 @@ _COMPARE = re.compile(r"^(?P<pre>.*?)\bhow\s+(?:did|does|do|has|have|would|will)
                       r"(?P<rest>,?\s+and\s+(?:what|how|which|when|where|who|why)\b[^?]*)?\??$", re.IGNORECASE)
 
 
+def compares(question: str) -> bool:
+    """The question asks how one thing compares with another (:func:`_compared` splits it)."""
+    return not _CJK.search(question) and len(_compared(question)) > 1
+
+
 def _compared(q: str) -> list[str]:
     """One part per thing compared ("what was A", "what was B"), then the question's other parts; ``[q]``
     when it compares nothing or a thing named only by a pronoun ("how did it compare")."""
