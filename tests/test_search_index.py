@@ -11,6 +11,7 @@ import pytest
 
 import docrag.index as di
 from docrag.errors import DocragError
+from docrag.index.bm25 import TOKENIZER_VERSION
 from docrag.index.hybrid import HybridIndex, HybridRetriever
 from docrag.index.rerank import RerankedIndex, Reranker
 from docrag.index.search import ComposedRetriever, SearchIndex
@@ -138,7 +139,7 @@ def test_index_written_by_the_earlier_store_opens_searches_and_grows(folder, nam
         with pytest.raises(di.IndexStateError, match="tokenizer"):
             di.open_index(corpus, name, build=False)
         rebuilt = di.open_index(corpus, name, show_progress=False)   # opened for building: rebuilt at once
-        assert rebuilt.manifest["settings"]["tokenizer"] == "2" and len(rebuilt) == len(corpus.page_ids())
+        assert rebuilt.manifest["settings"]["tokenizer"] == TOKENIZER_VERSION and len(rebuilt) == len(corpus.page_ids())
         assert rebuilt.search("abrasives production", k=1)[0].page_id == "beta:1"
         return
     old = di.open_index(corpus, name, build=False)          # same corpus state: opens without building
