@@ -236,6 +236,24 @@ asked "其中" ("73,211.76 = 26,834.23 + 46,377.53"). None is arithmetic a perso
     assert not is_serial(TableCell("215,459,360.17", row, row.cells[1], ["销售额（元）"], ""))
 
 
+def test_the_company_a_question_names_with_s_is_its_report_not_the_answer(tmp_path):
+    """"What was NVIDIA's revenue ...": the owner names the report (rule 104, a reference weighing as context),
+    so the sentence that names the company twice does not stand in for the one that states the revenue; a year
+    after the report's name ("... Annual Report 2021-22,") still ends the reference."""
+    assert document_reference("What was NVIDIA's revenue for the first quarter?") == (
+        "What was revenue for the first quarter?", "NVIDIA")
+    assert document_reference("According to Reliance Industries' Integrated Annual Report 2021-22, what were RIL's "
+                              "revenue and net profit?") == (
+        "what were revenue and net profit?", "Reliance Industries' Integrated Annual Report 2021-22 RIL")
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), GREY, "NVIDIA Corporation today reported results for its first quarter, NVIDIA "
+               "said on Wednesday.", BlockKind.TEXT),
+        Region((72, 160, 540, 200), GREY, "Revenue was a record $44.1 billion, up 69% from a year ago.",
+               BlockKind.TEXT)], doc_id="nv")
+    ans = get_generator("extractive", embed=False).generate("What was NVIDIA's revenue for the first quarter?", [page])
+    assert "$44.1 billion" in ans.answer, ans.answer
+
+
 def test_the_document_a_question_names_is_where_to_look_not_what_to_find(tmp_path):
     """The company's full name in "金宇生物技术股份有限公司（…）2020年年度报告中，公司2020年营业收入是多少？" matched
     its address cell ("金宇大街1号"), which answered: the name says which report to read. "同比增长多少" answered by

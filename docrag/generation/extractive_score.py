@@ -112,7 +112,8 @@ _DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公
                          r"(?:(?:中|显示)?[，,：:]|中|的)")
 _DOC_WORDS_EN = (r"report|release|10-K|10-Q|8-K|filing|prospectus|minutes|presentation|transcript|letter|paper|"
                  r"assessment|white ?paper|call|announcement|bulletin")
-_DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r"))"
+_DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r")"
+                         r"(?:\s+(?:FY\s?)?(?:19|20)\d\d(?:[-/]\d{2,4})?)?)"   # "... Annual Report 2021-22,"
                          r"(?: \([^)]{0,40}\))?,\s*", re.IGNORECASE)
 # "..., according to the BLS release?", "... on its Q2 earnings call?": the same, said at the end
 _DOC_REF_EN_END = re.compile(r",?\s+(?:in|on|according to|from|per|based on)\s+((?:the|its|an?|[A-Z][\w.&-]*'s?)\s"
@@ -130,7 +131,27 @@ _EVIDENCE_IN = re.compile(r"^(.+?)\s+(?:of|in)\s+(.+)$")   # "Table 1 of the BLS
 # restrictions of the prospectus": what comes before "of" / "in" is asked for
 
 
+# "what were RIL's revenue and net profit", "NVIDIA's Data Center revenue": the company whose report is read,
+# named on its cover and in its boilerplate more than beside its figures (rule 104)
+_OWNER_EN = re.compile(r"\b((?:[A-Z][\w&.-]*\s+){0,2}[A-Z][\w&.-]*)['’]s\s+(?=[A-Za-z])")
+
+
+def _owner_apart(asked: str, ref: str) -> tuple[str, str]:
+    """(``asked`` less its possessive owners, ``ref`` with them): "RIL's revenue" asks for revenue in RIL's
+    report; the owner still weighs, as context (``_CONTEXT_WEIGHT``), so another company's page does not win."""
+    owners = [m.group(1) for m in _OWNER_EN.finditer(asked)]
+    if not owners or _CJK.search(asked):
+        return asked, ref
+    return _OWNER_EN.sub("", asked), " ".join([ref, *owners]).strip()
+
+
 def document_reference(question: str) -> tuple[str, str]:
+    """``doc_reference``: ``(what is asked, the document it names)``; see :func:`_document_reference`; the
+    question's possessive owners ("RIL's", rule 104) are named as the document's too."""
+    return _owner_apart(*_document_reference(question))
+
+
+def _document_reference(question: str) -> tuple[str, str]:
     """``doc_reference``: ``(what is asked, the document it names)``. A leading phrase naming the report
     to read says which document, not what the answer holds: its words (the company's full name, the
     report's title) weigh ``_CONTEXT_WEIGHT`` (an address cell holding "金宇" outranked 营业收入)."""
