@@ -18,11 +18,13 @@ from dataclasses import dataclass
 SCALES = {"thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6,
           "billion": 1e9, "billions": 1e9, "bn": 1e9, "trillion": 1e12, "trillions": 1e12, "tn": 1e12,
           "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "万亿": 1e12,
-          "萬": 1e4, "十萬": 1e5, "百萬": 1e6, "千萬": 1e7, "億": 1e8, "萬億": 1e12}   # Traditional script
+          "萬": 1e4, "十萬": 1e5, "百萬": 1e6, "千萬": 1e7, "億": 1e8, "萬億": 1e12,   # Traditional script
+          "lakh": 1e5, "lakhs": 1e5, "crore": 1e7, "crores": 1e7}                      # Indian reports
 _SCALE_ALT = "|".join(sorted(SCALES, key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<neg>[-−–]|\()?\s?(?:[$€£¥]|US\$|RMB|HK\$)?\s?"
-    r"(?:(?P<int>\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(?P<dec>\d+))?|\.(?P<lead>\d+)(?![.\d]))\)?"
+    # Indian grouping too: 7,92,756 (lakh and crore: pairs of digits before the last three)
+    r"(?:(?P<int>\d{1,2}(?:,\d{2})+,\d{3}(?![,\d])|\d{1,3}(?:[,，]\d{3})+|\d+)(?:\.(?P<dec>\d+))?|\.(?P<lead>\d+)(?![.\d]))\)?"
     r"\s?(?P<pct>%|％|percent\b|per cent\b|个百分点|百分点|percentage points?\b|pp\b)?"
     r"(?:(?P<suffix>(?-i:[KMB]))|\s?(?P<scale>" + _SCALE_ALT + r"))?(?![a-z])", re.IGNORECASE)
 _SUFFIXES = {"K": 1e3, "M": 1e6, "B": 1e9}   # "$1,076M", "$4.2B": capitals written onto the figure

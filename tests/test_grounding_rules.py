@@ -207,3 +207,14 @@ def test_a_table_found_on_a_page_image_gets_the_words_inside_it():
     table = Block(BlockKind.TABLE, Box.points(10, 30, 700, 100, W, H), "")
     (block,) = finish_blocks([], [table], words)
     assert block.text == "Ethanol ($/gal) Iowa 1.35 - 1.42\nMinnesota 1.38 - 1.48"
+
+
+def test_indian_digit_grouping_and_scale_words_are_one_amount():
+    """Reliance's "₹ 7,92,756 crore" (lakh/crore grouping: pairs of digits before the last three) is one amount,
+    7,92,756 crore = 7.92756 x 10^12, not 7 and 92,756; Western grouping reads as before."""
+    from docrag.quantities import quantities
+
+    assert [(q.text, q.value) for q in quantities("Revenue ₹ 7,92,756 crore, 2,32,822 jobs")] == [
+        ("7,92,756 crore", 7.92756e12), ("2,32,822", 232822.0)]
+    assert [q.value for q in quantities("1,234,567 and 12,345")] == [1234567.0, 12345.0]
+    assert [q.value for q in quantities("5 lakh")] == [5e5]
