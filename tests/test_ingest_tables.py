@@ -20,7 +20,8 @@ from docrag.generation import get_generator
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.geometry import Box
 from docrag.ingestion import ingest
-from docrag.ingestion.tables import merged_columns, text_rows
+from docrag.ingestion.table_finder import merged_columns
+from docrag.ingestion.tables import text_rows
 from docrag.types import BlockKind, Word
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 

@@ -23,7 +23,15 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from docrag.geometry import Box, union, unrotate_box
+from docrag.geometry import Box, union
+from docrag.ingestion.table_finder import find_grid_tables
+from docrag.ingestion.table_rules import (
+    grid_columns,
+    has_grid_rules,
+    rule_segments,
+    ruled_regions,
+    within_verticals,
+)
 from docrag.ingestion.textlayer import join_words, to_display_box
 from docrag.types import Block, BlockKind, Word
 
@@ -31,10 +39,7 @@ log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 _LEADER = re.compile(r"^(?:\.\s?){2,}$|^[.…·]$")   # leader dots between a label and its value
-MIN_RULE_PT = 15.0
 FIND_TABLES_MAX_CHARS = 2000  # larger grid tables get cells from their rules: find_tables costs ~0.2 s there
-MAX_RULE_GAP_PT = 260.0
-_GRID_RULE_SHARE = 0.25   # a grid's vertical rules run through at least this share of its height (or 40 pt)
 
 
 @dataclass
@@ -156,72 +161,6 @@ def aligned_regions(rows: list[Row]) -> list[Box]:
     return regions
 
 
-def _segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
-    """Horizontal and vertical rules (display-frame boxes) among vector drawings."""
-    horiz: list[Box] = []
-    vert: list[Box] = []
-    for d in drawings:
-        for item in d.get("items", []):
-            op = item[0]
-            if op == "l":
-                p, q = item[1], item[2]
-                x0, x1, y0, y1 = min(p.x, q.x), max(p.x, q.x), min(p.y, q.y), max(p.y, q.y)
-            elif op == "re":
-                r = item[1]
-                x0, y0, x1, y1 = r.x0, r.y0, r.x1, r.y1
-                if min(x1 - x0, y1 - y0) > 3.0:
-                    continue  # a filled area, not a rule
-            else:
-                continue
-            try:
-                box = to_display(x0 - 0.5, y0 - 0.5, x1 + 0.5, y1 + 0.5)  # hairlines get an area
-            except ValueError:
-                continue
-            if box.width >= MIN_RULE_PT and box.height <= 4.0:
-                horiz.append(box)
-            elif box.height >= MIN_RULE_PT and box.width <= 4.0:
-                vert.append(box)
-    return _joined(horiz), vert
-
-
-def _joined(rules: list[Box]) -> list[Box]:
-    """Collinear horizontal rules that touch joined into one: a row rule drawn one column at a time
-    (ACCIONA's country-by-country table) spans the table, as printed."""
-    out: list[Box] = []
-    for b in sorted(rules, key=lambda r: ((r.y0 + r.y1) / 2, r.x0)):
-        last = out[-1] if out else None
-        if last is not None and abs((last.y0 + last.y1) / 2 - (b.y0 + b.y1) / 2) <= 1.0 and b.x0 <= last.x1 + 2.0:
-            out[-1] = union([last, b])
-        else:
-            out.append(b)
-    return out
-
-
-def ruled_regions(horiz: list[Box], vert: list[Box]) -> list[Box]:
-    """Regions spanned by >= 2 horizontal rules of similar extent (or a grid of rules)."""
-    horiz = sorted(horiz, key=lambda b: b.y0)
-    groups: list[list[Box]] = []
-    for h in horiz:
-        for g in groups:
-            ref = union(g)
-            ov = min(ref.x1, h.x1) - max(ref.x0, h.x0)
-            if ov >= 0.6 * max(h.width, min(ref.width, h.width)) and h.y0 - ref.y1 <= MAX_RULE_GAP_PT:
-                g.append(h)
-                break
-        else:
-            groups.append([h])
-    regions = []
-    for g in groups:
-        box = union(g)
-        if len(g) >= 2 and box.height >= 12.0:
-            regions.append(box)
-    for v in vert:  # vertical rules extend a region they touch
-        for i, r in enumerate(regions):
-            if r.expanded(3).intersection_area(v) > 0:
-                regions[i] = union([r, v])
-    return regions
-
-
 def _merge(boxes: list[Box]) -> list[Box]:
     boxes = list(boxes)
     merged = True
@@ -261,7 +200,7 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
     vert: list[Box] = []
     ruled_boxes: list[Box] = []
     if page is not None and drawings:
-        horiz, vert = _segments(drawings, lambda *c: to_display_box(frame, *c))
+        horiz, vert = rule_segments(drawings, lambda *c: to_display_box(frame, *c))
         horiz = [h for h in horiz if not any(r.coverage_of(h) > 0.5 for r in exclude)]
         vert = [v for v in vert if not any(r.coverage_of(v) > 0.5 for r in exclude)]
         ruled_boxes = ruled_regions(horiz, vert)
@@ -275,13 +214,13 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
         return []
     boxes = _merge([b for b, _ in candidates])
     ruled = [any(r and b.intersection_area(c) > 0 for c, r in candidates) for b in boxes]
-    grid = [_is_grid(b, vert) for b in boxes]
+    grid = [has_grid_rules(b, vert) for b in boxes]
     blocks: list[Block] = []
     for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
         cols: list[float] = []
         if is_grid:
-            box = _within_verticals(box, vert)
-            cols = _grid_columns(box, vert)
+            box = within_verticals(box, vert)
+            cols = grid_columns(box, vert)
         inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
         if is_grid:
             inside = [_split_at_rules(r, vert) for r in inside]
@@ -337,44 +276,6 @@ def _side_columns(aligned: list[Box], ruled: list[Box], words: list[Word]) -> li
                 side.append(r)
                 break
     return side
-
-
-def _is_grid(box: Box, vert: list[Box]) -> bool:
-    """Two or more vertical rules run through ``box`` over rows, not just its header: short ticks or
-    arrows under the column heads (ACCIONA's) mark columns but cut no cells."""
-    runs = _rule_runs(box, [v for v in vert if box.expanded(2.0).intersection_area(v) > 0])
-    return sum(length >= min(_GRID_RULE_SHARE * box.height, 40.0) for length in runs.values()) >= 2
-
-
-def _rule_runs(box: Box, vert: list[Box]) -> dict[int, float]:
-    """How far the vertical rules run through ``box``'s rows, per x (2-pt bins: rules drawn one row at a
-    time add up)."""
-    runs: dict[int, float] = {}
-    for v in vert:
-        overlap = min(v.y1, box.y1) - max(v.y0, box.y0)
-        if overlap > 0:
-            x = round((v.x0 + v.x1) / 4) * 2
-            runs[x] = runs.get(x, 0.0) + overlap
-    return runs
-
-
-def _within_verticals(box: Box, vert: list[Box]) -> Box:
-    """A grid region cut to the rows its vertical rules run through, when they run through most of it: a
-    page's header rule grouped with the grid's rules does not take the title lines above it in."""
-    inner = [v for v in vert if box.expanded(2.0).intersection_area(v) > 0]
-    if not inner:
-        return box
-    top, bottom = min(v.y0 for v in inner), max(v.y1 for v in inner)
-    if bottom - top < 0.5 * box.height:
-        return box
-    return Box(box.x0, max(box.y0, top - 3.0), box.x1, min(box.y1, bottom + 3.0), box.space, box.extent)
-
-
-def _grid_columns(box: Box, vert: list[Box]) -> list[float]:
-    """Column bounds of a ruled grid: its edges and the x of each vertical rule that runs through it."""
-    runs = _rule_runs(box, vert)
-    xs = [x for x, length in runs.items() if length >= 0.5 * box.height and box.x0 + 3 < x < box.x1 - 3]
-    return sorted({box.x0, box.x1, *xs})
 
 
 def _in_one_column(row: Row, cols: list[float]) -> bool:
@@ -475,7 +376,7 @@ def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_
     n_chars = sum(len(w.text) for r in rows for w in r.words)
     found: list[tuple[Box, list[list[str]], list[list[Box | None]]]] = []
     if page is not None and n_chars <= FIND_TABLES_MAX_CHARS:
-        found = _find_tables(page, frame, zone, drawings, [w for r in rows for w in r.words])
+        found = find_grid_tables(page, frame, zone, drawings, [w for r in rows for w in r.words])
     found = [f for f in found if not any(r.intersection_area(f[0]) > 0.1 * r.area for r in exclude)]
     if found:
         blocks = []
@@ -527,97 +428,3 @@ def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box) -> list[list[str]]:
     return [[row[i] for i in keep] for row in table]
 
 
-def _find_tables(page, frame, clip_box: Box, drawings: list[dict],
-                 words: list[Word]) -> list[tuple[Box, list[list[str]], list[list[Box | None]]]]:
-    """PyMuPDF's table finder restricted to ``clip_box``: each table's box, cell texts and cell boxes
-    (None where a row has no text in a column), top to bottom. A cell set over several lines ("归属于上市
-    公司股东的 / 净利润") is one cell here, where lines of words would make it two rows.
-
-    Cell texts are assembled from ``words`` (already cleaned and number-joined), not re-extracted.
-    """
-    import pymupdf
-
-    clip = unrotate_box(clip_box, frame.rotation)
-    try:
-        found = page.find_tables(clip=pymupdf.Rect(*clip.coords), strategy="lines", use_layout=False,
-                                 paths=drawings)
-    except Exception as exc:  # the finder fails on some malformed content; the region still counts
-        log.debug("find_tables failed on page %d: %s", page.number + 1, exc)
-        return []
-    out = []
-    for tab in found.tables:
-        if tab.row_count < 2 or tab.col_count < 2:
-            continue
-        grid: list[list[tuple[Box, str] | None]] = []
-        row_of: dict[int, tuple[Word, int]] = {}   # id(word) -> (word, the finder's row it fell in)
-        for ri, row in enumerate(tab.rows):
-            cells: list[tuple[Box, str] | None] = []
-            for cell in row.cells:
-                if cell is None:
-                    cells.append(None)
-                    continue
-                cb = to_display_box(frame, *cell)
-                inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
-                inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
-                row_of.update((id(w), (w, ri)) for w in inside)
-                cells.append((cb, join_words([w.text for w in inside])))
-            grid.append(cells)
-        if _cuts_lines(row_of):
-            continue   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
-        rows, boxes = merged_columns(grid)
-        tbox = to_display_box(frame, *tab.bbox)
-        if not rows or len(rows[0]) < 2:
-            continue
-        if any(id(w) not in row_of and tbox.contains(w.box, tol=1.0) for w in words):
-            boxes = []  # words in no cell: rules the finder missed (a label column), its grid is incomplete
-        out.append((tbox, rows, boxes))
-    return sorted(out, key=lambda t: t[0].y0)
-
-
-def _cuts_lines(row_of: dict[int, tuple[Word, int]]) -> bool:
-    """Words of one text line fall in different rows of the finder's grid (two or more times)."""
-    placed = sorted(row_of.values(), key=lambda t: (t[0].box.y0 + t[0].box.y1) / 2)
-    cuts = 0
-    for (a, ra), (b, rb) in zip(placed, placed[1:], strict=False):
-        same_line = abs((a.box.y0 + a.box.y1) - (b.box.y0 + b.box.y1)) / 2 < 0.3 * min(a.box.height, b.box.height)
-        cuts += same_line and ra != rb
-    return cuts >= 2
-
-
-def merged_columns(grid: list[list[tuple[Box, str] | None]]) -> tuple[list[list[str]], list[list[Box | None]]]:
-    """Cell texts and boxes, the finder's split columns joined and empty rows and columns dropped.
-
-    A header cell drawn over a spanning data cell lands in a column of its own ("2015 年12 月31 日" in
-    column 4, its values in column 3 spanning 3-5): two neighbouring columns that never both hold text in
-    one row, where one's text sits inside the other's cells, are one column.
-    """
-    n = max((len(r) for r in grid), default=0)
-    cols: list[dict] = []
-    for j in range(n):
-        filled = {i for i, r in enumerate(grid) if j < len(r) and r[j] is not None and r[j][1]}
-        if filled:
-            spans = [r[j][0] for r in grid if j < len(r) and r[j] is not None]
-            centers = [(r[j][0].x0 + r[j][0].x1) / 2 for i, r in enumerate(grid) if i in filled]
-            cols.append({"idx": [j], "rows": filled, "spans": spans, "centers": centers})
-
-    def under(a: dict, b: dict) -> bool:
-        return all(any(s.x0 <= x <= s.x1 for s in b["spans"]) for x in a["centers"])
-
-    merged = True
-    while merged:
-        merged = False
-        for k in range(len(cols) - 1):
-            a, b = cols[k], cols[k + 1]
-            if not a["rows"] & b["rows"] and (under(a, b) or under(b, a)):
-                cols[k] = {"idx": a["idx"] + b["idx"], "rows": a["rows"] | b["rows"],
-                           "spans": a["spans"] + b["spans"], "centers": a["centers"] + b["centers"]}
-                del cols[k + 1]
-                merged = True
-                break
-    rows, boxes = [], []
-    for r in grid:
-        parts = [[r[j] for j in c["idx"] if j < len(r) and r[j] is not None and r[j][1]] for c in cols]
-        if any(parts):
-            rows.append([" ".join(t for _, t in cell) for cell in parts])
-            boxes.append([union([b for b, _ in cell]) if cell else None for cell in parts])
-    return rows, boxes

@@ -1,0 +1,115 @@
+"""Ruling of tables: horizontal and vertical rules among a page's vector drawings, the regions they span,
+and whether a region is a grid (vertical rules through its rows) and where its columns are. Used by
+:mod:`docrag.ingestion.tables`; all boxes are in the displayed page's points."""
+
+from __future__ import annotations
+
+from docrag.geometry import Box, union
+
+MIN_RULE_PT = 15.0
+MAX_RULE_GAP_PT = 260.0
+_GRID_RULE_SHARE = 0.25   # a grid's vertical rules run through at least this share of its height (or 40 pt)
+
+
+def rule_segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
+    """Horizontal and vertical rules (display-frame boxes) among vector drawings."""
+    horiz: list[Box] = []
+    vert: list[Box] = []
+    for d in drawings:
+        for item in d.get("items", []):
+            op = item[0]
+            if op == "l":
+                p, q = item[1], item[2]
+                x0, x1, y0, y1 = min(p.x, q.x), max(p.x, q.x), min(p.y, q.y), max(p.y, q.y)
+            elif op == "re":
+                r = item[1]
+                x0, y0, x1, y1 = r.x0, r.y0, r.x1, r.y1
+                if min(x1 - x0, y1 - y0) > 3.0:
+                    continue  # a filled area, not a rule
+            else:
+                continue
+            try:
+                box = to_display(x0 - 0.5, y0 - 0.5, x1 + 0.5, y1 + 0.5)  # hairlines get an area
+            except ValueError:
+                continue
+            if box.width >= MIN_RULE_PT and box.height <= 4.0:
+                horiz.append(box)
+            elif box.height >= MIN_RULE_PT and box.width <= 4.0:
+                vert.append(box)
+    return joined_rules(horiz), vert
+
+
+def joined_rules(rules: list[Box]) -> list[Box]:
+    """Collinear horizontal rules that touch joined into one: a row rule drawn one column at a time
+    (ACCIONA's country-by-country table) spans the table, as printed."""
+    out: list[Box] = []
+    for b in sorted(rules, key=lambda r: ((r.y0 + r.y1) / 2, r.x0)):
+        last = out[-1] if out else None
+        if last is not None and abs((last.y0 + last.y1) / 2 - (b.y0 + b.y1) / 2) <= 1.0 and b.x0 <= last.x1 + 2.0:
+            out[-1] = union([last, b])
+        else:
+            out.append(b)
+    return out
+
+
+def ruled_regions(horiz: list[Box], vert: list[Box]) -> list[Box]:
+    """Regions spanned by >= 2 horizontal rules of similar extent (or a grid of rules)."""
+    horiz = sorted(horiz, key=lambda b: b.y0)
+    groups: list[list[Box]] = []
+    for h in horiz:
+        for g in groups:
+            ref = union(g)
+            ov = min(ref.x1, h.x1) - max(ref.x0, h.x0)
+            if ov >= 0.6 * max(h.width, min(ref.width, h.width)) and h.y0 - ref.y1 <= MAX_RULE_GAP_PT:
+                g.append(h)
+                break
+        else:
+            groups.append([h])
+    regions = []
+    for g in groups:
+        box = union(g)
+        if len(g) >= 2 and box.height >= 12.0:
+            regions.append(box)
+    for v in vert:  # vertical rules extend a region they touch
+        for i, r in enumerate(regions):
+            if r.expanded(3).intersection_area(v) > 0:
+                regions[i] = union([r, v])
+    return regions
+
+
+def has_grid_rules(box: Box, vert: list[Box]) -> bool:
+    """Two or more vertical rules run through ``box`` over rows, not just its header: short ticks or
+    arrows under the column heads (ACCIONA's) mark columns but cut no cells."""
+    runs = _rule_runs(box, [v for v in vert if box.expanded(2.0).intersection_area(v) > 0])
+    return sum(length >= min(_GRID_RULE_SHARE * box.height, 40.0) for length in runs.values()) >= 2
+
+
+def _rule_runs(box: Box, vert: list[Box]) -> dict[int, float]:
+    """How far the vertical rules run through ``box``'s rows, per x (2-pt bins: rules drawn one row at a
+    time add up)."""
+    runs: dict[int, float] = {}
+    for v in vert:
+        overlap = min(v.y1, box.y1) - max(v.y0, box.y0)
+        if overlap > 0:
+            x = round((v.x0 + v.x1) / 4) * 2
+            runs[x] = runs.get(x, 0.0) + overlap
+    return runs
+
+
+def within_verticals(box: Box, vert: list[Box]) -> Box:
+    """A grid region cut to the rows its vertical rules run through, when they run through most of it: a
+    page's header rule grouped with the grid's rules does not take the title lines above it in."""
+    inner = [v for v in vert if box.expanded(2.0).intersection_area(v) > 0]
+    if not inner:
+        return box
+    top, bottom = min(v.y0 for v in inner), max(v.y1 for v in inner)
+    if bottom - top < 0.5 * box.height:
+        return box
+    return Box(box.x0, max(box.y0, top - 3.0), box.x1, min(box.y1, bottom + 3.0), box.space, box.extent)
+
+
+def grid_columns(box: Box, vert: list[Box]) -> list[float]:
+    """Column bounds of a ruled grid: its edges and the x of each vertical rule that runs through it."""
+    runs = _rule_runs(box, vert)
+    xs = [x for x, length in runs.items() if length >= 0.5 * box.height and box.x0 + 3 < x < box.x1 - 3]
+    return sorted({box.x0, box.x1, *xs})
