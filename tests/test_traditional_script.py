@@ -60,5 +60,13 @@ def test_a_traditional_question_is_read_as_simplified(tmp_path):
         Region((72, 160, 540, 200), (200, 200, 200), "研发团队共有员工215名。", BlockKind.TEXT),
     ], doc_id="mainland")
     q = "2025年公司營業收入是多少？"
-    ans = get_generator("extractive", embed=False).generate(q, [page])
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate(q, [page])
     assert "12,345.6" in ans.answer and ans.question == q, ans.answer
+    # a cue in Traditional script (差額, "the difference") asks for the arithmetic its Simplified form asks for
+    rows = [["项目", "2025年", "2024年"], ["营业收入", "120.0", "100.0"], ["净利润", "30.0", "25.0"]]
+    table = make_page(tmp_path, [Region((72, 160, 540, 300), (200, 200, 200), "\n".join(" | ".join(r) for r in rows),
+                                        BlockKind.TABLE)], doc_id="figures")
+    table.blocks[-1].meta["rows"] = rows
+    ans = gen.generate("2025年营业收入与净利润的差額是多少？", [table])
+    assert ans.meta.get("arithmetic", {}).get("op") == "difference", ans.answer

@@ -60,7 +60,7 @@ def chart_arithmetic(best: Unit, op: str, question: str, idf: dict[str, float]) 
         return None
     periods = [_period(k) for k in named]
     if all(p is not None for p in periods):
-        named.sort(key=lambda k: _period(k))   # earlier to later
+        named = [k for _, k in sorted(zip(periods, named, strict=True), key=lambda t: t[0])]   # earlier to later
     else:
         named.sort(key=lambda k: question.lower().find(k.lower()))
     rate = bool(_RATE_Q.search(question)) and op != "growth"

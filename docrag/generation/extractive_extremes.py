@@ -128,18 +128,23 @@ def _without_asked(question: str) -> str:
     so a column labelled with it ("Countries" in a table of ranges) is not the value to compare."""
     question = _ASKED_EN.sub(lambda m: m.group(0).replace(m.group(1), " "), question)
 
-    def first_word(m: re.Match[str]) -> str:   # 哪个年代撤销的 -> 年代 (jieba's first word)
-        word = next(iter(jieba().lcut(m.group(1))), "")
-        return m.group(0).replace(word, " ", 1) if len(word) >= 2 else m.group(0)
+    def first_word(m: re.Match[str]) -> str:
+        word = _first_word(m.group(1))
+        return m.group(0).replace(word, " ", 1) if word else m.group(0)
     return _ASKED_ZH.sub(first_word, question)
+
+
+def _first_word(run: str) -> str:
+    """jieba's first word of a run of Chinese after 哪 (哪个年代撤销的 -> 年代), "" when it is one character."""
+    word = next(iter(jieba().lcut(run)), "")
+    return word if len(word) >= 2 else ""
 
 
 def asked_word(question: str) -> str:
     """The thing a "which" question asks for ("哪个季度" -> 季度, "which quarter" -> quarter), "" when none."""
     m = _ASKED_ZH.search(question)
     if m is not None:
-        word = next(iter(jieba().lcut(m.group(1))), "")
-        return word if len(word) >= 2 else ""
+        return _first_word(m.group(1))
     m = _ASKED_EN.search(question)
     return m.group(1).lower() if m is not None else ""
 
@@ -166,9 +171,14 @@ _EXCEPT_EN = re.compile(r"\b(?:apart from|aside from|except(?: for)?|excluding|o
 _EXCEPT_ZH = re.compile(r"除(?:了)?([^，,。？?]{1,30}?)(?:以外|之外|外)(?=[，,。？?]|$)")
 
 
+def _exceptions(text: str) -> list[re.Match[str]]:
+    """The "apart from X" / "除X外" phrases of ``text`` (group 1: what they leave out)."""
+    return [m for rx in (_EXCEPT_EN, _EXCEPT_ZH) for m in rx.finditer(text)]
+
+
 def excluded(question: str) -> str:
     """The rows a "which ... the most" question leaves out ("Spain and 'Others'"), "" when none."""
-    return " ".join(m.group(1) for rx in (_EXCEPT_EN, _EXCEPT_ZH) for m in rx.finditer(question))
+    return " ".join(m.group(1) for m in _exceptions(question))
 
 
 # "Others", "Rest of the world", "其他": a bucket of the rows not listed, no one of the things compared
@@ -187,8 +197,8 @@ def _compared_terms(question: str, wants: dict[str, list[str]]) -> set[str]:
     a "which" question asks for and the table or figure it names ("Table 2" names no column "2");
     number words count as digits."""
     plain = without_references(question)
-    for left_out in (m.group(0) for rx in (_EXCEPT_EN, _EXCEPT_ZH) for m in rx.finditer(plain)):
-        plain = plain.replace(left_out, " ")
+    for m in _exceptions(plain):
+        plain = plain.replace(m.group(0), " ")
     for words in wants.values():
         for w in words:
             plain = plain.replace(w, " ")
@@ -257,8 +267,8 @@ def _pick(cells: Sequence[Unit], wants: dict[str, list[str]]) -> Unit | None:
     """The largest (smallest) of ``cells``; for a sign asked, the one cell of that sign (None when
     none or several are: the question's premise does not hold for this line)."""
     if "neg" in wants or "pos" in wants:
-        signed = [u for u in cells if ((parse_number(u.cell.value) or 0.0) < 0) == ("neg" in wants)
-                  and parse_number(u.cell.value)]
+        values = [(u, parse_number(u.cell.value)) for u in cells]
+        signed = [u for u, v in values if v and (v < 0) == ("neg" in wants)]
         return signed[0] if len(signed) == 1 else None
     return (max if "max" in wants else min)(cells, key=_size)
 
