@@ -11,6 +11,8 @@ when that is set), or wherever ``DOCRAG_CONFIG`` points. Keys (all optional)::
     store = "qdrant:/data/qdrant"       # DOCRAG_STORE      -- embedded (default), qdrant:PATH[#coll], qdrant:URL[/coll]
     rerank = "cross-encoder:/models/bge-reranker-v2-m3"  # DOCRAG_RERANK -- rerank stage (default: none)
     rerank_depth = 20                   # DOCRAG_RERANK_DEPTH -- first-stage pages the reranker rescores
+    scope = "named"                     # DOCRAG_SCOPE -- a question naming its report ("In Twilio's Q4 2023
+                                        #   earnings presentation, ...") searches that document only | off
 
     [generation]                        # options passed to the generator
     max_width = 1024                    # DOCRAG_MAX_WIDTH   resize policy: fit max_width x max_height
@@ -87,7 +89,8 @@ DEFAULT_REL_TOL = 1e-2               # relative tolerance of numeric answer matc
 DEFAULT_RETRIEVAL_BATCH = 16         # questions per retrieval batch of an eval run
 
 _TOP_LEVEL: dict[str, Callable[[str], Any]] = {"retriever": str, "generator": str, "judge": str, "k": int,
-                                                "index_dir": str, "store": str, "rerank": str, "rerank_depth": int}
+                                                "index_dir": str, "store": str, "rerank": str, "rerank_depth": int,
+                                                "scope": lambda v: _choice(v, ("named", "off"))}
 _GENERATION: dict[str, Callable[[str], Any]] = {
     "max_width": int, "max_height": int, "max_pixels": int, "max_pages": int, "coords": str,
     "snap": lambda v: str(v).strip().lower() in ("1", "true", "yes", "on"), "max_tokens": int,
@@ -175,6 +178,7 @@ class Settings:
     store: str | None = None
     rerank: str = ""                 # "" = no rerank stage
     rerank_depth: int = 20
+    scope: str = "named"             # named | off: see docrag.doc_names
     generation: dict[str, Any] = field(default_factory=dict)
     openai: dict[str, Any] = field(default_factory=dict)
     models: dict[str, dict[str, Any]] = field(default_factory=dict)   # model name or glob -> options

@@ -24,6 +24,7 @@ from typing import Any
 from docrag.cancel import CancelToken, cancel_scope, checkpoint
 from docrag.config import Settings, load_settings
 from docrag.corpus import Corpus
+from docrag.doc_names import DocumentNames
 from docrag.errors import InputError
 from docrag.generation.base import Generator, generate_many, get_generator
 from docrag.index import SearchIndex, open_index  # the facade layer: RAG opens the index (test_layering)
@@ -50,6 +51,7 @@ class RAG:
         if "rerank" not in self._retriever_options and self.settings.rerank not in ("", "none"):
             self._retriever_options.update(rerank=self.settings.rerank, rerank_depth=self.settings.rerank_depth)
         self._index: SearchIndex | None = None
+        self._names: tuple[str, DocumentNames] | None = None   # (corpus fingerprint, its document names)
         if generator is None or isinstance(generator, str):
             name = generator or self.settings.generator
             opts = {**self.settings.generator_options(name), **(generator_options or {})}
@@ -68,7 +70,24 @@ class RAG:
         return self._index
 
     def retrieve(self, question: str, k: int | None = None) -> list[Hit]:
-        return self.index.search(question, k=k or self.default_k)
+        """The top ``k`` pages; of the documents the question names, when it names some (:meth:`named`)."""
+        k = k or self.default_k
+        named = self.named(question)
+        hits = self.index.search(question, k=k, filter={"doc_id": sorted(named)}) if named else []
+        return hits or self.index.search(question, k=k)
+
+    def named(self, question: str) -> set[str]:
+        """The ids of the documents ``question`` names (:mod:`docrag.doc_names`); none when the ``scope``
+        setting is ``off``."""
+        if self.settings.scope == "off":
+            return set()
+        fingerprint = self.corpus.fingerprint()
+        if self._names is None or self._names[0] != fingerprint:
+            self._names = (fingerprint, DocumentNames.of_corpus(self.corpus))
+        named = self._names[1].named(question)
+        if named:
+            log.debug("the question names %d document(s): %s", len(named), sorted(named))
+        return named
 
     def pages_for(self, hits: Sequence[Hit]) -> list[Page]:
         return [self.corpus.page(h.page_id) for h in hits]
@@ -107,6 +126,10 @@ class RAG:
             return []
         t0 = time.perf_counter()
         all_hits = self.index.search_batch(questions, k=k or self.default_k)
+        for i, q in enumerate(questions):   # a question that names its documents searches those only
+            named = self.named(q)
+            scoped = self.index.search(q, k=k or self.default_k, filter={"doc_id": sorted(named)}) if named else []
+            all_hits[i] = scoped or all_hits[i]
         per_q = (time.perf_counter() - t0) / len(questions)
         items = [(q, self.pages_for(h)) for q, h in zip(questions, all_hits, strict=True)]
         workers = concurrency if concurrency is not None else getattr(self.generator, "concurrency", 1)

@@ -1,0 +1,116 @@
+"""Which documents a question names (docrag.doc_names) and the pipeline's named-document scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from docrag.doc_names import DocumentNames, candidate_names, identity_text
+from docrag.geometry import Box, Space
+from docrag.types import Block, BlockKind, Document, Page
+
+# identity texts as identity_text() writes them: lower case, Simplified script
+_TEXTS = {
+    "sifang": "zh sifang keji 2019 nianbao 江苏四方科技集团股份有限公司 2019 年年度报告",
+    "hangtian": "zh hangtian dianqi 2019 nianbao 贵州航天电器股份有限公司 2019 年年度报告全文",
+    "jinyu": "zh jinyu shengwu 2020 nianbao 金宇生物技术股份有限公司 2020 年年度报告",
+    "paige": "zh paige shengwu 2025 nianbao 派格生物医药 2025 年年度报告",
+    "twilio": "en twilio q4 2023 earnings presentation ©2023 twilio inc. all rights reserved",
+    "statssa": "en statssa cpi release 2023 05 statistics south africa consumer price index cpi",
+    "bls": "en bls cpi release 2025 07 bureau of labor statistics consumer price index",
+    "msft": "en microsoft fy25q4 8k earnings release microsoft corporation",
+    "alphabet": "en alphabet 2022 annual report alphabet inc.",
+}
+
+
+@pytest.fixture(scope="module")
+def names() -> DocumentNames:
+    return DocumentNames(_TEXTS)
+
+
+def test_the_company_of_a_chinese_report_reference_names_its_report(names: DocumentNames) -> None:
+    # "年度报告" is in four reports, "四方科技" in one: the most distinctive name decides
+    assert names.named("四方科技2019年年度报告中，境外业务营业收入占主营业务收入的比例约为多少？") == {"sifang"}
+    assert names.named("根据航天电器2019年年度报告，用归属于上市公司股东的净利润减去非经常性损益合计，得到的是多少？") \
+        == {"hangtian"}
+
+
+def test_a_traditional_reference_is_read_in_simplified(names: DocumentNames) -> None:
+    assert names.named("根據航天電器2019年年度報告，營業收入是多少？") == {"hangtian"}
+
+
+def test_english_references_possessive_owners_and_joined_words(names: DocumentNames) -> None:
+    assert names.named("What share of Twilio's Q4 2023 total revenue came from the Communications business?") \
+        == {"twilio"}
+    # "Stats SA" is written "statssa" in the file name; "CPI" is in two documents and names neither
+    assert names.named("In Stats SA's May 2023 CPI release, which group contributed most to inflation?") \
+        == {"statssa"}
+
+
+def test_two_companies_named_alike_are_both_searched(names: DocumentNames) -> None:
+    assert names.named("In Microsoft's and Alphabet's annual reports, which company had more revenue?") \
+        == {"msft", "alphabet"}
+
+
+def test_no_reference_or_no_distinctive_name_names_nothing(names: DocumentNames) -> None:
+    assert names.named("What was the total revenue in 2011?") == set()   # no reference phrase
+    # the reference holds only words every annual report prints
+    assert names.named("2019年年度报告中，营业收入是多少？") == set()
+    # a company the corpus does not hold
+    assert names.named("In Tesla's 2023 annual report, what was the revenue?") == set()
+
+
+def test_candidate_names_skip_short_and_function_words() -> None:
+    got = candidate_names("In Stats SA's May 2023 CPI release")
+    assert {"stats", "statssa", "cpi", "may"} <= got
+    assert "sa" not in got and "in" not in got
+
+
+def test_identity_text_reads_the_first_pages_and_furniture_only() -> None:
+    doc = Document(doc_id="d", file_name="zh_sifang_keji_2019.pdf", source_path="x", sha256="0", n_pages=3)
+    box = Box(0, 0, 10, 10, Space.POINT, (10.0, 10.0))
+    header = Block(BlockKind.TEXT, box, "江蘇四方科技 年度報告", meta={"furniture": "repeated"})
+    body = Block(BlockKind.TEXT, box, "客户甲 销售额", meta={})
+    pages = [Page(doc_id="d", page_no=n, width_pt=10, height_pt=10, text=f"page {n} body",
+                  blocks=[header, body]) for n in (1, 2, 3)]
+    text = identity_text(doc, pages)
+    assert "zh sifang keji 2019 pdf" in text
+    assert "page 1 body" in text and "page 2 body" in text and "page 3 body" not in text
+    assert "江苏四方科技" in text          # furniture, in Simplified script
+    assert "客户甲" not in text             # a body block of a later page names nothing
+
+
+# -- the pipeline's scope, on the real development corpus ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def real_corpus(dev_corpus_dir, tmp_path_factory):
+    """A private copy of the ingested dev corpus (the bm25 index is written into it)."""
+    import shutil
+
+    from docrag.corpus import Corpus
+
+    root = tmp_path_factory.mktemp("doc-scope") / "corpus"
+    shutil.copytree(dev_corpus_dir, root)
+    return Corpus.open(root)
+
+
+_USDA_Q = "In the USDA weekly ag energy report, what were the figures for 2011?"
+
+
+@pytest.mark.real_corpus
+@pytest.mark.parametrize("ask_many", [False, True])
+def test_a_question_naming_its_report_searches_that_report_only(real_corpus, ask_many: bool) -> None:
+    from docrag.config import Settings
+    from docrag.pipeline import RAG
+
+    names = {d.doc_id: d.file_name for d in real_corpus.documents()}
+    scoped = RAG(real_corpus, "bm25", "extractive", show_progress=False, settings=Settings())
+    usda = {d for d, f in names.items() if f.startswith("usda_")}
+    assert scoped.named(_USDA_Q) == usda
+    hits = scoped.ask_many([_USDA_Q], k=5)[0].hits if ask_many else scoped.retrieve(_USDA_Q, k=5)
+    assert hits and {h.doc_id for h in hits} == usda
+    # the same question over every document: "2011" pulls in other reports' pages
+    unscoped = RAG(real_corpus, "bm25", "extractive", show_progress=False, settings=Settings(scope="off"))
+    assert unscoped.named(_USDA_Q) == set()
+    assert {h.doc_id for h in unscoped.retrieve(_USDA_Q, k=5)} - usda
+    # a question naming no report searches them all
+    assert scoped.named("What were the figures for 2011?") == set()
