@@ -4,7 +4,7 @@ FinRAGBench-V's questions (and analysts') say which report to read, by the compa
 That name is printed on the cover and in running headers, seldom beside the figure asked for, so a page of
 another company's report that matches the rest of the question better used to win (8 of the 316 seen dev
 questions had the wrong document first, every one of them answered wrong). :class:`DocumentNames` reads each
-document's *identity text* (file name, title, first two pages' text, running headers and footers) and
+document's *identity text* (file name, title, first two pages' text, first five pages' running headers) and
 :meth:`DocumentNames.named` returns the documents the question's reference phrase names *distinctively*:
 
 * the reference phrase is the one :func:`~docrag.generation.extractive_score.document_reference` finds (a
@@ -36,6 +36,7 @@ from docrag.words import simplified
 log = logging.getLogger(__name__)
 
 IDENTITY_PAGES = 2          # the first pages whose whole text names the document (cover, first header)
+FURNITURE_PAGES = 5         # running headers repeat: the first pages' furniture holds them
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z&]+\b")
 _LATIN_WORD = re.compile(r"[a-z0-9&]+")
@@ -44,13 +45,14 @@ _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "
 
 
 def identity_text(doc: Document, pages: Iterable[Page]) -> str:
-    """What names a document: its file name's words, its title, the text of its first pages and every
-    page's furniture (running headers and footers), in Simplified script and lower case."""
+    """What names a document: its file name's words, its title, the text of its first pages and the
+    furniture (running headers and footers) of its first five, in Simplified script and lower case."""
     parts = [re.sub(r"[_\-.]+", " ", doc.file_name), doc.title]
     for p in pages:
         if p.page_no <= IDENTITY_PAGES:
             parts.append(p.text)
-        parts += [b.text for b in p.blocks if b.meta.get("furniture")]
+        if p.page_no <= FURNITURE_PAGES:
+            parts += [b.text for b in p.blocks if b.meta.get("furniture")]
     return simplified(" ".join(x for x in parts if x)).lower()
 
 
