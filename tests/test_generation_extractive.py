@@ -414,6 +414,55 @@ def test_a_standard_margin_is_the_measure_over_revenue_unless_printed(tmp_path):
     assert gen.generate("What was the gross margin percentage in 2025?", [page]).answer.startswith("69%")
 
 
+def test_a_standard_margin_finds_revenue_under_a_section_with_a_note_mark(tmp_path):
+    """Apple's statement of operations (issue 23, en-a-065): "Total net sales" sits under the section line "(1) Net
+    sales by category:", so its label reads "Total net sales ((1) Net sales by category:)"; the section, nested
+    parentheses and all, is not part of the row's name."""
+    gen = get_generator("extractive", embed=False)
+    page = _table_page(tmp_path, [["Statement of operations", "December 31, 2022", "December 25, 2021"],
+                                  ["(1) Net sales by category:", "", ""],
+                                  ["iPhone", "65,775", "71,628"],
+                                  ["Total net sales", "117,154", "123,945"],
+                                  ["Cost of sales", "", ""],
+                                  ["Gross margin", "50,332", "54,243"]], "aapl",
+                       title="Apple Inc. condensed consolidated statements of operations")
+    ans = gen.generate("What was Apple's gross margin percentage in the quarter ended December 31, 2022?", [page])
+    assert ans.answer.startswith("43.0% = 50,332 / 117,154"), ans.answer
+    # the row under a section line: its name is its own label, the section's parentheses nested or not
+    from types import SimpleNamespace
+
+    from docrag.generation.extractive_formula import _exact
+    from docrag.generation.extractive_tables import _with_sections
+    rows = _with_sections([Row("(1) Net sales by category", None, []), Row("Total net sales", None, [Cell("1", None)])])
+    assert rows[1].label == "Total net sales ((1) Net sales by category)"
+    assert rows[1].own_label == "Total net sales"
+    unit = SimpleNamespace(cell=SimpleNamespace(row=rows[1]))
+    assert _exact("total net sales|net sales|revenue", unit) == 1.0   # type: ignore[arg-type]
+
+
+def test_a_named_share_divides_cells_of_two_tables_of_one_period(tmp_path):
+    """Twilio's earnings presentation (issue 23, en-a-009): "what share of Q4 2023 total revenue came from the
+    Communications business" names the part and the whole; they are on two slides. The whole is the cell named in
+    full ("Total Revenue", not "Communications Organic Revenue"), the part may be named loosely, and both columns
+    name the same period (rule 105)."""
+    gen = get_generator("extractive", embed=False)
+    overview = _table_page(tmp_path, [["Financial overview", "Q4 2022", "Q4 2023"],
+                                      ["Total Revenue", "$1,025M", "$1,076M"],
+                                      ["Non-GAAP Income from Operations", "$93M", "$172M"]], "twlo",
+                           title="Twilio Q4 2023 financial overview")
+    segment = replace(_table_page(tmp_path, [["Communications", "Q4 2022", "Q4 2023"],
+                                             ["Communications Revenue", "$949M", "$1,001M"],
+                                             ["Communications Organic Revenue", "$921M", "$1,001M"]], "twlo"),
+                      page_no=2)
+    q = "What share of Twilio's Q4 2023 total revenue came from the Communications business?"
+    ans = gen.generate(q, [segment, overview])
+    assert ans.answer.startswith("93.0% = $1,001M / $1,076M"), ans.answer
+    assert {c.page_no for c in ans.citations} == {1, 2}
+    # two documents' tables are never one share's operands
+    other = replace(overview, doc_id="other")
+    assert not gen.generate(q, [segment, other]).answer.startswith("93.0%")
+
+
 def _label(text: str, x0: float, y0: float, x1: float, y1: float):
     from docrag.geometry import Box, Space
     from docrag.types import Block

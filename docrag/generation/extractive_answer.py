@@ -110,7 +110,7 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             return best, [first, second], [f"{res.text} ({fmt_cell(first)}; {fmt_cell(second)})"]
         used, op = [best], ""   # refused: the named cells are quoted, no other operand is guessed
         quoted.append(first if best is second else second)
-    elif formula is not None:
+    elif formula is not None and not formula.named_share:
         op = ""   # the cells the question names are not on the pages read: no operand is guessed
     elif op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text):
         op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
@@ -191,7 +191,7 @@ def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
     return out
 
 
-_SECTION = re.compile(r"\s*\([^()]*\)$")   # "Net income (Operating expenses)": the section a row sits in
+_SECTION = re.compile(r"\s*\([^()]*\)$")   # "Net income (Operating expenses)": a section or a note mark
 
 
 def _named_apart(own: str, theirs: str, asked: set[str]) -> bool:
@@ -225,7 +225,8 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     for u in units:
         if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
                 and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)
-                and _named_apart(_SECTION.sub("", best.cell.row.label), _SECTION.sub("", u.cell.row.label), asked)):
+                and _named_apart(_SECTION.sub("", best.cell.row.own_label),
+                                 _SECTION.sub("", u.cell.row.own_label), asked)):
             out.append(u)
     return out[:most]
 

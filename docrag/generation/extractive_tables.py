@@ -92,6 +92,13 @@ class Row:
     cells: list[Cell] = field(default_factory=list)   # value cells, left to right
     index: int = 0
     notes: list[str] = field(default_factory=list)    # the row's other text cells ("Hangul" beside "Hang")
+    section: str = ""   # the section line above the row, also appended to ``label``: "Net income (Operating ...)"
+
+    @property
+    def own_label(self) -> str:
+        """The label without its section ("Total net sales" of "Total net sales ((1) Net sales by category)")."""
+        suffix = f" ({self.section})"
+        return self.label[:-len(suffix)] if self.section and self.label.endswith(suffix) else self.label
 
     def position(self, cell: Cell) -> int:
         """Where ``cell`` is in the row, by identity (equal values repeat: "608 | 608")."""
@@ -325,6 +332,7 @@ def _with_sections(rows: list[Row]) -> list[Row]:
         pending = ""
         if section:
             r.label = f"{r.label} ({section})"
+            r.section = section
     return rows
 
 
