@@ -463,6 +463,35 @@ def test_a_named_share_divides_cells_of_two_tables_of_one_period(tmp_path):
     assert not gen.generate(q, [segment, other]).answer.startswith("93.0%")
 
 
+def test_a_named_share_is_computed_from_cells_over_a_sentence_stating_another_percentage(tmp_path):
+    """NVIDIA's 10-Q (issue 23, en-a-035): "net cash provided by operating activities as a percentage of its net
+    income" was answered with "Income tax as a percentage of income before income tax was 16.6%"; when cells carry
+    both names the share is computed from them (rule 105), and a row is named by its own label, not its section
+    ("Other (Adjustments to reconcile net income to net cash provided by operating activities)")."""
+    gen = get_generator("extractive", embed=False)
+    text = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "Income tax as a percentage of income before income "
+                                       "tax was 16.6%, while net cash provided by operating activities as a "
+                                       "percentage of net income is discussed in Liquidity.")],
+                     doc_id="nvda", page_no=1)
+    cash = replace(_table_page(tmp_path, [["Cash flows", "Apr 26, 2026", "Apr 27, 2025"],
+                                          ["Net income", "58,321", "18,775"],
+                                          ["Stock-based compensation expense", "1,928", "1,474"],
+                                          ["Net cash provided by operating activities", "50,344", "27,414"]],
+                                    "nvda", title="NVIDIA condensed consolidated statements of cash flows"), page_no=2)
+    q = "What was NVIDIA's net cash provided by operating activities as a percentage of its net income?"
+    ans = gen.generate(q, [text, cash])
+    assert ans.answer.startswith("86.3% = 50,344 / 58,321"), ans.answer
+    from types import SimpleNamespace
+
+    from docrag.generation.extractive_formula import _match, _own_match
+    from docrag.generation.extractive_tables import _with_sections
+    rows = _with_sections([Row("Adjustments to reconcile net income to net cash provided by operating activities",
+                               None, []), Row("Other", None, [Cell("(94)", None)])])
+    other = SimpleNamespace(cell=SimpleNamespace(row=rows[1], header_text=""))
+    assert _match("net income", other) == 1.0   # type: ignore[arg-type]
+    assert _own_match("net income", other) == 0.0   # type: ignore[arg-type]
+
+
 def _label(text: str, x0: float, y0: float, x1: float, y1: float):
     from docrag.geometry import Box, Space
     from docrag.types import Block

@@ -59,6 +59,7 @@ from docrag.generation.extractive_chart_math import chart_arithmetic
 from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
+from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_parts import answers_every_part, compares, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
@@ -237,7 +238,10 @@ class ExtractiveGenerator:
         op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
         # the text states the percentage or the ratio itself
         stated = (op in ("growth", "share") and "%" in best.text) or (op == "ratio" and _RATIO_STATED.search(best.text))
-        if op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
+        named = named_operands(question, units, scores) if op and best.kind != "cell" else None
+        if named is not None and named.page.doc_id == best.page.doc_id:
+            bi, best = units.index(named), named   # the question names both operands and cells carry the names
+        elif op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
             cell = next((i for i in order if units[i].kind == "cell"), None)
             if cell is not None and scores[cell] >= 0.7 * scores[bi]:
                 bi, best = cell, units[cell]

@@ -120,7 +120,18 @@ def _match(name: str, u: Unit) -> float:
     """Share of ``name``'s tokens in the row label and headers of ``u``'s cell (the best of its "|"
     alternatives)."""
     assert u.cell is not None
-    have = set(tokenize(f"{u.cell.row.label} {u.cell.header_text}"))
+    return _fit(name, f"{u.cell.row.label} {u.cell.header_text}")
+
+
+def _own_match(name: str, u: Unit) -> float:
+    """:func:`_match` without the row's section ("Other (Adjustments to reconcile net income to net cash provided by
+    operating activities)" names neither net income nor operating cash flow)."""
+    assert u.cell is not None
+    return _fit(name, f"{u.cell.row.own_label} {u.cell.header_text}")
+
+
+def _fit(name: str, text: str) -> float:
+    have = set(tokenize(text))
     shares = [len(want & have) / len(want) for want in (set(tokenize(alt)) for alt in name.split("|")) if want]
     return max(shares, default=0.0)
 
@@ -169,7 +180,8 @@ def formula_operands(formula: Formula, units: Sequence[Unit],
     (a, b). None when either name labels no cell."""
     cells = [(u, s) for u, s in zip(units, scores, strict=True)
              if u.cell is not None and parse_number(u.cell.value) is not None and not is_serial(u.cell)]
-    fit = _exact if formula.asked else _match   # a standard ratio's operands are named rows, word for word
+    # a standard ratio's operands are named rows, word for word; a named share's are named by their own labels
+    fit = _exact if formula.asked else _own_match if formula.named_share else _match
     named_a = [(fit(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
     named_b = [(fit(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
 
@@ -204,3 +216,14 @@ def _same_period(a: Unit, b: Unit) -> bool:
         return False
     key = _period_key(a)
     return bool(key) and key == _period_key(b)
+
+
+def named_operands(question: str, units: Sequence[Unit], scores: Sequence[float]) -> Unit | None:
+    """``named_operands`` (rule 105): the first operand's cell when the question names both operands of its
+    arithmetic (a written formula or a named share, not a standard ratio) and cells carry both names, so a sentence
+    stating some other percentage does not answer it."""
+    formula = formula_of(question)
+    if formula is None or formula.asked:
+        return None
+    pair = formula_operands(formula, units, scores)
+    return None if pair is None else pair[1] if formula.op == "difference" else pair[0]
