@@ -239,3 +239,20 @@ def test_a_text_cell_right_of_an_empty_first_column_names_its_row(tmp_path):
     cells = _cells(_grid_page(tmp_path, rows, "output"))
     labels = {u.cell.value: u.cell.row.label for u in cells}
     assert labels["788.57"].startswith("销售量") and labels["170.86"].startswith("库存量"), labels
+
+
+def test_a_year_on_year_change_is_asked_as_a_rate_and_quoted_with_its_amount(tmp_path):
+    """Chinese annual reports (issue 23: zh-a-001, zh-a-011, zh-c-001, zh-c-006, zh-b-005, zh-b-034, zh-a-008 all
+    expect a percentage): "同比增长了多少" asks for the rate, unless a unit follows ("增加多少万元"); a printed change
+    column answers it, quoted with the period's own amount, not the year before's (rule 106)."""
+    assert operation_of("经营活动产生的现金流量净额同比增长了多少？") == "growth"
+    assert operation_of("营业收入较上年同期减少多少？") == "growth"
+    assert operation_of("营业收入同比增加多少万元？") == "difference"
+    assert operation_of("员工人数比上年增加了多少人？") == "difference"
+    rows = [["项目", "本期数", "上年同期数", "变动比例(%)"],
+            ["经营活动产生的现金流量净额", "369,100,908.49", "22,934,667.53", "1,509.36"],
+            ["投资活动产生的现金流量净额", "-120,385,200.10", "-80,241,511.02", "-50.03"]]
+    page = _table_page(tmp_path, rows, "现金流量表相关科目变动分析表 单位：元", doc_id="sf")
+    ans = get_generator("extractive", embed=False).generate("经营活动产生的现金流量净额同比增长了多少？", [page])
+    assert ans.answer.startswith("1,509.36% — 经营活动产生的现金流量净额"), ans.answer
+    assert "369,100,908.49" in ans.answer and "22,934,667.53" not in ans.answer, ans.answer

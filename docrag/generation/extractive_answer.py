@@ -124,6 +124,13 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             if printed[0] is not best:
                 best = printed[0]
                 used = [best]
+            score_of = {id(u): sc for u, sc in zip(units, scores, strict=True)}
+            amounts = [u for u in _row_mates(best, units) if not _PERCENT_COL.search(u.cell.header_text)
+                       and not _CHANGE_COL.search(u.cell.header_text) and parse_number(u.cell.value) is not None]
+            if amounts and not any(u.cell.row is best.cell.row and u is not best for u in quoted):
+                # the period's own amount ("369,100,908.49 元, 本期数"), not the year before's
+                quoted.append(max(amounts, key=lambda u: (not _YEAR_BEFORE.search(u.cell.header_text),
+                                                          score_of.get(id(u), 0.0))))
     other = second_operand(op, question, best, units, scores) if op else None
     if other is not None:
         first, second = ordered(op, best, other, question)

@@ -19,7 +19,10 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
                           r"growth (from|between|over)|"
                           r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率|涨幅|跌幅"
-                          r"|(上涨|下跌|增长|下降)(了)?百分之", re.IGNORECASE)),
+                          r"|(上涨|下跌|增长|下降)(了)?百分之"
+                          # "同比增长多少": a year-on-year change is asked as a rate unless a unit follows (rule 106)
+                          r"|(?:同比|较上年同期|较上年|比上年同期|比上年)(?:增长|增加|下降|减少)了?多少"
+                          r"(?![元万亿个人家部条吨台只件户份])", re.IGNORECASE)),
     ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"
                          r"as a (share|percentage) of)\b|占.*(比例|比重|百分之|多少)|所占", re.IGNORECASE)),
     # "ratio of A to B" asks for a division; "the Sharpe ratio", "debt to EBITDA ratio" name a printed measure
