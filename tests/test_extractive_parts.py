@@ -22,6 +22,10 @@ GREY = (200, 200, 200)
      ["What was the segment's revenue in millions for the quarter",
       "what growth rate did the release give for it in constant currency"]),
     ("每个物种有多少个样本？数据是哪一年发表的？", ["每个物种有多少个样本", "数据是哪一年发表的？"]),
+    # a change with no measure of its own is asked of the measure before it (rule 107)
+    ("航天电器2019年连接器的销售量是多少？同比增长多少？",
+     ["航天电器2019年连接器的销售量是多少", "航天电器2019年连接器的销售量同比增长多少？"]),
+    ("研发费用同比增长了多少？主要原因是什么？", ["研发费用同比增长了多少", "主要原因是什么？"]),
     ("苹果公司股价涨幅是多少，标普500指数收于多少点？", ["苹果公司股价涨幅是多少", "标普500指数收于多少点？"]),
     ("良性肿瘤的平均紧凑度和最差周长均值分别是多少？",
      ["良性肿瘤的平均紧凑度是多少？", "良性肿瘤的最差周长均值是多少？"]),

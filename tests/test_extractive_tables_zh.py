@@ -256,3 +256,14 @@ def test_a_year_on_year_change_is_asked_as_a_rate_and_quoted_with_its_amount(tmp
     ans = get_generator("extractive", embed=False).generate("经营活动产生的现金流量净额同比增长了多少？", [page])
     assert ans.answer.startswith("1,509.36% — 经营活动产生的现金流量净额"), ans.answer
     assert "369,100,908.49" in ans.answer and "22,934,667.53" not in ans.answer, ans.answer
+
+    # a change column named "本年比上年增减" printing percentages answers the rate too, quoted once with the amount;
+    # the part "同比增长多少？" is asked of the measure before it (rule 107)
+    rows = [["项目", "2019 年", "2018 年", "本年比上年增减"],
+            ["归属于上市公司股东的净利润", "402,233,891.06", "358,950,104.80", "12.06%"],
+            ["营业收入", "3,044,713,569.07", "2,808,001,411.32", "8.43%"]]
+    page = _table_page(tmp_path, rows, "主要会计数据和财务指标 单位：元", doc_id="ht")
+    ans = get_generator("extractive", embed=False).generate("2019年归属于上市公司股东的净利润是多少？同比增长多少？",
+                                                            [page])
+    assert "12.06%" in ans.answer and ans.answer.count("402,233,891.06") <= 2, ans.answer
+    assert "-10.8" not in ans.answer and "358,950,104.80" not in ans.answer, ans.answer

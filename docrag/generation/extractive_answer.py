@@ -116,7 +116,9 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
-                   and u.cell.row is best.cell.row and _PERCENT_COL.search(" ".join(u.cell.headers))
+                   and u.cell.row is best.cell.row and (_PERCENT_COL.search(" ".join(u.cell.headers))
+                                                       or op == "growth" and u.cell.value.strip().endswith("%")
+                                                       and _CHANGE_COL.search(u.cell.header_text))   # "本年比上年增减"
                    and not (op == "share" and _CHANGE_COL.search(u.cell.header_text))   # 变动比例: a change
                    and not _NOTE_COL.search(u.cell.header_text)]
         if printed:  # the table prints the percentage itself: quote it, with the count beside it
@@ -139,7 +141,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             used = [first, second]
             parts.append(f"{res.text} ({fmt_cell(first)}; {fmt_cell(second)})")
     if not parts:
-        more = [*{id(u): u for u in quoted if u is not best}.values(), *other_periods(best, question, units)]
+        more = list({id(u): u for u in quoted if u is not best}.values())
+        more += [u for u in other_periods(best, question, units) if all(u.cell.cell is not v.cell.cell for v in more)]
         rows = other_rows(best, question, units)
         # each other row the question names is read under the other periods it names too
         for named in (other_columns(best, question, units), rows,

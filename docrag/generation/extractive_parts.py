@@ -34,6 +34,10 @@ _OPEN, _CLOSE = "《（(“‘「【[", "》）)”’」】]"
 _CLAUSE_END = "？?；;，,"
 _EACH = re.compile(r"分别|各(?=是|为|有|多少|如何|约)")       # "分别是多少", "各是多少"
 _IS_HOW_MUCH = re.compile(r"(?:是|为)多少[？?]?$")
+_HOW_MUCH_END = re.compile(r"(?:是|为)?多少[？?]?$")   # "…营业收入是多少", "…实现广告收入多少"
+# a change asked with no measure of its own: the measure is the one the part before asked for
+_BARE_CHANGE = re.compile(r"^(?:同比|较上年同期|较上年|比上年同期|比上年|较去年|比去年)?"
+                          r"(?:增长|增加|下降|减少|变动|变化)了?(?:多少|几)(?:[%％]|个百分点)?[？?]?$")
 _TOGETHER = re.compile(r"的|合计|总和|之和|总计|共|差|比")   # "A和B的合计是多少": one figure
 _LIST_SEP = ("以及", "和", "与", "及", "、")
 # "公司总资产和归属于上市公司股东的净资产": the first item is a measure itself, not a name the last one's measure is of
@@ -116,6 +120,10 @@ def _parts_zh(q: str) -> list[str]:
             continue
         if parts and not context and len(_ASK_ONLY.sub("", clause)) < 2:   # "X最高的是哪个？是多少？"
             parts[-1] = f"{parts[-1]}，{clause}"
+            continue
+        if parts and not context and _BARE_CHANGE.match(clause) and "哪" not in parts[-1]:   # rule 107
+            # "营业收入是多少？同比增长多少？": the change of 营业收入 (not of "哪个行业…最高", a which-question)
+            parts.append(f"{_HOW_MUCH_END.sub('', parts[-1]).rstrip('，,')}{clause}")
             continue
         lead = "，".join(context)
         parts += [f"{lead}，{x}" if lead else x for x in _items(clause)]
