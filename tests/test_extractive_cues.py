@@ -155,3 +155,18 @@ def test_the_table_named_by_number_is_read_wherever_its_page_ranked(tmp_path):
     gen = get_generator("extractive", embed=False)
     ans = gen.generate("报告的表1中，t=2时最极端收益因子的年化收益率是多少？", pages)
     assert ans.answer.startswith("19.64%") and ans.citations[0].page_id == "note:7", ans.answer
+
+
+def test_a_lettered_table_is_named_like_a_numbered_one(tmp_path):
+    """Statistics releases letter their tables ("Table A – Consumer price index: Main indices", BLS's "Table A"):
+    "In Table A of ..." names it; a capital standing alone is a letter, a word is not ("the table shows")."""
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 160), GREY, "Table A Main indices\nGroup | Index\nFood | 10", BlockKind.TABLE),
+        Region((72, 200, 540, 260), GREY, "Table B Provinces\nProvince | Rate\nGauteng | 20", BlockKind.TABLE),
+    ], doc_id="s")
+    for block, title in zip(page.blocks, ("Table A Main indices", "Table B Provinces"), strict=True):
+        value = "10" if title.endswith("indices") else "20"
+        block.meta.update(caption=title, rows=[["Group", "Index"], ["Food", value]])
+    units = units_of(page, 1)
+    assert reference_fit(units, "In Table B of the CPI release, what was the rate for Food?") == [0.7, 1.4]
+    assert reference_fit(units, "What does the table show for Food?") == [1.0, 1.0]

@@ -60,8 +60,10 @@ def _cjk_words(run: str, mode: str) -> tuple[str, ...]:
     return tuple(a + b for a, b in zip(run, run[1:], strict=False))
 
 
-# "Figure 1", "Table 2", "图1", "图表13", "表2": a figure or table named by number
-_REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+)", re.IGNORECASE)
+# "Figure 1", "Table 2", "图1", "图表13", "表2": a figure or table named by number; "Table A" (a statistics
+# release's lettered tables) by a capital letter standing alone
+_REF = re.compile(r"(?:\b(figure|fig\.?|chart|table|exhibit)|(图|圖|表))\s*(\d+|(?-i:[A-Z])(?![\w.'’]))",
+                  re.IGNORECASE)
 
 
 def without_references(text: str) -> str:
