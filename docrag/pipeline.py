@@ -76,6 +76,24 @@ class RAG:
         hits = self.index.search(question, k=k, filter={"doc_id": sorted(named)}) if named else []
         return hits or self.index.search(question, k=k)
 
+    def _search_scoped(self, questions: list[str], k: int) -> list[list[Hit]]:
+        """One batched search per scope: the questions naming no document together, and those naming the
+        same documents together, over those documents only (all of them again when that finds nothing)."""
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for i, q in enumerate(questions):
+            groups.setdefault(tuple(sorted(self.named(q))), []).append(i)
+        out: list[list[Hit]] = [[] for _ in questions]
+        for scope, idx in groups.items():
+            found = self.index.search_batch([questions[i] for i in idx], k=k,
+                                            filter={"doc_id": list(scope)} if scope else None)
+            for i, hits in zip(idx, found, strict=True):
+                out[i] = hits
+        empty = [i for i, hits in enumerate(out) if not hits]
+        if empty:
+            for i, hits in zip(empty, self.index.search_batch([questions[i] for i in empty], k=k), strict=True):
+                out[i] = hits
+        return out
+
     def named(self, question: str) -> set[str]:
         """The ids of the documents ``question`` names (:mod:`docrag.doc_names`); none when the ``scope``
         setting is ``off``."""
@@ -102,6 +120,9 @@ class RAG:
     def _finish(self, answer: Answer, hits: Sequence[Hit], retrieval_s: float) -> Answer:
         answer.hits = list(hits)
         answer.retriever = self.retriever_name
+        named = self.named(answer.question) if answer.question else set()
+        if named and {h.doc_id for h in hits} <= named:   # the search was scoped: say to which documents
+            answer.meta["named_documents"] = sorted(self.corpus.document(d).file_name for d in named)
         answer.meta.setdefault("retrieval_s", round(retrieval_s, 4))
         return answer
 
@@ -125,11 +146,7 @@ class RAG:
         if not questions:
             return []
         t0 = time.perf_counter()
-        all_hits = self.index.search_batch(questions, k=k or self.default_k)
-        for i, q in enumerate(questions):   # a question that names its documents searches those only
-            named = self.named(q)
-            scoped = self.index.search(q, k=k or self.default_k, filter={"doc_id": sorted(named)}) if named else []
-            all_hits[i] = scoped or all_hits[i]
+        all_hits = self._search_scoped(questions, k or self.default_k)
         per_q = (time.perf_counter() - t0) / len(questions)
         items = [(q, self.pages_for(h)) for q, h in zip(questions, all_hits, strict=True)]
         workers = concurrency if concurrency is not None else getattr(self.generator, "concurrency", 1)

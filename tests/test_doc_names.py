@@ -106,11 +106,13 @@ def test_a_question_naming_its_report_searches_that_report_only(real_corpus, ask
     scoped = RAG(real_corpus, "bm25", "extractive", show_progress=False, settings=Settings())
     usda = {d for d, f in names.items() if f.startswith("usda_")}
     assert scoped.named(_USDA_Q) == usda
-    hits = scoped.ask_many([_USDA_Q], k=5)[0].hits if ask_many else scoped.retrieve(_USDA_Q, k=5)
-    assert hits and {h.doc_id for h in hits} == usda
+    answer = scoped.ask_many([_USDA_Q], k=5)[0] if ask_many else scoped.ask(_USDA_Q, k=5)
+    assert answer.hits and {h.doc_id for h in answer.hits} == usda
+    assert answer.meta["named_documents"] == [names[d] for d in usda]
     # the same question over every document: "2011" pulls in other reports' pages
     unscoped = RAG(real_corpus, "bm25", "extractive", show_progress=False, settings=Settings(scope="off"))
     assert unscoped.named(_USDA_Q) == set()
     assert {h.doc_id for h in unscoped.retrieve(_USDA_Q, k=5)} - usda
+    assert "named_documents" not in unscoped.ask(_USDA_Q, k=5).meta
     # a question naming no report searches them all
     assert scoped.named("What were the figures for 2011?") == set()

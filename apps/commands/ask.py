@@ -61,6 +61,7 @@ def answer_record(answer, corpus) -> dict:
         "retriever": answer.retriever,
         "generator": answer.generator,
         **_model_citations(answer, corpus, names),
+        **({"named_documents": answer.meta["named_documents"]} if answer.meta.get("named_documents") else {}),
     }
 
 
@@ -143,6 +144,9 @@ def print_answer(rec: dict, max_hits: int = 5) -> None:
             typer.echo(f"      box (pt): {b}")
         for q in dict.fromkeys(c.get("quotes", [])):
             typer.echo(f"      > {q if len(q) <= 160 else q[:157] + '...'}")
+    if rec.get("named_documents"):
+        named = ", ".join(rec["named_documents"])
+        typer.echo(f"Searched only {named}: the question names it (scope = off searches every document)")
     if rec["hits"]:
         typer.echo(f"Retrieved ({rec['retriever']}, best {min(max_hits, len(rec['hits']))} of {len(rec['hits'])}):")
         for h in rec["hits"][:max_hits]:
