@@ -160,3 +160,12 @@ def test_each_thing_compared_is_answered_with_its_own_figure(tmp_path):
     q = "How did the Wage Price Index growth compare with the liaison measure of private sector wages growth?"
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert "3.6 per cent" in ans.answer and "around 4 per cent in the September" in ans.answer, ans.answer
+
+
+def test_an_answer_naming_each_amount_without_figures_does_not_answer_every_part():
+    """影石创新's prospectus (issue 23, zh-c-019): "…子公司…营业收入或净利润任一指标占…5%以上" names 营业收入 and 净利润
+    but states neither; two amounts asked need two figures before the parts are skipped (rule 109)."""
+    parts = ["前海影石2024年实现的营业收入是多少？", "前海影石2024年实现的净利润是多少？"]
+    named_only = "其中重要子公司(营业收入或净利润任一指标占发行人合并口径相应指标以上的控股子公司)"
+    assert not answers_every_part(named_only, parts)
+    assert answers_every_part("25,645.29 — 营业收入, 2024 年度; 4,014.82 — 净利润, 2024 年度", parts)

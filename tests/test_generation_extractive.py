@@ -735,3 +735,31 @@ def test_no_arithmetic_mixes_money_with_a_count():
     assert not mixes_measures("ratio", employees, sales)
     assert not mixes_measures("share", sales, ("6,472", "Total sales (M€) Total"))
     assert not mixes_measures("growth", ("2,340", "Stores"), ("2,410", "Stores"))
+
+
+def test_a_table_opening_a_page_is_scored_with_the_line_announcing_it_on_the_page_before(tmp_path):
+    """影石创新's prospectus (issue 23, zh-c-019, zh-c-024): "前海影石最近一年主要财务数据如下：" ends page 4
+    and the table of 营业收入 and 净利润 opens page 5 with no title; read together, the line joins the context of
+    the table's cells (rule 108 ``title_before_break``). A titled table, or one whose page before was not read,
+    is left alone."""
+    from docrag.generation.extractive_breaks import carry_table_titles
+
+    def table(page_no: int, rows: list[list[str]], above: str = ""):
+        regions = [Region((72, 60, 540, 80), GREY, above)] if above else []
+        regions.append(Region((72, 86, 540, 160), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE))
+        page = make_page(tmp_path, regions, doc_id="ys", page_no=page_no)
+        page.blocks[-1].meta["rows"] = rows
+        return page
+
+    before = make_page(tmp_path, [Region((72, 100, 540, 140), GREY, "1、前海影石 截至 2024 年 12 月 31 日的基本情况"),
+                                  Region((72, 690, 540, 710), GREY, "前海影石最近一年主要财务数据如下：")],
+                       doc_id="ys", page_no=4)
+    rows = [["项目", "2024 年度"], ["营业收入", "25,645.29"], ["净利润", "4,014.82"]]
+    opening = table(5, rows)
+    units = units_of(before, 1) + units_of(opening, 2)
+    assert carry_table_titles(units) == 1
+    assert all(u.context.startswith("前海影石最近一年主要财务数据如下") for u in units if u.cell is not None)
+    alone = units_of(table(5, rows), 1)
+    assert carry_table_titles(alone) == 0 and not any("前海影石" in u.context for u in alone)
+    titled = units_of(before, 1) + units_of(table(5, rows, above="珠海影石最近一年主要财务数据如下："), 2)
+    assert carry_table_titles(titled) == 0

@@ -54,7 +54,12 @@ from docrag.generation.extractive_answer import (
     confidence,
     figure_answer,
 )
-from docrag.generation.extractive_breaks import join_page_breaks, quoted_whole, with_continuations
+from docrag.generation.extractive_breaks import (
+    carry_table_titles,
+    join_page_breaks,
+    quoted_whole,
+    with_continuations,
+)
 from docrag.generation.extractive_chart_math import chart_arithmetic
 from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
@@ -149,6 +154,7 @@ class ExtractiveGenerator:
             checkpoint(f"reading page {rank} of {len(pages)}")
             units.extend(units_of(page, rank))
         join_page_breaks(units)   # a sentence cut by a page break, both pages read
+        carry_table_titles(units)   # a table opening a page, announced at the foot of the page before
         whole = self._answer(question, pages, units, t0)
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations or answers_every_part(whole.answer, parts):

@@ -1,4 +1,5 @@
-"""A sentence cut by a page break (rule 89 ``page_break_sentence`` of ``docs/extractive-rules.md``).
+"""What a page break cuts: a sentence (rule 89 ``page_break_sentence`` of ``docs/extractive-rules.md``), and a
+table from the line that announces it (rule 108 ``title_before_break``).
 
 Reports run their paragraphs over page breaks: 中国信通院's white paper ends page 2 with "2020 年全球算力总规模达到
 429" and starts page 3 with "EFlops，增速达到39%". When both pages are read, the last sentence of a page that
@@ -86,4 +87,25 @@ def with_continuations(used: Sequence[Unit]) -> list[Unit]:
     return out
 
 
-__all__ = ["CONTINUED", "join_page_breaks", "quoted_whole", "with_continuations"]
+def carry_table_titles(units: Sequence[Unit]) -> int:
+    """``title_before_break``: a table that opens a page, nothing but furniture above it, is announced by the last
+    text of the page before ("前海影石最近一年主要财务数据如下：" ends page 4, the table of 营业收入 and 净利润 starts
+    page 5): when both pages are read, that text joins the context its cells are scored with (never quoted).
+    Returns how many tables took a title."""
+    by_page: dict[tuple[str, int], Page] = {(u.page.doc_id, u.page.page_no): u.page for u in units}
+    carried: dict[int, str] = {}
+    for u in units:
+        if u.table is None or id(u.block) in carried:
+            continue
+        before = by_page.get((u.page.doc_id, u.page.page_no - 1))
+        opening = min(_content(u.page), key=lambda b: b.box.y0, default=None)
+        last = _last_text(before) if before is not None else None
+        carried[id(u.block)] = re.sub(r"\s+", " ", last.text).strip()[:120] \
+            if opening is u.block and last is not None and not u.table.title.strip() else ""
+    for u in units:
+        if carried.get(id(u.block)):
+            u.context = f"{carried[id(u.block)]} {u.context}".strip()
+    return sum(1 for title in carried.values() if title)
+
+
+__all__ = ["CONTINUED", "carry_table_titles", "join_page_breaks", "quoted_whole", "with_continuations"]

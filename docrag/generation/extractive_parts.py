@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from docrag.generation.extractive_extremes import _PAREN
-from docrag.generation.extractive_units import _CJK, tokenize
+from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, quantities_in, tokenize
 
 _ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
                    r"do|is|are|was|were)\b", re.IGNORECASE)
@@ -231,6 +231,8 @@ def answers_every_part(answer: str, parts: list[str]) -> bool:
     """Whether ``answer`` (to the whole question) names what each part alone asks for: the words of a part
     that no other part has ("营业收入" of "…2015年营业收入是多少"). A listing of table cells often does
     ("110,143.08 — 归属于母公司所有者的净利润; 4,810,115.48 — 营业收入"): then the parts add nothing."""
+    if sum(bool(_QUANTITY_Q.search(p)) for p in parts) > quantities_in(answer):
+        return False   # it names each amount asked ("营业收入或净利润任一指标") but states fewer figures (rule 109)
     have = set(tokenize(answer))
     words = [{t for t in tokenize(p) if len(t) > 1 or not _CJK.match(t)} for p in parts]
     for i, own in enumerate(words):

@@ -374,6 +374,11 @@ _REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.
                         r"|(?<=[A-Za-z])\(\d[a-z]?\)", re.IGNORECASE)   # "Table 324", "journald.conf(5)"
 
 
+def quantities_in(text: str) -> int:
+    """How many numbers ``text`` states other than years and references ("Table 324")."""
+    return sum(1 for t in _NUMBER.findall(_REFERENCE.sub(" ", text)) if not _YEARISH.match(t.strip(",;:()[].")))
+
+
 def _has_quantity(text: str) -> bool:
     """True when ``text`` states a number other than a year or a reference such as "Table 324"
     (years and references name sources and columns, they are not answers)."""
