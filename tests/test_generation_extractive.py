@@ -9,7 +9,7 @@ import pytest
 from docrag.generation import GENERATORS, get_generator
 from docrag.generation.extractive import NO_ANSWER, tokenize
 from docrag.generation.extractive_extremes import extreme_row
-from docrag.generation.extractive_math import mixes_measures
+from docrag.generation.extractive_math import mixes_measures, operation_of
 from docrag.generation.extractive_score import document_reference, prior
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Cell, Row, TableCell, is_serial
@@ -625,6 +625,11 @@ def test_arithmetic_on_the_figures_of_one_sentence(tmp_path):
     assert prose_arithmetic("difference", "下降了多少", "收益率由2023年度的46.67%下降至2024年度的37.07%").text == \
         "9.60 = 46.67 − 37.07"
     assert prose_arithmetic("difference", "how much did revenue rise", "From 2019 to 2021, revenue rose.") is None
+    # a restatement "由 A 元调整为 B 元" and a question "调减了多少" (三联锻造's prospectus, zh-a-069)
+    assert operation_of("股改基准日净资产调减了多少？") == "difference"
+    restated = prose_arithmetic("difference", "股改基准日净资产调减了多少？", "将三联有限股改基准日净资产由 "
+                                "308,886,389.01 元调整为 298,285,000.14 元")
+    assert restated is not None and restated.text == "10,601,388.87 = 308,886,389.01 − 298,285,000.14"
 
 
 def test_a_share_of_two_figures_named_in_one_sentence():

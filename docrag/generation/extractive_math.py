@@ -33,7 +33,7 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                               r"how far apart|gap between|spread between|how (?:much|many)\b.*\bseparates?|"
                               r"change (in|from|between)|increase (in|from)|decrease (in|from)|"
                               r"(rise|grow|fall|drop|increase|decrease|decline)\w* (between|from))\b"
-                              r"|相差|差额|差距|多了多少|少了多少|(?:上涨|下跌|上升|下降|增加|减少|增长|提高|降低)了?(?:多少|几)"
+                              r"|相差|差额|差距|多了多少|少了多少|(?:上涨|下跌|上升|下降|增加|减少|增长|提高|降低|调减|调增|下调|上调)了?(?:多少|几)"
                               r"|比.{1,24}?(?:多|少|高|低|大|小|长|短|贵)了?(?:多少|几)", re.IGNORECASE)),
 ]
 

@@ -17,7 +17,9 @@ _FROM_TO = re.compile(rf"\bfrom\s+(?:around\s+|about\s+|\(-\)\s*)?(?P<a>{_NUM}){
                       rf"(?:around\s+|about\s+)?(?P<b>{_NUM}){_PCT}", re.IGNORECASE)
 _PERIOD_ZH = r"(?:\d{4}\s*年(?:度|末)?的?)?"
 _FROM_TO_ZH = re.compile(rf"(?:由|从)\s*{_PERIOD_ZH}\s*(?P<a>{_NUM})(?!\s*年)\s*(?:%|万元|亿元|元|个百分点)?"
-                         rf"[^，。；]{{0,20}}?(?:下降|增长|上升|提高|降低|减少|增加|回落|升)?(?:至|到)\s*{_PERIOD_ZH}\s*"
+                         rf"[^，。；]{{0,20}}?(?:(?:下降|增长|上升|提高|降低|减少|增加|回落|升)?(?:至|到)"
+                         r"|(?:调整|变更|修正|更正|调减|调增|下调|上调)为)"   # "由 A 元调整为 B 元" (a restatement)
+                         rf"\s*{_PERIOD_ZH}\s*"
                          rf"(?P<b>{_NUM})(?!\s*年)")
 _RESPECTIVELY = re.compile(rf"(?P<vals>{_NUM}(?:{_PCT}\s*(?:,|and)\s*{_NUM})+){_PCT}[^.;]{{0,40}}?\bfor\s+"
                            r"(?P<keys>[\w-]+(?:\s*(?:,|and)\s*[\w-]+)+),?\s+respectively", re.IGNORECASE)
