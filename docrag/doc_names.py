@@ -85,7 +85,9 @@ class DocumentNames:
     @classmethod
     def of_corpus(cls, corpus) -> DocumentNames:   # noqa: ANN001 -- a docrag.corpus.Corpus
         """Read from ``corpus`` (each document's first pages and furniture)."""
-        return cls({d.doc_id: identity_text(d, corpus.pages([d.doc_id])) for d in corpus.documents()})
+        names = cls({d.doc_id: identity_text(d, corpus.pages([d.doc_id])) for d in corpus.documents()})
+        log.debug("document names read for %d documents", len(names.texts))
+        return names
 
     def holding(self, name: str) -> set[str]:
         """The documents whose identity text holds ``name`` (a whole Latin word, or a CJK substring)."""

@@ -3,7 +3,9 @@ operations minus additions to property and equipment". The question names both o
 so the ``extractive`` generator takes the cells those names label, in that order, instead of guessing a
 second operand beside its best cell (``docs/extractive-rules.md``, rule 76 ``stated_formula``). A standard
 ratio the question only names (gross, operating or net margin) is its measure's row over the revenue row
-(rule 84 ``standard_ratio``), unless a row prints it.
+(rule 84 ``standard_ratio``), unless a row prints it. A share named by its part and whole ("what share of B came
+from A", "A as a percentage of B", "A占B的比例") takes the whole named in full, and its two cells may come from two
+tables of one document whose columns name the same period (rule 105 ``named_share``, ``cross_table_operands``).
 """
 
 from __future__ import annotations
