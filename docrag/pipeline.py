@@ -71,17 +71,15 @@ class RAG:
 
     def retrieve(self, question: str, k: int | None = None) -> list[Hit]:
         """The top ``k`` pages; of the documents the question names, when it names some (:meth:`named`)."""
-        k = k or self.default_k
-        named = self.named(question)
-        hits = self.index.search(question, k=k, filter={"doc_id": sorted(named)}) if named else []
-        return hits or self.index.search(question, k=k)
+        return self._search_scoped([question], k or self.default_k, [self.named(question)])[0]
 
-    def _search_scoped(self, questions: list[str], k: int) -> list[list[Hit]]:
-        """One batched search per scope: the questions naming no document together, and those naming the
-        same documents together, over those documents only (all of them again when that finds nothing)."""
+    def _search_scoped(self, questions: list[str], k: int, scopes: Sequence[set[str]]) -> list[list[Hit]]:
+        """One batched search per scope (the documents each question names, :meth:`named`): the questions naming
+        no document together, and those naming the same documents together, over those documents only (all of
+        them again when that finds nothing)."""
         groups: dict[tuple[str, ...], list[int]] = {}
-        for i, q in enumerate(questions):
-            groups.setdefault(tuple(sorted(self.named(q))), []).append(i)
+        for i, scope in enumerate(scopes):
+            groups.setdefault(tuple(sorted(scope)), []).append(i)
         out: list[list[Hit]] = [[] for _ in questions]
         for scope, idx in groups.items():
             found = self.index.search_batch([questions[i] for i in idx], k=k,
@@ -112,15 +110,18 @@ class RAG:
 
     def answer(self, question: str, hits: Sequence[Hit], retrieval_s: float = 0.0) -> Answer:
         """Generate from already retrieved ``hits`` (rank order)."""
+        return self._answer(question, hits, retrieval_s, self.named(question))
+
+    def _answer(self, question: str, hits: Sequence[Hit], retrieval_s: float, named: set[str]) -> Answer:
         checkpoint("generation")
         answer = self.generator.generate(question, self.pages_for(hits))
         checkpoint("the finished answer")
-        return self._finish(answer, hits, retrieval_s)
+        return self._finish(answer, hits, retrieval_s, named)
 
-    def _finish(self, answer: Answer, hits: Sequence[Hit], retrieval_s: float) -> Answer:
+    def _finish(self, answer: Answer, hits: Sequence[Hit], retrieval_s: float, named: set[str]) -> Answer:
+        """``named``: the documents the question names (the search's scope when every hit is in them)."""
         answer.hits = list(hits)
         answer.retriever = self.retriever_name
-        named = self.named(answer.question) if answer.question else set()
         if named and {h.doc_id for h in hits} <= named:   # the search was scoped: say to which documents
             answer.meta["named_documents"] = sorted(self.corpus.document(d).file_name for d in named)
         answer.meta.setdefault("retrieval_s", round(retrieval_s, 4))
@@ -137,8 +138,9 @@ class RAG:
         with cancel_scope(cancel):
             checkpoint("retrieval")
             t0 = time.perf_counter()
-            hits = self.retrieve(question, k)
-            return self.answer(question, hits, time.perf_counter() - t0)
+            named = self.named(question)
+            hits = self._search_scoped([question], k or self.default_k, [named])[0]
+            return self._answer(question, hits, time.perf_counter() - t0, named)
 
     def ask_many(self, questions: Sequence[str], k: int | None = None, concurrency: int | None = None) -> list[Answer]:
         """Answers to many questions (batched retrieval; generation ``concurrency`` at a time)."""
@@ -146,9 +148,10 @@ class RAG:
         if not questions:
             return []
         t0 = time.perf_counter()
-        all_hits = self._search_scoped(questions, k or self.default_k)
+        scopes = [self.named(q) for q in questions]
+        all_hits = self._search_scoped(questions, k or self.default_k, scopes)
         per_q = (time.perf_counter() - t0) / len(questions)
         items = [(q, self.pages_for(h)) for q, h in zip(questions, all_hits, strict=True)]
         workers = concurrency if concurrency is not None else getattr(self.generator, "concurrency", 1)
         answers = generate_many(self.generator, items, workers)
-        return [self._finish(a, h, per_q) for a, h in zip(answers, all_hits, strict=True)]
+        return [self._finish(a, h, per_q, scope) for a, h, scope in zip(answers, all_hits, scopes, strict=True)]

@@ -142,10 +142,9 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
             parts.append(f"{res.text} ({fmt_cell(first)}; {fmt_cell(second)})")
     if not parts:
         more = list({id(u): u for u in quoted if u is not best}.values())
-        more += [u for u in other_periods(best, question, units) if all(u.cell.cell is not v.cell.cell for v in more)]
         rows = other_rows(best, question, units)
         # each other row the question names is read under the other periods it names too
-        for named in (other_columns(best, question, units), rows,
+        for named in (other_periods(best, question, units), other_columns(best, question, units), rows,
                       [p for u in rows for p in other_periods(u, question, units)]):
             more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
@@ -201,9 +200,6 @@ def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
     return out
 
 
-_SECTION = re.compile(r"\s*\([^()]*\)$")   # "Net income (Operating expenses)": a section or a note mark
-
-
 def _named_apart(own: str, theirs: str, asked: set[str]) -> bool:
     """``theirs`` (a header or row label) differs from ``own`` only in words the question names, and the
     question also names what sets ``own`` apart."""
@@ -235,8 +231,7 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     for u in units:
         if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
                 and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)
-                and _named_apart(_SECTION.sub("", best.cell.row.own_label),
-                                 _SECTION.sub("", u.cell.row.own_label), asked)):
+                and _named_apart(best.cell.row.name, u.cell.row.name, asked)):
             out.append(u)
     return out[:most]
 

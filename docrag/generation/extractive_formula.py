@@ -45,7 +45,6 @@ _OP = {"/": "quotient", "÷": "quotient", "除以": "quotient", "divided by": "q
        "minus": "difference", "less": "difference", "减去": "difference", "plus": "sum", "加上": "sum"}
 # a quotient asked as a rate or a percentage is shown as one ("产销率", "gross margin percentage")
 _AS_PERCENT = re.compile(r"率|比例|比重|占比|百分|%|\bpercent(?:age)?\b|\bmargin\b|\brate\b", re.IGNORECASE)
-_SECTION = re.compile(r"\s*\([^()]*\)\s*$")   # "Operating income (Cost of revenue)", "Total net sales (1)"
 MIN_NAME_MATCH = 0.5   # share of an operand name's tokens the cell's row label and headers must hold
 
 
@@ -143,7 +142,7 @@ def _exact(name: str, u: Unit) -> float:
     ("Revenue", "Total net sales"; not "Operating income (Cost of revenue)" for "revenue", nor "Other income,
     net" for "net income")."""
     assert u.cell is not None
-    label = _words(_SECTION.sub("", u.cell.row.own_label))
+    label = _words(u.cell.row.name)
     return 1.0 if label and any(label == _words(alt) for alt in name.split("|")) else 0.0
 
 

@@ -85,6 +85,9 @@ class Cell:
     box: Box | None
 
 
+_LAST_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
+
+
 @dataclass
 class Row:
     label: str
@@ -99,6 +102,12 @@ class Row:
         """The label without its section ("Total net sales" of "Total net sales ((1) Net sales by category)")."""
         suffix = f" ({self.section})"
         return self.label[:-len(suffix)] if self.section and self.label.endswith(suffix) else self.label
+
+    @property
+    def name(self) -> str:
+        """The row's own label less a last bracketed note ("Total net sales (1)", a section added by hand:
+        "Operating income (Cost of revenue)")."""
+        return _LAST_NOTE.sub("", self.own_label)
 
     def position(self, cell: Cell) -> int:
         """Where ``cell`` is in the row, by identity (equal values repeat: "608 | 608")."""

@@ -382,7 +382,6 @@ def quantities_in(text: str) -> int:
 def _has_quantity(text: str) -> bool:
     """True when ``text`` states a number other than a year or a reference such as "Table 324"
     (years and references name sources and columns, they are not answers)."""
-    text = _REFERENCE.sub(" ", text)
-    return any(not _YEARISH.match(t.strip(",;:()[].")) for t in _NUMBER.findall(text))
+    return quantities_in(text) > 0
 
 
