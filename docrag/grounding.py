@@ -100,7 +100,7 @@ _COMPUTED = re.compile(r"[=≈]\s*[-−(]?\s*[$€£¥]?\s*$")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]{2,}")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _NAMED = re.compile(r"(?:\b(?P<en>figure|fig\.|table|chart|exhibit|graph)|(?P<zh>图表|图|表))\s*(?P<n>\d+(?:[.\-]\d+)?)"
-                    r"(?![\d.])", re.IGNORECASE)
+                    r"(?!\d|\.\d)", re.IGNORECASE)   # "Table 1." ends a caption's number; "Table 1.2" is one
 _CHART_CUE = re.compile(r"\b(chart|graph|figure|plot|curve|bar|line)s?\b|图|曲线|走势", re.IGNORECASE)
 
 

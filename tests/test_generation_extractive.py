@@ -493,6 +493,44 @@ def test_a_named_share_is_computed_from_cells_over_a_sentence_stating_another_pe
     assert _own_match("net income", other) == 0.0   # type: ignore[arg-type]
 
 
+def test_a_share_of_a_common_size_tables_whole_is_read_from_that_table(tmp_path):
+    """Lyft's 10-K (issue 23, en-a-077) prints costs as a percentage of revenue ("Revenue 100.0 %"); "research and
+    development as a percentage of revenue" divided R&D's 38.4 by "Cost of revenue" (61.2), then by the dollar
+    statement's Revenue: the whole named word for word comes first, from the part's own table (rule 105)."""
+    gen = get_generator("extractive", embed=False)
+    dollars = _table_page(tmp_path, [["Costs and expenses", "2021", "2020"], ["Revenue", "3,208,323", "2,364,681"],
+                                     ["Cost of revenue", "1,649,532", "1,447,516"],
+                                     ["Research and development", "911,946", "909,126"]], "lyft", title="(in thousands)")
+    shares = replace(_table_page(tmp_path, [["Costs and expenses", "2021", "2020"], ["Revenue", "100.0 %", "100.0 %"],
+                                            ["Cost of revenue", "51.4", "61.2"],
+                                            ["Research and development", "28.4", "38.4"]], "lyft",
+                                 title="as a percentage of revenue"), page_no=2)
+    q = "What was Lyft's research and development expense as a percentage of revenue in 2020?"
+    ans = gen.generate(q, [shares, dollars])
+    assert "38.4" in ans.answer and "61.2" not in ans.answer and "2,364,681" not in ans.answer, ans.answer
+    from docrag.generation.extractive_formula import formula_of, formula_operands
+    units = [u for u in units_of(shares, 1) if u.cell is not None and u.cell.headers == ["2020"]]
+    scores = [0.9 if u.cell.row.label == "Cost of revenue" else 0.5 for u in units]   # scored above Revenue
+    part, whole = formula_operands(formula_of(q), units, scores)
+    assert (part.cell.value, whole.cell.value) == ("38.4", "100.0 %")
+
+
+def test_a_growth_pairs_periods_never_two_segments(tmp_path):
+    """Microsoft's segment reconciliation (issue 23, en-a-024): "what growth rate" computed -50.0% from two
+    segments' constant currency impacts ($368 Business Processes, $184 Intelligent Cloud), then -99.2% from a row of
+    impacts and a row of reported revenue; a growth pairs two periods: columns (or rows) that both name one."""
+    from docrag.generation.extractive_operands import second_operand
+    page = _table_page(tmp_path, [["($ in millions)", "Business Processes", "Intelligent Cloud"],
+                                  ["2024 As Reported (GAAP)", "28,627", "23,785"],
+                                  ["2025 As Reported (GAAP)", "33,112", "29,878"],
+                                  ["Constant Currency Impact", "368", "184"]], "msft")
+    cells = {u.cell.value: u for u in units_of(page, 1) if u.cell is not None}
+    units = list(cells.values())
+    q = "What was the growth rate of Intelligent Cloud revenue?"
+    assert second_operand("growth", q, cells["184"], units, [1.0] * len(units)) is None
+    assert second_operand("growth", q, cells["29,878"], units, [1.0] * len(units)) is cells["23,785"]
+
+
 def _label(text: str, x0: float, y0: float, x1: float, y1: float):
     from docrag.geometry import Box, Space
     from docrag.types import Block

@@ -61,6 +61,7 @@ from docrag.generation.extractive_breaks import (
     with_continuations,
 )
 from docrag.generation.extractive_chart_math import chart_arithmetic
+from docrag.generation.extractive_choice import choice_answer
 from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
@@ -238,31 +239,38 @@ class ExtractiveGenerator:
         if scores[bi] < self.min_score or (lex[bi] == 0 and sem[bi] < 0.2):
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
-        row = extreme_row(units, scores, best, question)   # "which region has the most time zones"
-        if row is not None and row is not best:
-            bi, best = units.index(row), row
-        op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
-        # the text states the percentage or the ratio itself
-        stated = (op in ("growth", "share") and "%" in best.text) or (op == "ratio" and _RATIO_STATED.search(best.text))
-        named = named_operands(question, units, scores) if op and best.kind != "cell" else None
-        if named is not None and named.page.doc_id == best.page.doc_id:
-            bi, best = units.index(named), named   # the question names both operands and cells carry the names
-        elif op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
-            cell = next((i for i in order if units[i].kind == "cell"), None)
-            if cell is not None and scores[cell] >= 0.7 * scores[bi]:
-                bi, best = cell, units[cell]
-        if best.kind == "cell":
-            best, used, parts = cell_answer(best, op, question, units, scores, meta)
+        chosen = choice_answer(units, scores, best, question)   # "which grew faster: A or B" (rule 111)
+        if chosen is not None:
+            best, used, parts = chosen.cells[0], chosen.cells, [chosen.text]
+            bi = units.index(best)
+            meta["arithmetic"] = {"op": "choice", "inputs": "table cells"}
         else:
-            used = [best]
-            charted = chart_arithmetic(best, op, question, idf) if best.kind == "figure" else None
-            if charted is not None:   # chart_math: two named bars' data labels combined, the chart cited
-                meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
-            parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]
-            res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
-            if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
-                parts = [f"{res.text} ({best.text})"]
-                meta["arithmetic"] = {"op": op, "value": res.value, "inputs": "sentence"}
+            row = extreme_row(units, scores, best, question)   # "which region has the most time zones"
+            if row is not None and row is not best:
+                bi, best = units.index(row), row
+            op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
+            # the text states the percentage or the ratio itself
+            stated = (op in ("growth", "share") and "%" in best.text) or (
+                op == "ratio" and _RATIO_STATED.search(best.text))
+            named = named_operands(question, units, scores) if op and best.kind != "cell" else None
+            if named is not None and named.page.doc_id == best.page.doc_id:
+                bi, best = units.index(named), named   # the question names both operands and cells carry the names
+            elif op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
+                cell = next((i for i in order if units[i].kind == "cell"), None)
+                if cell is not None and scores[cell] >= 0.7 * scores[bi]:
+                    bi, best = cell, units[cell]
+            if best.kind == "cell":
+                best, used, parts = cell_answer(best, op, question, units, scores, meta)
+            else:
+                used = [best]
+                charted = chart_arithmetic(best, op, question, idf) if best.kind == "figure" else None
+                if charted is not None:   # chart_math: two named bars' data labels combined, the chart cited
+                    meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
+                parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]
+                res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
+                if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
+                    parts = [f"{res.text} ({best.text})"]
+                    meta["arithmetic"] = {"op": op, "value": res.value, "inputs": "sentence"}
         # the document's name is not evidence to complete: only asked terms count for complementary units
         named_only = set(tokenize(reference)) - set(tokenize(asked))
         covered = complement(used, parts, units, order, scores, scores[bi], docs,

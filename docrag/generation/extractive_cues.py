@@ -224,7 +224,8 @@ def span_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: floa
         return [1.0] * len(units)
     out = []
     for u in units:
-        head = u.cell.header_text if u.cell is not None else ""
+        # the span heads the columns, or titles the table ("Twelve Months Ended June 30," over a statement's columns)
+        head = f"{u.cell.header_text} {u.table.title if u.table is not None else ''}" if u.cell is not None else ""
         year, quarter = bool(_YEAR_COL.search(head)), bool(_QUARTER_COL.search(head))
         if year == quarter:
             out.append(1.0)

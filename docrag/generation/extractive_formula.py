@@ -183,18 +183,20 @@ def formula_operands(formula: Formula, units: Sequence[Unit],
              if u.cell is not None and parse_number(u.cell.value) is not None and not is_serial(u.cell)]
     # a standard ratio's operands are named rows, word for word; a named share's are named by their own labels
     fit = _exact if formula.asked else _own_match if formula.named_share else _match
-    named_a = [(fit(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
-    named_b = [(fit(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    # fit, then a row named word for word ("Revenue" before "Cost of revenue" for "revenue"), then score
+    named_a = [(fit(formula.a, u), _exact(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    named_b = [(fit(formula.b, u), _exact(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
 
-    def ranked(named: list[tuple[float, float, int, Unit]], least: float = MIN_NAME_MATCH) -> list[Unit]:
-        return [u for m, _, _, u in sorted(named, key=lambda t: (-t[0], -t[1], t[2])) if m >= least]   # fit, score
+    def ranked(named: list[tuple[float, float, float, int, Unit]], least: float = MIN_NAME_MATCH) -> list[Unit]:
+        return [u for m, _, _, _, u in sorted(named, key=lambda t: (-t[0], -t[1], -t[2], t[3])) if m >= least]
 
     # the whole of a named share is named in full ("total revenue"), its part may be named loosely
     # ("the Communications business" for "Communications Revenue")
     firsts, seconds = ranked(named_a)[:3], ranked(named_b, 1.0 if formula.named_share else MIN_NAME_MATCH)
     for pairs in (_beside, _same_period):   # one table first; else two tables of the document (rule 105)
-        for a in firsts:
-            b = next((u for u in seconds if u.cell is not a.cell and pairs(a, u)), None)
+        for a in firsts:   # the whole in the part's own table first ("Revenue 100.0 %" of a common-size table)
+            b = next((u for u in sorted(seconds, key=lambda u: u.table is not a.table)
+                      if u.cell is not a.cell and pairs(a, u)), None)
             if b is not None:
                 return (b, a) if formula.op == "difference" else (a, b)
     return None

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
 from docrag.generation.extractive_math import comparable, mixes_measures, named_figure
-from docrag.generation.extractive_tables import Row, is_serial, parse_number
+from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
@@ -35,6 +35,12 @@ def _named_at(row: Row, question: str) -> int:
     return min(at, default=-1)
 
 
+# a column that names a period: a year, a quarter, a month, a date, 本期 / 上年同期, current / prior
+_PERIOD_HEAD = re.compile(r"(?:19|20)\d\d|\b(?:q[1-4]|[1-4]q|h[12]|fy)\b|\b(?:quarters?|months?|years?|weeks?|current|"
+                          r"prior|previous|ended|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|本期|上期|本年|"
+                          r"上年|同期|期末|期初|季度|月|年", re.IGNORECASE)
+
+
 def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
                    scores: Sequence[float]) -> Unit | None:
     """The cell the arithmetic pairs with ``best``: the best-scoring cell of the same table that
@@ -54,6 +60,8 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             continue   # same_kind_operand: a percentage beside a count, a count beside money, is no operand of it
         same_row = u.cell.row is tc.row
         same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
+        if op == "growth" and (same_row or same_col) and not _over_time(tc, u.cell, same_row):
+            continue   # growth_over_time: two segments' columns (or rows) are no change over time
         if same_row or same_col:
             gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
             row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
@@ -63,6 +71,12 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
     if not cands:
         return None
     return max(cands, key=lambda x: x[0])[1]
+
+
+def _over_time(a: TableCell, b: TableCell, same_row: bool) -> bool:
+    """``growth_over_time``: the two cells' columns (rows, for cells of one column) both name a period."""
+    names = (a.header_text, b.header_text) if same_row else (a.row.label, b.row.label)
+    return all(_PERIOD_HEAD.search(n) for n in names)
 
 
 def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:

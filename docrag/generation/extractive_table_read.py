@@ -8,6 +8,8 @@ set over two lines stays one label), else lines of the words inside the block
 
 from __future__ import annotations
 
+import re
+
 from docrag.generation.extractive_tables import (
     _DOTS,
     _EXCEPT_PER_SHARE,
@@ -26,6 +28,7 @@ from docrag.generation.extractive_tables import (
     _with_sections,
     is_number,
     leads_with_row_number,
+    names_periods,
     words_in,
 )
 from docrag.geometry import Box, union
@@ -50,8 +53,11 @@ def _from_meta(block: Block, title: str) -> Table | None:
             continue
         cells = cells[1:] if leads_with_row_number(cells) else cells
         has_label = not is_number(cells[0])
-        values = [Cell(x, None) for x in cells[1:] if _is_value(x)] if has_label else []
-        if not rows and (not values or all(_RANGE.match(c.text) for c in values)):
+        # a first line of years ("Costs and expenses | 2021 | 2020") heads the columns, as in a table read from words
+        values = [Cell(x, None) for x in cells[1:] if _is_value(x) and not (_YEAR.match(x) and not rows)] \
+            if has_label else []
+        if not rows and (not values or all(_RANGE.match(c.text) for c in values)
+                         or not header and names_periods([c.text for c in values])):
             header.append([Cell(x, None) for x in cells])
             continue
         notes = [x for x in cells[1:] if not _is_value(x)] if has_label else []
@@ -154,6 +160,10 @@ def _split_headers(table: Table, words: list[Word]) -> Table:
     return table
 
 
+_AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?\s*(?:百万|千万|万|亿|千|thousands?|millions?|billions?|trillions?)",
+                     re.IGNORECASE)
+
+
 def _finish(table: Table) -> Table:
     title = table.title
     titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
@@ -161,10 +171,12 @@ def _finish(table: Table) -> Table:
         table.header_lines = [line for line in table.header_lines if len(line) != 1]
         table.title = " ".join([table.title, *titles]).strip()
     head = " ".join(c.text for line in table.header_lines for c in line)
-    m = _SCALE.search(f"{title} {head}")
+    # ``amount_in_title``: an amount the announcing sentence states ("前五名客户销售额32,932.48 万元") says no scale
+    stated = f"{_AMOUNT.sub(' ', title)} {head}"
+    m = _SCALE.search(stated)
     table.scale = (m.group(0) if m else "").strip("()")
     if m:   # "(volume: average shares per day, millions)": the scale of one column
-        scoped = _SCOPED.search(f"{title} {head}")
+        scoped = _SCOPED.search(stated)
         if scoped and m.start() >= scoped.start() and m.end() <= scoped.end():
             table.scale_of = scoped.group(1).strip()
     table.per_share_apart = bool(_EXCEPT_PER_SHARE.search(f"{title} {head}"))

@@ -3,13 +3,15 @@
 A table block is rebuilt from the page's words inside its box: words are grouped into lines by
 their vertical centre, and a line is cut into cells where the gap between two words is wider than
 a space. Leading lines before the first line that has both a row label (a cell in the left column)
-and a number are header lines; a data cell's column header is every header cell whose horizontal
-extent covers the data cell's centre (so spanning headers such as "Silicon carbide" over "2009 |
-2010" both apply). A line with a label and no number right after a data line continues that
-line's label ("Applications and mashups / developed by the public"). A ruled grid whose cells the
-table finder read at ingest is read from those cells instead, and an image-only table from its stored
-rows (:mod:`~docrag.generation.extractive_table_read` picks). Rules (``docs/extractive-rules.md``, 36-37,
-60-61, 64-65): row names, geometry, grid cells, units of a title, row numbers, header reach.
+and a number are header lines; values of different rows that overlap form a column, and each header
+line heads a column with the header cell overlapping it most (so spanning headers such as "Silicon
+carbide" over "2009 | 2010" apply to both, :mod:`~docrag.generation.extractive_table_heads`). A line
+with a label and no number right after a data line continues that line's label ("Applications and mashups
+/ developed by the public"). A ruled grid whose cells the table finder read at ingest is read from those
+cells instead, and an image-only table from its stored rows
+(:mod:`~docrag.generation.extractive_table_read` picks). Rules (``docs/extractive-rules.md``, 36-37,
+60-61, 64-65, 110): row names, geometry, grid cells, units of a title, row numbers, header reach, papers'
+figures.
 """
 
 from __future__ import annotations
@@ -18,12 +20,15 @@ import re
 import statistics
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
+from docrag.generation.extractive_table_heads import column_heads
 from docrag.geometry import Box, union
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
-_NUM = re.compile(r"^[-−–(+$€£¥]*\d[\d,]*(?:\.\d+)?%?\)?[a-zA-Z]{0,2}$|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
+_NUM = re.compile(r"^[-−–(+$€£¥]*(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:\s?%)?\)?(?:\s?%)?[a-zA-Z]{0,2}$"
+                  r"|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
 _LEADER = re.compile(r"^[.·•…_]+$|^[-–—]{2,}$")
 _DOTS = re.compile(r"(?:\s*\.){2,}\s*$|(?:\s*\.){3,}")  # dot leaders of printed tables: "Fraud. . . ."
 _NOTE = re.compile(r"^\s*(?:sources?|notes?|footnotes?|资料来源|来源|注)\s*[:：]", re.IGNORECASE)
@@ -53,23 +58,33 @@ def is_date(text: str) -> bool:
     return bool(_DATE.match(text.strip()))
 
 
+def names_periods(texts: list[str]) -> bool:
+    """``period_header``: a table's first line, when its values are two or more dates ("Apr 26, 2026 | Apr 27,
+    2025"), heads the period columns below it; it is no row (under a header line, dates are values: "End of LTS")."""
+    return len(texts) >= 2 and all(is_date(t) for t in texts)
+
+
 def is_number(text: str) -> bool:
     """True for a printed figure: ``1,190,000``, ``-3.5%``, ``(12)``, ``455,000e``, ``1.35 - 1.42``."""
     return bool(_NUM.match(text.strip().replace("\u2009", "")))
 
 
+# a printed interval, "[.77, .85]", "[1.46, 2.12]": a value of its row (a posterior band), no figure to compute with
+_INTERVAL = re.compile(r"^\[\s*[-−–]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*,\s*[-−–]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*\]$")
+
+
 def _is_value(text: str) -> bool:
-    """A cell that is a value of its row (a figure or a date), not a name or a note."""
-    return is_number(text) or is_date(text)
+    """A cell that is a value of its row (a figure, a date or an interval), not a name or a note."""
+    return is_number(text) or is_date(text) or bool(_INTERVAL.match(text.strip()))
 
 
 def parse_number(text: str) -> float | None:
     """The value of a printed figure (``(12)`` is -12, ``1,234.5%`` is 1234.5); None when not one."""
     t = text.strip().replace("\u2009", "").replace("−", "-").replace("–", "-")
-    if is_date(t):
+    if is_date(t) or _INTERVAL.match(t):
         return None
-    neg = t.startswith("(") and t.endswith(")")
-    m = re.search(r"-?\d[\d,]*(?:\.\d+)?", t)
+    neg = t.startswith("(") and t.rstrip(" %％").endswith(")")   # "(2.5)%": a negative rate
+    m = re.search(r"-?(?:\d[\d,]*(?:\.\d+)?|(?<!\w)\.\d+)", t)   # ".81": a leading dot (papers)
     if not m:
         return None
     try:
@@ -121,7 +136,6 @@ class Row:
 
 # a row-number column ("序号", "No.") counts rows: its cells are no values
 _SERIAL = re.compile(r"^\s*(?:序号|编号|No\.?|#|S/?N|Sr\.? ?No\.?)\s*$", re.IGNORECASE)
-HEADER_REACH_PT = 40.0   # how far a value's centre may sit from its header's when no other header is near
 
 
 @dataclass
@@ -173,6 +187,8 @@ class Table:
     scale: str = ""
     scale_of: str = ""   # the column the scale is stated for ("(volume: ..., millions)"); "" = every column
     per_share_apart: bool = False   # "(in millions, except per share data)": per-share rows take no scale
+    _heads: tuple[list[tuple[float, float]], list[dict[int, Any]]] | None = field(
+        default=None, repr=False, compare=False)   # columns and each header line's cell over each column
 
     def scale_for(self, tc: TableCell) -> str:
         """The table's scale when it applies to ``tc``'s column (not to a per-share row the scale excepts)."""
@@ -206,23 +222,13 @@ class Table:
                 elif m > n:
                     out.append(line[m - n + idx].text)
             return [h for h in out if h]
+        if self._heads is None:
+            self._heads = column_heads(self.rows, self.header_lines)
+        columns, heads = self._heads
         cx = (cell.box.x0 + cell.box.x1) / 2
-        out = []
-        for line in self.header_lines:
-            best = None
-            for hc in line:
-                if hc.box is not None and hc.box.x0 - 4 <= cx <= hc.box.x1 + 4:
-                    best = hc
-                    break
-            if best is None:  # nearest header cell by centre: close, or clearly nearer than the next one
-                # (a centred "2022" over right-aligned values: "96,388" ends at the column's edge)
-                near = sorted((abs((h.box.x0 + h.box.x1) / 2 - cx), i) for i, h in enumerate(line) if h.box is not None)
-                if near and (near[0][0] < 15 or near[0][0] < HEADER_REACH_PT
-                             and len(near) > 1 and near[0][0] < 0.5 * near[1][0]):
-                    best = line[near[0][1]]
-            if best is not None:
-                out.append(best.text)
-        return out
+        col = min(range(len(columns)), key=lambda j: 0.0 if columns[j][0] <= cx <= columns[j][1]
+                  else min(abs(cx - columns[j][0]), abs(cx - columns[j][1])), default=None)
+        return [line[col].text for line in heads if col in line]
 
 
 def _cells(line: list[Word]) -> list[Cell]:
@@ -241,6 +247,9 @@ def _cells(line: list[Word]) -> list[Cell]:
             groups.append([w])
         else:
             groups[-1].append(w)
+    for i in range(len(groups) - 1, 0, -1):   # "58 | %": a filing prints the percent sign a column apart
+        if [w.text for w in groups[i]] == ["%"] and is_number(" ".join(w.text for w in groups[i - 1])):
+            groups[i - 1].extend(groups.pop(i))
     return [Cell(" ".join(w.text for w in g), union(w.box for w in g)) for g in groups]
 
 
@@ -298,7 +307,8 @@ def _from_words(block: Block, lines: list[list[Cell]], title: str) -> Table | No
         rest = cells[1:] if has_label else cells
         values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
         # a first line of ranges ("0-0.2 | 0.2-0.4", "18-24") names the columns: it is their header
-        if not rows and (not has_label or not values or all(_RANGE.match(c.text.strip()) for c in values)):
+        if not rows and (not has_label or not values or all(_RANGE.match(c.text.strip()) for c in values)
+                         or not header and names_periods([c.text for c in values])):
             if header and has_label and len(cells) == 1:  # "Ethanol ($/gal)": a section, not a header
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
             else:
