@@ -500,7 +500,8 @@ def test_a_share_of_a_common_size_tables_whole_is_read_from_that_table(tmp_path)
     gen = get_generator("extractive", embed=False)
     dollars = _table_page(tmp_path, [["Costs and expenses", "2021", "2020"], ["Revenue", "3,208,323", "2,364,681"],
                                      ["Cost of revenue", "1,649,532", "1,447,516"],
-                                     ["Research and development", "911,946", "909,126"]], "lyft", title="(in thousands)")
+                                     ["Research and development", "911,946", "909,126"]], "lyft",
+                          title="(in thousands)")
     shares = replace(_table_page(tmp_path, [["Costs and expenses", "2021", "2020"], ["Revenue", "100.0 %", "100.0 %"],
                                             ["Cost of revenue", "51.4", "61.2"],
                                             ["Research and development", "28.4", "38.4"]], "lyft",
