@@ -267,3 +267,23 @@ def test_a_year_on_year_change_is_asked_as_a_rate_and_quoted_with_its_amount(tmp
                                                             [page])
     assert "12.06%" in ans.answer and ans.answer.count("402,233,891.06") <= 2, ans.answer
     assert "-10.8" not in ans.answer and "358,950,104.80" not in ans.answer, ans.answer
+
+
+def test_which_parameter_value_reads_the_row_across_the_columns_it_heads(tmp_path):
+    """开源证券 表1 (issue 23, zh-a-042): "哪个t对应的年化收益率最高" over columns "t=1 … t=5" asks for the column of
+    the row's largest value; the question naming the options ("t=1至3") names no column to read."""
+    from docrag.generation.extractive_extremes import _heads_asked, asked_word
+
+    assert asked_word("哪个t对应的年化收益率最高？") == "t" and asked_word("哪个季度的收入最高？") == "季度"
+    assert _heads_asked("t", "t=1") and not _heads_asked("t", "Net income")
+    rows = [["指标", "t=1", "t=2", "t=3"], ["年化收益率", "19.58%", "19.64%", "18.59%"],
+            ["最大回撤", "8.85%", "8.39%", "9.02%"]]
+    page = _table_page(tmp_path, rows, "最极端收益率结合前 t 分钟的参数敏感性不高。", doc_id="kysec")
+    ans = get_generator("extractive", embed=False).generate(
+        "最极端收益率结合前t分钟（t=1至3）时，哪个t对应的年化收益率最高？", [page])
+    assert ans.answer.startswith("19.64% — 年化收益率, t=2"), ans.answer
+    # rule 117 ``which_then``: the next part is asked of the t chosen, the row it names in that column
+    both = get_generator("extractive", embed=False).generate(
+        "最极端收益率结合前t分钟（t=1至3）时，哪个t对应的年化收益率最高？最大回撤是多少？", [page])
+    assert "19.64% — 年化收益率, t=2" in both.answer and "8.39% — 最大回撤, t=2" in both.answer, both.answer
+    assert "_chosen" not in both.meta   # the chosen cell serves the next part only: nothing unserialisable stays

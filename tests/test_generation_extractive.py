@@ -532,6 +532,22 @@ def test_a_growth_pairs_periods_never_two_segments(tmp_path):
     assert second_operand("growth", q, cells["29,878"], units, [1.0] * len(units)) is cells["23,785"]
 
 
+def test_a_percentage_change_is_read_from_the_percent_column_of_its_row(tmp_path):
+    """NVIDIA's 10-Q (issue 23, en-a-031) prints "$ Change | % Change"; "the year-over-year percentage change" was
+    answered with the dollar change (1,301): in a row of both, the question's rate is the percentage."""
+    page = _table_page(tmp_path, [["Operating income", "Apr 26, 2026", "Apr 27, 2025", "$ Change", "% Change"],
+                                  ["Compute & Networking", "53,335", "22,054", "31,281", "142 %"],
+                                  ["Graphics", "2,941", "1,640", "1,301", "79 %"]], "nvda")
+    from docrag.generation.extractive_cues import rate_fit
+    gen = get_generator("extractive", embed=False)
+    q = "What was the year-over-year percentage change in Graphics operating income?"
+    assert gen.generate(q, [page]).answer.startswith("79 %")
+    units = [u for u in units_of(page, 1) if u.cell is not None and u.cell.row.label == "Graphics"]
+    fits = dict(zip((u.cell.value for u in units), rate_fit(units, q), strict=True))
+    assert fits["79 %"] > 1.0 > fits["1,301"] and fits["2,941"] < 1.0
+    assert set(rate_fit(units, "What was Graphics operating income?")) == {1.0}   # no rate asked
+
+
 def _label(text: str, x0: float, y0: float, x1: float, y1: float):
     from docrag.geometry import Box, Space
     from docrag.types import Block

@@ -61,7 +61,7 @@ from docrag.generation.extractive_breaks import (
     with_continuations,
 )
 from docrag.generation.extractive_chart_math import chart_arithmetic
-from docrag.generation.extractive_choice import choice_answer
+from docrag.generation.extractive_choice import choice_answer, option_cell
 from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
@@ -157,6 +157,7 @@ class ExtractiveGenerator:
         join_page_breaks(units)   # a sentence cut by a page break, both pages read
         carry_table_titles(units)   # a table opening a page, announced at the foot of the page before
         whole = self._answer(question, pages, units, t0)
+        whole.meta.pop("_chosen", None)   # the option a which-question chose serves its next part only
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations or answers_every_part(whole.answer, parts):
             return whole
@@ -180,10 +181,7 @@ class ExtractiveGenerator:
                       t0: float) -> list[Answer]:
         """Each part's answer; when the parts land in different documents and one document answers
         every part, that document's answers (the facts of one question usually come from one report)."""
-        answers = []
-        for p in parts:
-            checkpoint("answering a part of the question")
-            answers.append(self._answer(p, pages, units, t0, context=_said_before(question, p)))
+        answers = self._parts(question, parts, pages, units, t0)
         doc_of = {p.page_id: p.doc_id for p in pages}
         docs = {doc_of.get(a.citations[0].page_id) for a in answers if a.citations}
         if len(docs) < 2:
@@ -192,15 +190,29 @@ class ExtractiveGenerator:
         for doc in sorted(d for d in docs if d is not None):
             checkpoint("answering from one document")
             mine = [u for u in units if u.page.doc_id == doc]
-            alt = [self._answer(p, pages, mine, t0, context=_said_before(question, p)) for p in parts]
+            alt = self._parts(question, parts, pages, mine, t0)
             conf = sum(a.confidence or 0.0 for a in alt)
             if all(a.citations for a in alt) and conf > best_conf:
                 best, best_conf = alt, conf
         return best
 
-    def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "") -> Answer:
+    def _parts(self, question: str, parts: list[str], pages: list[Page], units: list[Unit],
+               t0: float) -> list[Answer]:
+        """Each part answered in turn, read in the question up to it; a part after a which-part is asked of
+        the option that part chose (rule 117 ``which_then``)."""
+        answers: list[Answer] = []
+        after: Unit | None = None
+        for p in parts:
+            checkpoint("answering a part of the question")
+            answers.append(self._answer(p, pages, units, t0, context=_said_before(question, p), after=after))
+            after = answers[-1].meta.pop("_chosen", None)
+        return answers
+
+    def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "",
+                after: Unit | None = None) -> Answer:
         """One answer to one (part of a) question from the units of ``pages``; ``context``: the whole
-        question a part comes from (its other terms weigh less)."""
+        question a part comes from (its other terms weigh less); ``after``: the cell a which-part before it
+        chose (``which_then``: "哪个t…最高？最大回撤是多少？" asks the second of the t chosen)."""
         warnings: list[str] = []
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages]}
 
@@ -244,10 +256,16 @@ class ExtractiveGenerator:
             best, used, parts = chosen.cells[0], chosen.cells, [chosen.text]
             bi = units.index(best)
             meta["arithmetic"] = {"op": "choice", "inputs": "table cells"}
+
         else:
-            row = extreme_row(units, scores, best, question)   # "which region has the most time zones"
-            if row is not None and row is not best:
+            then = option_cell(after, question, units) if after is not None else None
+            row = None if then is not None else extreme_row(units, scores, best, question)   # "which region has
+            if then is not None:                                                               # the most time zones"
+                bi, best = units.index(then), then
+            elif row is not None and row is not best:
                 bi, best = units.index(row), row
+            if row is not None:   # the option chosen, for the question's next part (rule 117)
+                meta["_chosen"] = row
             op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
             # the text states the percentage or the ratio itself
             stated = (op in ("growth", "share") and "%" in best.text) or (

@@ -1,4 +1,5 @@
-"""Which of the things a question names (rule 111 ``named_choice`` of ``docs/extractive-rules.md``).
+"""Which of the things a question names (rules 111 ``named_choice`` and 117 ``which_then`` of
+``docs/extractive-rules.md``).
 
 "Which sub-platform grew faster: Hyperscale or AI Clouds, Industrial, & Enterprise?", "Among fuel oil,
 gasoline and electricity, which had the largest 12-month increase?", "营业收入和净利润哪个增长更快？": the
@@ -220,3 +221,30 @@ def _describe(option: str, value: float, used: list[Unit]) -> str:
     if len(used) == 2:
         return f"{option} {value:+.1f}% ({said[0]} against {said[1]})"
     return f"{option}: {said[0]}"
+
+
+def option_cell(chosen: Unit, question: str, units: Sequence[Unit]) -> Unit | None:
+    """``which_then``: the part after a which-part ("哪个t对应的年化收益率最高？最大回撤是多少？") asks about the
+    option chosen: the cell of the row it names (three in four of the label's words) in the chosen cell's column,
+    or of the column it names in the chosen cell's row; None when it names neither, or several."""
+    tc, table = chosen.cell, chosen.table
+    if tc is None or table is None:
+        return None
+    cells = [u for u in units if u.table is table and u.cell is not None]
+    q = set(tokenize(question))
+
+    def named(label: str) -> bool:
+        want = set(tokenize(label))
+        return bool(want) and len(want & q) / len(want) >= 0.75
+
+    rows = {id(u.cell.row): u.cell.row for u in cells if u.cell.row is not tc.row and named(u.cell.row.name)}
+    if len(rows) == 1:
+        row = next(iter(rows.values()))
+        return next((u for u in cells if u.cell.row is row and u.cell.headers == tc.headers), None)
+    if rows:
+        return None
+    heads = {tuple(u.cell.headers) for u in cells if u.cell.headers != tc.headers and named(" ".join(u.cell.headers))}
+    if len(heads) == 1:
+        head = next(iter(heads))
+        return next((u for u in cells if u.cell.row is tc.row and tuple(u.cell.headers) == head), None)
+    return None

@@ -121,6 +121,7 @@ _WHICH = re.compile(r"\b(?:which|what)\b|哪", re.IGNORECASE)
 # the thing asked for: "which *country* has ...", "哪个*地区*的时区最多"
 _ASKED_EN = re.compile(r"\b(?:which|what)\s+([a-z][\w-]*)", re.IGNORECASE)
 _ASKED_ZH = re.compile(r"哪(?:一个|一|个|些|种|家|位)?([\u3400-\u9fff]+)")
+_ASKED_LATIN = re.compile(r"哪(?:一个|一|个)\s*([A-Za-z][A-Za-z0-9_]*)(?![A-Za-z])")   # "哪个t": a parameter
 
 
 def _without_asked(question: str) -> str:
@@ -140,8 +141,24 @@ def _first_word(run: str) -> str:
     return word if len(word) >= 2 else ""
 
 
+def _is_parameter(asked: str) -> bool:
+    """A parameter's one- or two-letter name ("t" of "哪个t")."""
+    return bool(re.fullmatch(r"[a-z][a-z0-9_]?", asked))
+
+
+def _heads_asked(asked: str, header: str) -> bool:
+    """A header names the thing asked: inside it for a word ("季度" of "第一季度"), at a word's start for a
+    parameter's name ("t" of "t=1", not of "net")."""
+    if _is_parameter(asked):
+        return bool(re.search(rf"(?<![a-z]){re.escape(asked)}(?![a-z])", header.lower()))
+    return asked in header.lower()
+
+
 def asked_word(question: str) -> str:
     """The thing a "which" question asks for ("哪个季度" -> 季度, "which quarter" -> quarter), "" when none."""
+    m = _ASKED_LATIN.search(question)
+    if m is not None:   # "哪个t对应的…最高" over columns "t=1 | t=2 | ...": the parameter's name
+        return m.group(1).lower()
     m = _ASKED_ZH.search(question)
     if m is not None:
         return _first_word(m.group(1))
@@ -245,8 +262,10 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     if not fits:
         return None
     asked = asked_word(question)   # "哪个季度": a table whose columns are quarters is read across
-    across = _across_row(units, rows, fits, {k for k, t in tables.items() if asked and any(
-        asked in c.text.lower() for line in t.header_lines for c in line)})
+    heading = {k: sum(_heads_asked(asked, c.text) for line in t.header_lines for c in line) if asked else 0
+               for k, t in tables.items()}
+    across = _across_row(units, rows, fits, {k for k, n in heading.items() if n},
+                         {k for k, n in heading.items() if n >= 2 and _is_parameter(asked)})
     if across:   # the question names a row and asks which column: the row's extreme cell
         return _pick(across, wants)
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
@@ -286,7 +305,7 @@ def _size(u: Unit) -> float:
 
 def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, float, float]],
                 fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]],
-                asked_in_columns: set[int] = frozenset()) -> list[Unit]:
+                asked_in_columns: set[int] = frozenset(), options_in_columns: set[int] = frozenset()) -> list[Unit]:
     """``across_row``: the cells of the row the question names by most of its label, better than it names any
     column of its table (a table whose columns are the groups compared), of the best-scoring table; [] when no
     row is named so, or two rows of that table are. Another table's column ("2019 年" of the yearly table) does
@@ -296,7 +315,10 @@ def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, 
         return []
     best = max(rows, key=lambda r: (r[0] in asked_in_columns and rows[r][0] >= 0.5, rows[r]))
     fit, named = rows[best][:2]
-    column_fit = max((f[:2] for k, f in fits.items() if k[0] == best[0]), default=(0.0, 0.0))
+    # columns two or more of which a parameter asked heads ("t=1 | ... | t=5" for "哪个t") are the options
+    # compared: the question naming them ("t=1至5") names no column to read
+    column_fit = (0.0, 0.0) if best[0] in options_in_columns else \
+        max((f[:2] for k, f in fits.items() if k[0] == best[0]), default=(0.0, 0.0))
     if fit < 0.5 or fit <= column_fit[0] or named < column_fit[1]:
         return []   # named less than a column is ("in total" names a Total row by one word)
     if any(r != best and r[0] == best[0] and f[:2] == (fit, named) for r, f in rows.items()):

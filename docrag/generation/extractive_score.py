@@ -29,6 +29,7 @@ from docrag.generation.extractive_cues import (
     key_fit,
     label_fit,
     language_fit,
+    rate_fit,
     reference_fit,
     share_fit,
     span_fit,
@@ -52,7 +53,7 @@ def cue_product(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
     for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
-                share_fit):
+                share_fit, rate_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
