@@ -154,3 +154,16 @@ def test_an_amount_in_the_announcing_sentence_gives_the_table_no_scale():
 
     assert scale("前五名客户销售额32,932.48 万元,占年度销售总额28.02%") == ""
     assert scale("单位：万元") == "万" and scale("(in millions, except per share data)") == "millions"
+
+
+def test_a_header_over_two_columns_is_split_between_them_word_by_word():
+    # 方正证券 图表1: "Rank IC Rank ICIR" was read as one header over the Rank IC and Rank ICIR columns
+    from docrag.generation.extractive_table_read import _split_headers
+
+    table = _table([[("因子名称", 82, 120), ("Rank IC Rank ICIR", 149, 239), ("t值", 253, 266)]],
+                   [("随波逐流因子", [("5.89%", 154, 180), ("3.29", 206, 224), ("10.37", 248, 271)])])
+    words = [Word(t, Box.points(a, 30, b, 38, 612, 792)) for t, a, b in
+             [("因子名称", 82, 120), ("Rank", 149, 168), ("IC", 170, 185), ("Rank", 193, 212), ("ICIR", 214, 239),
+              ("t值", 253, 266)]]
+    heads = _headers(_split_headers(table, words))
+    assert heads["5.89%"] == ["Rank IC"] and heads["3.29"] == ["Rank ICIR"] and heads["10.37"] == ["t值"]

@@ -143,8 +143,9 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
 
 
 def _split_headers(table: Table, words: list[Word]) -> Table:
-    """``header_split``: a header cell over several value columns whose words are one per column ("平均收益(%)
-    超额收益(%) 区间胜率(%) 最大回撤(%)", set closer than a cell gap) is one header per column."""
+    """``header_split``: a header cell over several value columns whose words fall under each column ("平均收益(%)
+    超额收益(%) 区间胜率(%) 最大回撤(%)", "Rank IC Rank ICIR", set closer than a cell gap) is one header per
+    column, each word joined to the nearest column."""
     if not table.header_lines:
         return table
     widest = max(table.rows, key=lambda r: len(r.cells))
@@ -155,9 +156,21 @@ def _split_headers(table: Table, words: list[Word]) -> Table:
         mine = sorted((w for w in words if cell.box is not None
                        and cell.box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)),
                       key=lambda w: w.box.x0)
-        split += [Cell(w.text, w.box) for w in mine] if len(inside) >= 2 and len(mine) == len(inside) else [cell]
+        split += _per_column(cell, mine, inside) if len(inside) >= 2 and len(mine) >= len(inside) else [cell]
     table.header_lines[-1] = split
     return table
+
+
+def _per_column(cell: Cell, words: list[Word], centres: list[float]) -> list[Cell]:
+    """The words of a header over several columns, each joined to the column whose centre is nearest ("Rank IC
+    Rank ICIR" over two columns: "Rank IC", "Rank ICIR"); ``[cell]`` unless every column gets a run of words."""
+    groups: list[list[Word]] = [[] for _ in centres]
+    for w in words:
+        x = (w.box.x0 + w.box.x1) / 2
+        groups[min(range(len(centres)), key=lambda i: abs(centres[i] - x))].append(w)
+    if any(not g for g in groups):
+        return [cell]
+    return [Cell(" ".join(w.text for w in g), union(w.box for w in g)) for g in groups]
 
 
 _AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?\s*(?:百万|千万|万|亿|千|thousands?|millions?|billions?|trillions?)",
