@@ -111,11 +111,12 @@ def choice_answer(units: Sequence[Unit], scores: Sequence[float], best: Unit, qu
     for u in units:
         if u.cell is not None and id(u.table) in near:
             tables.setdefault(id(u.table), []).append(u)
+    score_of = {id(u): s for u, s in zip(units, scores, strict=True)}
     picks = []
     for mine in tables.values():
         rows = _option_rows(options, mine)
         if len(rows) >= 2:
-            picks.append((len(rows), max(scores[units.index(u)] for u in mine), rows))
+            picks.append((len(rows), max(score_of[id(u)] for u in mine), rows))
     if not picks:
         return None
     _, _, rows = max(picks, key=lambda p: (p[0], p[1]))
