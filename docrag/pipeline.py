@@ -95,15 +95,19 @@ class RAG:
     def named(self, question: str) -> set[str]:
         """The ids of the documents ``question`` names (:mod:`docrag.doc_names`); none when the ``scope``
         setting is ``off``."""
+        return self._named_all([question])[0]
+
+    def _named_all(self, questions: Sequence[str]) -> list[set[str]]:
+        """:meth:`named` for each question, the corpus's document names read (or checked current) once."""
         if self.settings.scope == "off":
-            return set()
+            return [set() for _ in questions]
         fingerprint = self.corpus.fingerprint()
         if self._names is None or self._names[0] != fingerprint:
             self._names = (fingerprint, DocumentNames.of_corpus(self.corpus))
-        named = self._names[1].named(question)
-        if named:
+        out = [self._names[1].named(q) for q in questions]
+        for named in filter(None, out):
             log.debug("the question names %d document(s): %s", len(named), sorted(named))
-        return named
+        return out
 
     def pages_for(self, hits: Sequence[Hit]) -> list[Page]:
         return [self.corpus.page(h.page_id) for h in hits]
@@ -148,7 +152,7 @@ class RAG:
         if not questions:
             return []
         t0 = time.perf_counter()
-        scopes = [self.named(q) for q in questions]
+        scopes = self._named_all(questions)
         all_hits = self._search_scoped(questions, k or self.default_k, scopes)
         per_q = (time.perf_counter() - t0) / len(questions)
         items = [(q, self.pages_for(h)) for q, h in zip(questions, all_hits, strict=True)]

@@ -256,14 +256,13 @@ class ExtractiveGenerator:
             best, used, parts = chosen.cells[0], chosen.cells, [chosen.text]
             bi = units.index(best)
             meta["arithmetic"] = {"op": "choice", "inputs": "table cells"}
-
         else:
-            then = option_cell(after, question, units) if after is not None else None
-            row = None if then is not None else extreme_row(units, scores, best, question)   # "which region has
-            if then is not None:                                                               # the most time zones"
-                bi, best = units.index(then), then
-            elif row is not None and row is not best:
-                bi, best = units.index(row), row
+            then = option_cell(after, question, units) if after is not None else None   # rule 117
+            # "which region has the most time zones": the extreme row, unless the part is asked of an option chosen
+            row = extreme_row(units, scores, best, question) if then is None else None
+            pick = then if then is not None else row
+            if pick is not None and pick is not best:
+                bi, best = units.index(pick), pick
             if row is not None:   # the option chosen, for the question's next part (rule 117)
                 meta["_chosen"] = row
             op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"

@@ -10,19 +10,17 @@ one continues it ("Unadjusted percent / change"). Cells are :class:`~docrag.gene
 """
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-_FIGURE = re.compile(r"^[-−–(+$€£¥]*(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?\)?$")   # a whole token that is a figure
 HEADER_REACH_PT = 40.0   # how far a header's centre may sit from its column's when no other header is near
 
 
-def _columns(rows: Sequence[Any]) -> list[tuple[float, float]]:
+def _columns(rows: Sequence[Any], is_figure: Callable[[str], bool]) -> list[tuple[float, float]]:
     """The value columns' horizontal extents: value cells of different rows that overlap share a column
     (a cell of two values read as one, "2.7 0.2", joins the column its centre falls in)."""
     cells = [c for r in rows for c in r.cells if c.box is not None]
-    single = [c.box for c in cells if sum(bool(_FIGURE.match(t)) for t in c.text.split()) < 2]
+    single = [c.box for c in cells if sum(map(is_figure, c.text.split())) < 2]
     spans: list[list[float]] = []
     for b in sorted(single or [c.box for c in cells], key=lambda b: b.x0):
         if spans and b.x0 < spans[-1][1] - 0.5:
@@ -45,19 +43,20 @@ def _spread(line: Sequence[Any], columns: list[tuple[float, float]], below: Sequ
     return min(centres) < middle < max(centres)
 
 
-def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]]
-                  ) -> tuple[list[tuple[float, float]], list[dict[int, Any]]]:
+def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_figure: Callable[[str], bool]
+                 ) -> tuple[list[tuple[float, float]], list[dict[int, Any]]]:
     """``header_reach``: for each header line, the header cell over each value column: the one overlapping
     the column most (a spanning header, "Unadjusted indexes" over three columns, heads each column it
     overlaps); a header over no column heads the nearest one, when near or clearly nearer than the next
     (a centred "2022" over right-aligned values) and no header of its line overlaps that column. A column
     under no header of a line gets none from it (a month header of the next columns is not its), unless the
-    line holds group headers spread across the table (:func:`_spread`): then the nearest one."""
-    columns = _columns(rows)
+    line holds group headers spread across the table (:func:`_spread`): then the nearest one. ``is_figure``
+    tells a printed figure (:func:`~docrag.generation.extractive_tables.is_number`)."""
+    columns = _columns(rows, is_figure)
     out: list[dict[int, Any]] = []
     for i, line in enumerate(header_lines):
         heads: dict[int, tuple[float, Any]] = {}
-        loose: Sequence[Any] = []
+        loose: list[Any] = []
         for hc in line:
             if hc.box is None:
                 continue

@@ -223,7 +223,7 @@ class Table:
                     out.append(line[m - n + idx].text)
             return [h for h in out if h]
         if self._heads is None:
-            self._heads = column_heads(self.rows, self.header_lines)
+            self._heads = column_heads(self.rows, self.header_lines, is_number)
         columns, heads = self._heads
         cx = (cell.box.x0 + cell.box.x1) / 2
         col = min(range(len(columns)), key=lambda j: 0.0 if columns[j][0] <= cx <= columns[j][1]
