@@ -10,6 +10,7 @@ import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
 from docrag.generation.extractive_counts import count_cue, count_fit
 from docrag.generation.extractive_cues import (
+    class_fit,
     language_fit,
     missing_nouns,
     most_specific,
@@ -70,6 +71,38 @@ def test_a_count_stated_in_prose_beats_table_means(regions_page):
     assert fit["120.50"] == fit["20.80"] == 0.7                                 # means are not counts
     assert fit["地区统计摘要"] == 0.85                                           # no number at all
     assert count_fit(units, "东部地区的平均人口是多少？") == [1.0] * len(units)   # not a count question
+
+
+def test_a_count_asked_before_its_measure_word_is_found_a_space_apart(tmp_path):
+    """Beijing's 2024 government work report (zh-b-026): "2023年老楼加装电梯完成多少部" is answered by "老楼加装电梯
+    822 部" (the text layer sets a space before the measure word; the counted noun comes before the figure),
+    not by "完成老旧小区改造 183 个" (a count of something else)."""
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), GREY, "完成老旧小区改造 183 个,启动危旧楼房改建。"),
+        Region((72, 160, 540, 220), GREY, "新建各类养老护理床位 6232 张,新增养老助餐点 243 个,老楼加装电梯 822 部。"),
+    ], doc_id="bj")
+    units = units_of(page, 1)
+    question = "2023年老楼加装电梯完成多少部"
+    fit = dict(zip((u.text for u in units), count_fit(units, question), strict=True))
+    assert fit["完成老旧小区改造 183 个,启动危旧楼房改建。"] == 0.7           # every figure counts another thing
+    assert fit["新建各类养老护理床位 6232 张,新增养老助餐点 243 个,老楼加装电梯 822 部。"] == 1.5
+    assert "822" in get_generator("extractive", embed=False).generate(question, [page]).answer
+
+
+def test_a_named_share_class_prefers_its_own_graph(tmp_path):
+    """A 10-K prints one performance graph per share class (Alphabet, en-a-049): "Class A" asked, the Class C
+    graph loses and a unit naming no class is left alone."""
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), GREY, "ALPHABET INC. CLASS A COMMON STOCK cumulative total return"),
+        Region((72, 160, 540, 200), GREY, "ALPHABET INC. CLASS C CAPITAL STOCK cumulative total return"),
+        Region((72, 220, 540, 260), GREY, "The graph assumes $100 invested on December 31, 2017."),
+    ], doc_id="goog")
+    units = units_of(page, 1)
+    fit = dict(zip((u.text for u in units), class_fit(units, "What was Alphabet Class A stock worth?"), strict=True))
+    assert fit["CLASS A COMMON STOCK cumulative total return"] == 1.2
+    assert fit["CLASS C CAPITAL STOCK cumulative total return"] == 0.6
+    assert fit["The graph assumes $100 invested on December 31, 2017."] == 1.0
+    assert class_fit(units, "What was Alphabet stock worth at its peak?") == [1.0] * len(units)
 
 
 def test_count_cue():

@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from docrag.generation.extractive_chart_drawn import drawn_answer
 from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import (
@@ -270,6 +271,9 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
         asked = [(k, values[k])]
     if asked:  # the data label printed on the bar the question names
         return "; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})"
+    read = drawn_answer(best.extra.get("drawn") or [], question, idf)
+    if read:   # drawn_read: no data label answers, the drawing does (approximately, and said so)
+        return f"{read} ({best.text})"
     text = best.text + (f" [chart text: {labels[:240]}]" if labels and labels != best.text else "")
     if _QUANTITY_Q.search(question):   # drawn_value: say so rather than pass the caption off as the value
         text += " " + (_DRAWN_ZH if _CJK.search(question) else _DRAWN_EN)

@@ -16,7 +16,7 @@ from docrag.generation.extractive_cues import _CJK, _norm, named_in
 from docrag.generation.extractive_units import Unit
 from docrag.words import jieba
 
-_MEASURE = "个例名人家只种项份位次株件条所座台辆户年天倍"
+_MEASURE = "个例名人家只种项份位次株件条章节所座台辆户部张处场间栋套架艘批年天倍"
 _COUNT_ZH = re.compile(r"(?:多少|几)([" + _MEASURE + r"])")
 _COUNT_EN = re.compile(r"\bhow many\s+([a-z][a-z-]+)?", re.IGNORECASE)
 _INT = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])|(?<![\d.,])\d+(?![\d.,]\d)")
@@ -38,6 +38,8 @@ def count_cue(question: str) -> tuple[str, str] | None:
 _COUNTED_AFTER = re.compile(r"(?:多少|几)[" + _MEASURE + r"]([\u3400-\u9fff]+)")
 _COUNTED_BEFORE = re.compile(r"([\u3400-\u9fff]+?)(?:共|一共|总共)?有?(?:多少|几)[" + _MEASURE + r"]")
 _COUNT_HEAD = ("数", "数量", "个数", "总数", "数目")
+NOUN_REACH = 16    # a counted noun asked before the measure word stands this many characters before the figure
+_VERBISH = frozenset({"完成", "实现", "达到", "共有", "一共", "总共", "新增", "累计"})   # no noun of their own
 
 
 def counted_noun(question: str) -> str:
@@ -79,6 +81,21 @@ def _counts_column(headers: Sequence[str], noun: str) -> bool:
     return any(h.startswith(noun) and h[len(noun):] in (*_COUNT_HEAD, "") for h in heads)
 
 
+def _tagged_zh(text: str, start: int, end: int, word: str, noun: str, after: bool) -> bool:
+    """The integer at ``text[start:end]`` is followed by the measure word (a space apart or not) and names the
+    counted noun: right after the measure word ("184种语言"), or, asked before it ("老楼加装电梯完成多少部"), by two
+    characters of it within a few characters before the integer ("老楼加装电梯822 部")."""
+    rest = text[end:].lstrip()
+    if rest[:1] != word:
+        return False
+    if not noun:
+        return True
+    if after:
+        return rest[1:].lstrip().startswith(noun[:2])
+    before = text[max(0, start - NOUN_REACH):start]
+    return any(noun[i:i + 2] in before for i in range(len(noun) - 1) if noun[i:i + 2] not in _VERBISH)
+
+
 def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     """A factor per unit for count questions: a whole number followed by the measure word asked for
     (or next to the noun asked about), or in a column that counts that noun ("时区数"), gains; decimal
@@ -91,6 +108,7 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     noun = counted_noun(question) if lang == "zh" else ""  # English headers name the noun itself
     phrase = _counted_phrase(question) if lang == "en" else noun
     m = _COUNTED_AFTER.search(question)
+    after = m is not None   # the noun follows the measure word ("多少种人造语言"), else it comes before it
     # "多少个行政区划位于更大的行政区划之内": a clause after the noun narrows the count; its column counts all
     narrowed = bool(m and noun and _CJK.search(m.group(1)[len(noun):]))
     out = []
@@ -102,14 +120,15 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
             continue
         text = u.text
         ints = [m for m in _INT.finditer(text) if not _YEAR.match(m.group(0))]
-        if lang == "zh":  # "184种语言" does not count 人造语言
-            tagged = any(text[m.end():m.end() + 1] == word and text[m.end() + 1:].lstrip().startswith(noun[:2])
-                         for m in ints)
+        if lang == "zh":  # "184种语言" does not count 人造语言; "老楼加装电梯822 部" counts 老楼加装电梯
+            tagged = any(_tagged_zh(text, m.start(), m.end(), word, noun, after) for m in ints)
         else:
             tagged = bool(stem) and any(re.match(r"\s+(?:\S+\s+){0,2}?" + re.escape(stem), text[m.end():],
                                                  re.IGNORECASE) for m in ints)
         if tagged:
             out.append(1.5)
+        elif lang == "zh" and ints and all(text[m.end():].lstrip()[:1] in _MEASURE for m in ints):
+            out.append(0.7)   # "183 个" for "多少部": every figure counts something else
         elif u.cell is not None:  # a decimal in a table without a scale is a mean or a price, not a count
             out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale_for(u.cell)) else 1.0)
         elif lang == "en" and stem and not re.search(r"(?<![\w])" + re.escape(stem), text, re.IGNORECASE):

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from docrag.generation.extractive_counts import count_fit
 from docrag.generation.extractive_cues import (
     category_fit,
+    class_fit,
     key_fit,
     label_fit,
     language_fit,
@@ -53,7 +54,7 @@ def cue_product(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
     out = [1.0] * len(units)
     for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
-                share_fit, rate_fit):
+                share_fit, rate_fit, class_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 

@@ -303,7 +303,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             if text or caption:
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",
-                                  extra={"caption": caption, "labels": text, "values": values}))
+                                  extra={"caption": caption, "labels": text, "values": values,
+                                         "drawn": block.meta.get("series") or []}))
             continue
         if not block.text.strip():
             continue

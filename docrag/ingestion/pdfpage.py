@@ -8,7 +8,7 @@ from pathlib import Path
 
 from docrag.errors import FileFailed
 from docrag.geometry import Box
-from docrag.ingestion import figure_ocr, figures, imagelayout, layout, tables
+from docrag.ingestion import chart_marks, figure_ocr, figures, imagelayout, layout, tables
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
 from docrag.ingestion.render import Rendered, effective_dpi, render_pymupdf
@@ -176,6 +176,10 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
             result.words = words = words + drawn
             read = [f.meta["ocr_text"] for f in figure_blocks if "ocr_text" in f.meta]
             result.text = text = "\n\n".join([text, *read])
+    if not page.rotation:   # vector charts' values read off the drawing (page and drawing frames agree)
+        for fig in figure_blocks:
+            if fig.meta.get("source") == "drawing" and (series := chart_marks.read_series(drawings, words, fig.box)):
+                fig.meta["series"] = series
     regions = table_blocks + figure_blocks
     text_blocks = layout.text_blocks(text_lines, [b.box for b in regions])
     result.blocks = finish_blocks(text_blocks, regions, words)

@@ -1,0 +1,362 @@
+"""Values of a vector chart read off its drawing: bars and lines mapped through the value axis.
+
+A chart drawn as vector graphics (a statistics office's release, a 10-K's performance graph, a broker note's
+matplotlib figure) often prints no data label: its values exist only as the height of a bar or the vertex of a
+line. Read like a person with a ruler: the value axis is a column of evenly stepped tick labels (their centres
+give the linear map from a y coordinate to a value); the categories are the row of labels under the plot; a
+bar is a filled rectangle standing on a common baseline, a line a stroked polyline with sloped segments; a
+series is named by the legend entry drawn in its colour. What cannot be read safely is not read: two value
+axes (which series uses which?), stacked bars, rotated pages.
+
+The result (``Block.meta["series"]``) is approximate by construction and is labelled so wherever it is quoted
+(``docrag.generation.extractive_answer``: "read off the drawing").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from statistics import median
+from typing import NamedTuple
+
+from docrag.geometry import Box
+from docrag.types import Word
+
+_TICK = re.compile(r"^\(?[-−–]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s*%?\)?$")
+_YEARISH = re.compile(r"^(?:19|20)\d\d$")
+MIN_TICKS = 3              # a value axis prints at least this many tick labels ...
+STEP_TOLERANCE = 0.02      # ... evenly stepped (values and positions) within this share of a step
+MIN_MARKS = 3              # a chart read off its drawing has at least this many bars or line vertices
+LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
+MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
+MIN_LINE_PT = 8.0          # a data line's path is at least this long (an "x" marker's strokes are shorter)
+
+
+@dataclass(frozen=True)
+class ValueAxis:
+    """value = ``a`` + ``b`` · y (page points, y down); ``step`` between ticks; tick ``prefix``/``suffix``."""
+
+    a: float
+    b: float
+    step: float
+    x0: float           # the tick labels' column
+    x1: float
+    y_top: float        # the top and bottom ticks' centres
+    y_bottom: float
+    prefix: str = ""
+    suffix: str = ""
+
+    def value(self, y: float) -> float:
+        return self.a + self.b * y
+
+    def y_of(self, value: float) -> float:
+        return (value - self.a) / self.b
+
+    @property
+    def decimals(self) -> int:
+        """Digits a read value is given with: one finer than the tick step (0.2 -> 2, 50 -> 0)."""
+        return max(0, math.ceil(-math.log10(self.step)) + 1) if self.step > 0 else 0
+
+
+def _tick_value(text: str) -> float | None:
+    t = text.strip()
+    if not _TICK.match(t) or _YEARISH.match(t):
+        return None
+    neg = t.startswith("(") and t.endswith(")")
+    t = re.sub(r"[()$€£¥%,\s]", "", t).replace("−", "-").replace("–", "-")
+    try:
+        v = float(t)
+    except ValueError:
+        return None
+    return -v if neg else v
+
+
+def _centre_y(b) -> float:
+    return (b.y0 + b.y1) / 2
+
+
+def _centre_x(b) -> float:
+    return (b.x0 + b.x1) / 2
+
+
+def _even(xs: list[float]) -> bool:
+    steps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
+    if not steps or min(abs(s) for s in steps) == 0:
+        return False
+    mid = median(steps)
+    return all(abs(s - mid) <= STEP_TOLERANCE * abs(mid) + 0.6 for s in steps)
+
+
+def _even_spread(xs: list[float]) -> bool:
+    """Positions spaced evenly within a fifth of their median spacing (category labels of an axis)."""
+    steps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
+    return len(steps) >= 2 and all(abs(s - median(steps)) <= 0.2 * median(steps) for s in steps)
+
+
+def _axis_of(column: list[tuple[Word, float]]) -> ValueAxis | None:
+    """The linear map of a column of tick labels (top to bottom, values falling, evenly stepped)."""
+    column = sorted(column, key=lambda t: _centre_y(t[0].box))
+    ys = [_centre_y(w.box) for w, _ in column]
+    vs = [v for _, v in column]
+    if len(column) < MIN_TICKS or any(b >= a for a, b in zip(vs, vs[1:], strict=False)):
+        return None
+    value_steps = [a - b for a, b in zip(vs, vs[1:], strict=False)]
+    if max(value_steps) - min(value_steps) > STEP_TOLERANCE * median(value_steps) or not _even(ys):
+        return None
+    b = (vs[-1] - vs[0]) / (ys[-1] - ys[0])
+    a = vs[0] - b * ys[0]
+    texts = [w.text.strip() for w, _ in column]
+    prefix = next((c for c in "$€£¥" if all(c in t for t in texts if t.strip("()-−–0") != "")), "")
+    suffix = "%" if all(t.rstrip(")").endswith("%") for t in texts) else ""
+    return ValueAxis(a, b, median(value_steps), min(w.box.x0 for w, _ in column),
+                     max(w.box.x1 for w, _ in column), ys[0], ys[-1], prefix, suffix)
+
+
+def value_axis(words: list[Word]) -> ValueAxis | None:
+    """The one value axis among ``words`` (a figure's): tick labels aligned on their right (or left) edge in a
+    column. None when there is none, or two columns of ticks that map differently (a dual-axis chart)."""
+    ticks = [(w, v) for w in words if (v := _tick_value(w.text)) is not None]
+    columns: list[list[tuple[Word, float]]] = []
+    for edge in (lambda b: b.x1, lambda b: b.x0):
+        aligned: list[list[tuple[Word, float]]] = []
+        for w, v in sorted(ticks, key=lambda t: edge(t[0].box)):
+            if aligned and abs(edge(aligned[-1][-1][0].box) - edge(w.box)) <= 3.0:
+                aligned[-1].append((w, v))
+            else:
+                aligned.append([(w, v)])
+        columns.extend(aligned)
+    found: list[ValueAxis] = []
+    for col in sorted(columns, key=len, reverse=True):   # a column read whole before its right-aligned part
+        axis = _axis_of(col)
+        if axis is not None and not any(abs(axis.x0 - f.x0) < 3 and abs(axis.y_top - f.y_top) < 3 for f in found):
+            found.append(axis)
+    return found[0] if len(found) == 1 else None
+
+
+def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, float]]:
+    """The category labels under the plot: the first row of words below ``below`` (right of the value
+    axis), words a small gap apart joined into one label; (label, x centre) left to right."""
+    cands = [w for w in words if w.box.y0 >= below - 3 and _centre_x(w.box) >= left and w.box.height < 3 * w.box.width]
+    while cands:   # row by row, top down: the first with MIN_MARKS labels (not a negative bar's data label)
+        top = min(w.box.y0 for w in cands)
+        height = median(w.box.height for w in cands)
+        row = sorted((w for w in cands if w.box.y0 <= top + 0.6 * height), key=lambda w: w.box.x0)
+        labels: list[list[Word]] = []
+        for w in row:
+            if labels and w.box.x0 - labels[-1][-1].box.x1 <= 0.4 * height:
+                labels[-1].append(w)
+            else:
+                labels.append([w])
+        singles = [[w] for w in row]   # tightly set labels ("9/18 12/18 3/19"): evenly spaced words each
+        if len(singles) > len(labels) and _even_spread([_centre_x(w.box) for w in row]):
+            labels = singles
+        if len(labels) >= MIN_MARKS:
+            return [(" ".join(w.text for w in group).strip(), (group[0].box.x0 + group[-1].box.x1) / 2)
+                    for group in labels]
+        cands = [w for w in cands if w.box.y0 > top + 0.6 * height]
+    return []
+
+
+def _whiteish(c) -> bool:
+    return c is None or min(c) >= 0.93
+
+
+def _same_colour(a, b) -> bool:
+    return a is not None and b is not None and all(abs(x - y) <= 0.02 for x, y in zip(a, b, strict=False))
+
+
+def _rect_of(d: dict):
+    """The rectangle a filled drawing is, or None (a rect item, or four axis-parallel lines closing one)."""
+    items = d.get("items", ())
+    if len(items) == 1 and items[0][0] == "re":
+        return items[0][1]
+    if len(items) == 1 and items[0][0] == "qu":
+        return items[0][1].rect
+    if 3 <= len(items) <= 4 and all(i[0] == "l" for i in items):
+        if all(abs(i[1].x - i[2].x) < 0.5 or abs(i[1].y - i[2].y) < 0.5 for i in items):
+            return d["rect"]
+    return None
+
+
+def _polyline(d: dict) -> list[tuple[float, float]] | None:
+    """The vertices of a stroked line (straight or smoothed segments) with a sloped segment: a data line, not
+    a rule, a grid line or a marker (a closed shape, or one short stroke of an "x")."""
+    items = d.get("items", ())
+    if not items or any(i[0] not in ("l", "c") for i in items):
+        return None
+    ends = [(i[1], i[-1]) for i in items]   # a curve runs from its first point to its last
+    if not any(abs(a.x - b.x) > 0.5 and abs(a.y - b.y) > 0.5 for a, b in ends):
+        return None
+    start, end = ends[0][0], ends[-1][1]
+    if abs(start.x - end.x) < 0.5 and abs(start.y - end.y) < 0.5:
+        return None   # closed: a marker
+    if sum(abs(a - b) for a, b in ends) < MIN_LINE_PT:
+        return None
+    return [(start.x, start.y)] + [(b.x, b.y) for _, b in ends]
+
+
+def _dashes(d: dict) -> str:
+    """A stroke's dash pattern, "" when solid ("[] 0" is PyMuPDF's solid)."""
+    dashes = (d.get("dashes") or "").strip()
+    return "" if dashes in ("", "[] 0", "[] 0.0") else dashes
+
+
+class _R(NamedTuple):
+    """A mark's rectangle in page points (a line's vertex is a zero-size one)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+
+@dataclass
+class _Series:
+    colour: tuple
+    kind: str                     # "bar" or "line"
+    marks: list[_R]              # bar rectangles, or vertices as point boxes
+    dashes: str = ""             # a line's dash pattern ("" solid)
+    name: str = ""
+
+
+def _marks(drawings: list[dict], box: Box, axis: ValueAxis) -> tuple[list[_Series], list[dict]]:
+    """Bars and lines inside ``box`` right of the axis, grouped by colour; the drawings left over."""
+    series: dict[tuple, _Series] = {}
+    rest: list[dict] = []
+    plot_w = box.x1 - axis.x1
+    for d in drawings:
+        r = d["rect"]
+        if not (box.x0 - 2 <= r.x0 and r.x1 <= box.x1 + 2 and box.y0 - 2 <= r.y0 and r.y1 <= box.y1 + 2):
+            continue
+        fill, colour = d.get("fill"), d.get("color")
+        rect = _rect_of(d) if d.get("type") in ("f", "fs") and not _whiteish(fill) else None
+        if rect is None and d.get("type") == "s" and (d.get("width") or 0) >= 2 and not _whiteish(colour):
+            items = d.get("items", ())   # a bar drawn as one thick vertical stroke
+            if len(items) == 1 and items[0][0] == "l" and abs(items[0][1].x - items[0][2].x) < 0.5:
+                half = d["width"] / 2
+                rect = type(r)(r.x0 - half, r.y0, r.x1 + half, r.y1)
+                fill = colour
+        if rect is not None and rect.x0 >= axis.x1 - 1 and 0.8 <= rect.width <= 0.3 * plot_w and rect.height > 0.3:
+            key = ("bar", *(round(c, 2) for c in fill))
+            series.setdefault(key, _Series(tuple(fill), "bar", [])).marks.append(
+                _R(rect.x0, rect.y0, rect.x1, rect.y1))
+            continue
+        pts = _polyline(d) if d.get("type") in ("s", "fs") and not _whiteish(colour) else None
+        if pts is not None and min(p[0] for p in pts) >= axis.x1 - 1:
+            dashes = _dashes(d)
+            key = ("line", dashes, *(round(c, 2) for c in colour))   # solid and dashed lines apart
+            series.setdefault(key, _Series(tuple(colour), "line", [], dashes)).marks.extend(
+                _R(x, y, x, y) for x, y in pts)
+            continue
+        rest.append(d)
+    return list(series.values()), rest
+
+
+def _baseline(bars: list[_R]) -> float | None:
+    """The y coordinate most bars stand on (or hang from), if at least :data:`MIN_MARKS` share it."""
+    edges = [round(b.y1) for b in bars] + [round(b.y0) for b in bars]
+    best = max(set(edges), key=lambda e: sum(1 for b in bars if min(abs(b.y1 - e), abs(b.y0 - e)) <= 1.0))
+    n = sum(1 for b in bars if min(abs(b.y1 - best), abs(b.y0 - best)) <= 1.0)
+    return float(best) if n >= MIN_MARKS else None
+
+
+def _legend_name(s: _Series, rest: list[dict], words: list[Word], others: list) -> str:
+    """The words right of a small drawing in the series' colour (its legend sample), up to the next sample."""
+    samples = [d["rect"] for d in rest if max(d["rect"].width, d["rect"].height) <= MAX_SAMPLE_PT
+               and (_same_colour(d.get("color"), s.colour) or _same_colour(d.get("fill"), s.colour))
+               and (s.kind == "bar" or _dashes(d) == s.dashes)]
+    for r in sorted(samples, key=lambda r: -r.x1):
+        cy = (r.y0 + r.y1) / 2
+        row = sorted((w for w in words if w.box.y0 - 2 <= cy <= w.box.y1 + 2 and w.box.x0 >= r.x1 - 1),
+                     key=lambda w: w.box.x0)
+        if not row or row[0].box.x0 - r.x1 > LEGEND_GAP_PT:
+            continue
+        stop = min((o.x0 for o in others if o.x0 > r.x1 + 1 and o.y0 - 2 <= cy <= o.y1 + 2), default=math.inf)
+        name = [row[0]]
+        for w in row[1:]:
+            if w.box.x0 >= stop or w.box.x0 - name[-1].box.x1 > 1.5 * w.box.height:
+                break
+            name.append(w)
+        return " ".join(w.text for w in name)
+    return ""
+
+
+def _at(xs: list[tuple[float, float]], cx: float, spacing: float) -> float | None:
+    """A line's y at ``cx``: its nearest vertex within a third of the category spacing, else interpolated."""
+    near = min(xs, key=lambda p: abs(p[0] - cx))
+    if abs(near[0] - cx) <= spacing / 3:
+        return near[1]
+    left = [p for p in xs if p[0] <= cx]
+    right = [p for p in xs if p[0] >= cx]
+    if not left or not right:
+        return None
+    (x0, y0), (x1, y1) = left[-1], right[0]
+    return y0 if x1 == x0 else y0 + (y1 - y0) * (cx - x0) / (x1 - x0)
+
+
+def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]:
+    """The series of the vector chart in ``box`` (page points, unrotated page), each
+    ``{"name", "kind", "values": [[category, value], ...], "prefix", "suffix", "decimals"}`` with values rounded
+    one digit finer than the axis step (a line adds its highest and lowest vertex, ``"max"`` and ``"min"``, as
+    [nearest category, value]); [] when the chart cannot be read safely."""
+    inside = [w for w in words if box.expanded(2).contains(w.box, tol=1.0)]
+    axis = value_axis(inside)
+    if axis is None:
+        return []
+    found, rest = _marks(drawings, box, axis)
+    bars = [b for s in found if s.kind == "bar" for b in s.marks]
+    base = _baseline(bars) if bars else None
+    if bars and base is None:
+        return []
+    if bars and any(abs(b.y1 - base) > 1 and abs(b.y0 - base) > 1 for b in bars):
+        return []   # stacked (or floating) bars: a segment's height is not its value
+    marks = [b for s in found for b in s.marks]
+    if len(marks) < MIN_MARKS:
+        return []
+    # the category labels: the first row under the lowest tick (under the zero line, or at the plot's foot)
+    cats = _label_row([w for w in inside if _tick_value(w.text) is None or w.box.x0 > axis.x1 + 2],
+                      axis.y_bottom, axis.x1 + 1)
+    if len(cats) < MIN_MARKS:
+        return []
+    spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
+    samples = [d["rect"] for d in rest if max(d["rect"].width, d["rect"].height) <= MAX_SAMPLE_PT]
+    out: list[dict] = []
+    lo, hi = axis.value(axis.y_bottom) - axis.step, axis.value(axis.y_top) + axis.step
+    for s in found:
+        values: list[list] = []
+        if s.kind == "bar":
+            for b in sorted(s.marks, key=lambda b: b.x0):
+                label, cx = min(cats, key=lambda c: abs(c[1] - _centre_x(b)))
+                if abs(cx - _centre_x(b)) > max(0.6 * spacing, b.width):
+                    continue
+                y = b.y0 if abs(b.y1 - base) <= 1 else b.y1   # a bar rises from the baseline or hangs below
+                values.append([label, round(axis.value(y), axis.decimals)])
+        else:
+            pts = sorted({(round(b.x0, 1), b.y0) for b in s.marks})
+            if len(pts) < MIN_MARKS or not all(lo <= axis.value(y) <= hi for _, y in pts):
+                continue   # a line off this axis' range: another panel's, or another axis'
+            for label, cx in cats:
+                if pts[0][0] - spacing / 3 <= cx <= pts[-1][0] + spacing / 3:
+                    y = _at(pts, cx, spacing)
+                    if y is not None:
+                        values.append([label, round(axis.value(y), axis.decimals)])
+        if not all(lo <= v[1] <= hi for v in values):
+            continue   # a bar beyond the axis: drawn against another axis or panel
+        if len({v[0] for v in values}) < min(MIN_MARKS, len(cats)) or len({v[0] for v in values}) != len(values):
+            continue
+        record = {"name": _legend_name(s, rest, inside, samples), "kind": s.kind, "values": values,
+                  "prefix": axis.prefix, "suffix": axis.suffix, "decimals": axis.decimals}
+        if s.kind == "line":   # a line peaks between categories too: its highest and lowest vertex
+            for key, pick in (("max", min), ("min", max)):   # y grows downwards
+                x, y = pick(pts, key=lambda p: p[1])
+                record[key] = [min(cats, key=lambda c: abs(c[1] - x))[0], round(axis.value(y), axis.decimals)]
+        out.append(record)
+    return out
+
+
+__all__ = ["ValueAxis", "read_series", "value_axis"]
