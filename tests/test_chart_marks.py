@@ -105,7 +105,7 @@ def test_which_series_is_lower_at_the_end_compares_the_series():
     assert drawn_answer(series, question + " lowest", idf).startswith("All items — about 2.70 at Jul'25")
 
 
-def test_two_value_axes_are_not_read():
+def test_two_value_axes_neither_in_percent_are_not_read():
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     _line_chart(page, right_axis=True)
@@ -129,8 +129,74 @@ def test_bars_stand_on_the_baseline_and_stacked_bars_are_not_read():
     (bars,) = read_series(page.get_drawings(), _words(page), box)
     assert bars["kind"] == "bar"
     assert bars["values"] == [["2019", 12.0], ["2020", 25.0], ["2021", -8.0], ["2022", 18.0]]
-    page.draw_rect(pymupdf.Rect(110, 280 - 50, 140, 280), color=None, fill=(0.1, 0.1, 0.8))   # stacked on 2019
+    page.draw_rect(pymupdf.Rect(170, 100, 200, 120), color=None, fill=(0.1, 0.1, 0.8))   # floating over 2020
     assert read_series(page.get_drawings(), _words(page), box) == []
+
+
+def _combo_chart(page) -> None:
+    """After the CAICT computing-power white paper's Figure 2: one path paints every bar (rect items), a line
+    on a right-hand percentage axis, a legend of a swatch and a short line under the plot."""
+    for i in range(4):
+        page.insert_text((60, 400 - 40 * i + 3), str(150 * i), fontsize=8)          # 0 .. 450, left
+        page.insert_text((470, 400 - 40 * i + 3), f"{15 * i}%", fontsize=8)        # 0% .. 45%, right
+    bars, growth = (138, 173, 230, 305, 425), (24, 24, 33, 32, 39)
+    shape = page.new_shape()
+    for i, v in enumerate(bars):
+        shape.draw_rect(pymupdf.Rect(110 + 65 * i, 400 - v * 40 / 150, 130 + 65 * i, 400))
+    shape.finish(color=None, fill=(0.31, 0.51, 0.74))
+    shape.commit()
+    page.draw_polyline([pymupdf.Point(120 + 65 * i, 400 - g * 40 / 15) for i, g in enumerate(growth)],
+                       color=(0.75, 0.31, 0.3), width=1.5)
+    for i in range(5):
+        page.insert_text((110 + 65 * i, 415), str(2016 + i), fontsize=8)
+    page.draw_rect(pymupdf.Rect(150, 431, 156, 437), color=None, fill=(0.31, 0.51, 0.74))
+    page.insert_text((160, 437), "全球算力规模(EFlops)", fontsize=8, fontname="china-s")
+    page.draw_line((300, 434), (320, 434), color=(0.75, 0.31, 0.3), width=1.5)
+    page.insert_text((324, 437), "全球算力增速", fontsize=8, fontname="china-s")
+
+
+def test_a_combination_chart_reads_bars_on_the_amount_axis_and_the_line_on_the_percent_axis():
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=808)
+    _combo_chart(page)
+    box = Box.points(50, 250, 500, 445, 595, 808)
+    series = {s["name"]: s for s in read_series(page.get_drawings(), _words(page), box)}
+    assert set(series) == {"全球算力规模(EFlops)", "全球算力增速"}   # the swatch under the plot names, it is no bar
+    size, growth = series["全球算力规模(EFlops)"], series["全球算力增速"]
+    assert size["kind"] == "bar" and [v for _, v in size["values"]] == pytest.approx([138, 173, 230, 305, 425], abs=1)
+    assert growth["suffix"] == "%" and [v for _, v in growth["values"]] == pytest.approx([24, 24, 33, 32, 39], abs=1)
+    from docrag.generation.extractive_chart_drawn import drawn_answer
+    from docrag.generation.extractive_units import tokenize
+
+    def answer(question: str) -> str:
+        return drawn_answer(list(series.values()), question, dict.fromkeys(tokenize(question), 1.0)) or ""
+
+    assert answer("图2中，全球算力规模首次超过300 EFlops是在哪一年？").startswith("约305 — 2019（全球算力规模")
+    assert answer("图2中，全球算力增速最高的是哪一年？约为多少？").startswith("约39% — 2020（全球算力增速")
+    assert answer("图2中，2016-2019年全球算力增速最高的是哪一年？").startswith("约33% — 2018")   # within the span
+
+
+def test_stacked_columns_give_each_segment_its_height():
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=808)
+    for i in range(6):
+        page.insert_text((60, 400 - 40 * i + 3), f"{0.5 * i:.2f}", fontsize=8)   # 0.00 .. 2.50
+    stacks = {"2018": (1.48, 0.13, 0.19), "2019": (1.49, 0.21, 0.18), "2020": (1.59, 0.22, 0.20)}
+    colours = ((0.31, 0.51, 0.74), (0.75, 0.31, 0.3), (0.61, 0.73, 0.35))
+    for i, (year, parts) in enumerate(stacks.items()):
+        y = 400.0
+        for part, colour in zip(parts, colours, strict=True):
+            page.draw_rect(pymupdf.Rect(120 + 110 * i, y - part * 80, 160 + 110 * i, y), color=None, fill=colour)
+            y -= part * 80
+        page.insert_text((130 + 110 * i, 415), year, fontsize=8)
+    for i, (colour, name) in enumerate(zip(colours, ("IT hardware", "IT software", "IT services"), strict=True)):
+        page.draw_rect(pymupdf.Rect(150 + 80 * i, 431, 156 + 80 * i, 437), color=None, fill=colour)
+        page.insert_text((160 + 80 * i, 437), name, fontsize=8)
+    box = Box.points(50, 150, 500, 445, 595, 808)
+    series = {s["name"]: s for s in read_series(page.get_drawings(), _words(page), box)}
+    assert series["IT hardware"]["kind"] == "segment"
+    assert dict(series["IT hardware"]["values"]) == pytest.approx({"2018": 1.48, "2019": 1.49, "2020": 1.59}, abs=0.011)
+    assert dict(series["IT software"]["values"]) == pytest.approx({"2018": 0.13, "2019": 0.21, "2020": 0.22}, abs=0.011)
 
 
 @pytest.mark.skipif(not REAL_BLS.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")

@@ -22,6 +22,13 @@ _WHICH = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 _WHICH_WHEN = re.compile(r"\bwhich\s+(?:\w+\s+){0,2}?(?:month|quarter|year|period|date|day|week|group|time)s?\b"
                          r"|哪(?:一|个)?(?:年|月|季度|组|天|期)", re.IGNORECASE)
 _END = re.compile(r"\bend(?:ed|ing)?\b|\bfinal\b|\blast\b|期末|末", re.IGNORECASE)
+_YEAR_MONTH = re.compile(r"((?:19|20)\d\d)\s*(?:[-/.]|年)\s*(\d{1,2})(?!\d)")
+NAMED_SHARE = 0.6
+# "首次超过300 EFlops", "first exceeded $200": the first category past a threshold
+_FIRST_PAST = re.compile(r"首次(?P<zh>超过|突破|高于|达到|低于|跌破)\s*(?P<a>[\d.,]+)|\bfirst\s+(?P<en>exceed(?:ed|s)?|"
+                         r"surpass(?:ed|es)?|top(?:ped|s)?|rose above|went above|crossed|fell below|dropped below|"
+                         r"went below)\s+\$?(?P<b>[\d.,]+)", re.IGNORECASE)
+_BELOW = ("低于", "跌破", "fell below", "dropped below", "went below")
 _NOTE_EN = "read off the drawing: the chart prints no data label"
 _NOTE_ZH = "读图估计：图中未标注数值"
 
@@ -32,18 +39,29 @@ def _fmt(series: dict[str, Any], value: float) -> str:
 
 
 def _named(series: list[dict[str, Any]], idf: dict[str, float]) -> list[dict[str, Any]]:
-    """The series whose legend name shares the most question weight, the name most fully asked first ("all
-    items", not "all items less food and energy"); all of them when none is named."""
-    def weight(s: dict[str, Any]) -> tuple[float, float]:   # question weight, then the name's share asked
+    """The series the question names: question weight of the legend name x the root of the share of the name
+    asked, within ``NAMED_SHARE`` of the best ("all items", not "all items less food and energy"; both series a
+    question names); all of them when none is named."""
+    def score(s: dict[str, Any]) -> float:
         toks = set(tokenize(s.get("name", "")))
-        return round(sum(idf.get(t, 0.0) for t in toks), 6), len(toks & idf.keys()) / max(len(toks), 1)
-    best = max((weight(s) for s in series), default=(0.0, 0.0))
-    return [s for s in series if weight(s) == best] if best[0] > 0 else list(series)
+        weight = sum(idf.get(t, 0.0) for t in toks)
+        return weight * (len(toks & idf.keys()) / max(len(toks), 1)) ** 0.5
+    best = max((score(s) for s in series), default=0.0)
+    return [s for s in series if score(s) >= NAMED_SHARE * best] if best > 0 else list(series)
 
 
-def _asked(values: list[list], idf: dict[str, float]) -> list[list]:
-    """The categories the question names whole ("Apr", "第5组", "2019")."""
-    return [v for v in values if (toks := tokenize(str(v[0]))) and set(toks) <= idf.keys()]
+def _ym(text: str) -> tuple[int, int] | None:
+    """(year, month) of a category label or a question's date: "2022-08", "2022/8", "2022年8月"."""
+    m = _YEAR_MONTH.search(text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _asked(values: list[list], idf: dict[str, float], question: str = "") -> list[list]:
+    """The categories the question names whole ("Apr", "第5组", "2019"), or by year and month ("2022年8月" for
+    "2022-08")."""
+    months = {ym for m in _YEAR_MONTH.finditer(question) if (ym := _ym(m.group(0)))}
+    return [v for v in values if ((toks := tokenize(str(v[0]))) and set(toks) <= idf.keys())
+            or (months and _ym(str(v[0])) in months)]
 
 
 def _extreme(question: str) -> str | None:
@@ -53,41 +71,68 @@ def _extreme(question: str) -> str | None:
     return "max" if high else None
 
 
+def _read(s: dict[str, Any], category: str, value: float, zh: bool) -> str:
+    """"about 2.30 — Apr (All items; read off the drawing ...)", "约55% — 2020（算力增速，读图估计…）"."""
+    name = s.get("name") or ""
+    if zh:
+        return f"约{_fmt(s, value)} — {category}（{name + '，' if name else ''}{_NOTE_ZH}）"
+    return f"about {_fmt(s, value)} — {category} ({name + '; ' if name else ''}{_NOTE_EN})"
+
+
+def _first_past(series: list[dict[str, Any]], past: re.Match, zh: bool) -> list[str]:
+    """The first category of each series past the threshold asked ("首次超过300", "first exceeded $200")."""
+    verb = (past.group("zh") or past.group("en") or "").lower()
+    limit = float((past.group("a") or past.group("b")).replace(",", ""))
+    out = []
+    for s in series:
+        hit = next((v for v in s["values"] if (v[1] < limit if verb in _BELOW else v[1] > limit)), None)
+        if hit is not None:
+            out.append(_read(s, hit[0], hit[1], zh))
+    return out
+
+
+def _which_series(drawn: list[dict[str, Any]], extreme: str, question: str, idf: dict[str, float],
+                  zh: bool) -> list[str]:
+    """Which series is highest / lowest, compared at the category asked, else at the end."""
+    values = drawn[0]["values"]
+    cats = _asked(values, idf, question) or ([values[-1]] if _END.search(question) else [])
+    if not cats:
+        return []
+    at = cats[-1][0]
+    points = [(s, v) for s in drawn for c, v in s["values"] if c == at and s.get("name")]
+    if not points:
+        return []
+    s, v = (min if extreme == "min" else max)(points, key=lambda p: p[1])
+    if zh:
+        return [f"{s['name']} — {at}约{_fmt(s, v)}（{_NOTE_ZH}）"]
+    return [f"{s['name']} — about {_fmt(s, v)} at {at} ({_NOTE_EN})"]
+
+
 def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, float]) -> str | None:
     """``drawn_read``: the value(s) a chart's drawing shows for what the question asks (a named category, the
-    highest or lowest point of a series, or which series is highest or lowest at a category or at the end),
-    each with its category and series and labelled as read off the drawing; None when the question asks
-    none of these."""
+    highest or lowest point of a series, the first category past a threshold, or which series is highest or
+    lowest at a category or at the end), each with its category and series and labelled as read off the
+    drawing; None when the question asks none of these."""
     if not drawn:
         return None
     zh = bool(_CJK.search(question))
-    about, note = ("约", _NOTE_ZH) if zh else ("about ", _NOTE_EN)
     extreme = _extreme(question)
     chosen = _named(drawn, idf)
-    parts: list[str] = []
+    past = _FIRST_PAST.search(question)
+    if past:
+        return "; ".join(_first_past(chosen, past, zh)) or None
     if extreme and len(drawn) > 1 and _WHICH.search(question) and not _WHICH_WHEN.search(question):
-        # which series is highest / lowest: compared at the category asked, else at the end
-        cats = _asked(drawn[0]["values"], idf) or ([drawn[0]["values"][-1]] if _END.search(question) else [])
-        if cats:
-            at = cats[-1][0]
-            points = [(s, v) for s in drawn for c, v in s["values"] if c == at and s.get("name")]
-            if points:
-                s, v = (min if extreme == "min" else max)(points, key=lambda p: p[1])
-                parts.append(f"{s['name']} — {about}{_fmt(s, v)} at {at} ({note})" if not zh
-                             else f"{s['name']} — {at}{about}{_fmt(s, v)}（{note}）")
-    else:
-        for s in chosen:
-            name = f"{s['name']}; " if s.get("name") and not zh else (f"{s['name']}，" if s.get("name") else "")
-            cats = _asked(s["values"], idf)
-            if cats:
-                picked = cats
-            elif extreme:
-                pick = min if extreme == "min" else max
-                picked = [s[extreme]] if s.get(extreme) else [pick(s["values"], key=lambda v: v[1])]
-            else:
-                continue
-            parts.extend(f"{about}{_fmt(s, v)} — {c}" + (f"（{name}{note}）" if zh else f" ({name}{note})")
-                         for c, v in picked)
+        return "; ".join(_which_series(drawn, extreme, question, idf, zh)) or None
+    parts: list[str] = []
+    for s in chosen:
+        picked = _asked(s["values"], idf, question)
+        if extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
+            span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
+            picked = [(min if extreme == "min" else max)(span, key=lambda v: v[1])]
+        elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category
+            pick = min if extreme == "min" else max
+            picked = [s[extreme]] if s.get(extreme) else [pick(s["values"], key=lambda v: v[1])]
+        parts.extend(_read(s, c, v, zh) for c, v in picked)
     return "; ".join(parts) or None
 
 

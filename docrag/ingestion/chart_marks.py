@@ -30,6 +30,8 @@ STEP_TOLERANCE = 0.02      # ... evenly stepped (values and positions) within th
 MIN_MARKS = 3              # a chart read off its drawing has at least this many bars or line vertices
 LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
 MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
+_LEFT = re.compile(r"左轴|\bleft(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(lhs\)|\blhs\b", re.IGNORECASE)
+_RIGHT = re.compile(r"右轴|\bright(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(rhs\)|\brhs\b", re.IGNORECASE)
 MIN_LINE_PT = 8.0          # a data line's path is at least this long (an "x" marker's strokes are shorter)
 
 
@@ -113,9 +115,16 @@ def _axis_of(column: list[tuple[Word, float]]) -> ValueAxis | None:
                      max(w.box.x1 for w, _ in column), ys[0], ys[-1], prefix, suffix)
 
 
-def value_axis(words: list[Word]) -> ValueAxis | None:
-    """The one value axis among ``words`` (a figure's): tick labels aligned on their right (or left) edge in a
-    column. None when there is none, or two columns of ticks that map differently (a dual-axis chart)."""
+def _same_map(a: ValueAxis, b: ValueAxis) -> bool:
+    """Two tick columns that give the same value at both ends of either (a column read whole, and its ticks
+    aligned on the other edge: "1 2 3" and "1.5 2.5 3.5" of one axis)."""
+    span = abs(a.value(a.y_bottom) - a.value(a.y_top)) or 1.0
+    return all(abs(a.value(y) - b.value(y)) <= 0.01 * span for y in (a.y_top, a.y_bottom, b.y_top, b.y_bottom))
+
+
+def value_axes(words: list[Word]) -> list[ValueAxis]:
+    """The value axes among ``words`` (a figure's), left to right: columns of tick labels aligned on their right
+    (or left) edge that map y to values differently (one, or two on a dual-axis chart)."""
     ticks = [(w, v) for w in words if (v := _tick_value(w.text)) is not None]
     columns: list[list[tuple[Word, float]]] = []
     for edge in (lambda b: b.x1, lambda b: b.x0):
@@ -129,9 +138,15 @@ def value_axis(words: list[Word]) -> ValueAxis | None:
     found: list[ValueAxis] = []
     for col in sorted(columns, key=len, reverse=True):   # a column read whole before its right-aligned part
         axis = _axis_of(col)
-        if axis is not None and not any(abs(axis.x0 - f.x0) < 3 and abs(axis.y_top - f.y_top) < 3 for f in found):
+        if axis is not None and not any(_same_map(axis, f) for f in found):
             found.append(axis)
-    return found[0] if len(found) == 1 else None
+    return sorted(found, key=lambda a: a.x0)
+
+
+def value_axis(words: list[Word]) -> ValueAxis | None:
+    """The one value axis among ``words`` (a figure's); None when there is none or there are two."""
+    axes = value_axes(words)
+    return axes[0] if len(axes) == 1 else None
 
 
 def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, float]]:
@@ -166,17 +181,16 @@ def _same_colour(a, b) -> bool:
     return a is not None and b is not None and all(abs(x - y) <= 0.02 for x, y in zip(a, b, strict=False))
 
 
-def _rect_of(d: dict):
-    """The rectangle a filled drawing is, or None (a rect item, or four axis-parallel lines closing one)."""
+def _rects_of(d: dict) -> list:
+    """The rectangles a filled drawing paints: each rect item (one path may paint every bar of a series), or
+    four axis-parallel lines closing one."""
     items = d.get("items", ())
-    if len(items) == 1 and items[0][0] == "re":
-        return items[0][1]
-    if len(items) == 1 and items[0][0] == "qu":
-        return items[0][1].rect
+    if items and all(i[0] in ("re", "qu") for i in items):
+        return [i[1] if i[0] == "re" else i[1].rect for i in items]
     if 3 <= len(items) <= 4 and all(i[0] == "l" for i in items):
         if all(abs(i[1].x - i[2].x) < 0.5 or abs(i[1].y - i[2].y) < 0.5 for i in items):
-            return d["rect"]
-    return None
+            return [d["rect"]]
+    return []
 
 
 def _polyline(d: dict) -> list[tuple[float, float]] | None:
@@ -214,6 +228,10 @@ class _R(NamedTuple):
     def width(self) -> float:
         return self.x1 - self.x0
 
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
 
 @dataclass
 class _Series:
@@ -224,30 +242,32 @@ class _Series:
     name: str = ""
 
 
-def _marks(drawings: list[dict], box: Box, axis: ValueAxis) -> tuple[list[_Series], list[dict]]:
-    """Bars and lines inside ``box`` right of the axis, grouped by colour; the drawings left over."""
+def _marks(drawings: list[dict], box: Box, left: float, right: float) -> tuple[list[_Series], list[dict]]:
+    """Bars and lines inside ``box`` between the plot's ``left`` and ``right`` (its value axes), grouped by
+    colour; the drawings left over."""
     series: dict[tuple, _Series] = {}
     rest: list[dict] = []
-    plot_w = box.x1 - axis.x1
+    plot_w = right - left
     for d in drawings:
         r = d["rect"]
         if not (box.x0 - 2 <= r.x0 and r.x1 <= box.x1 + 2 and box.y0 - 2 <= r.y0 and r.y1 <= box.y1 + 2):
             continue
         fill, colour = d.get("fill"), d.get("color")
-        rect = _rect_of(d) if d.get("type") in ("f", "fs") and not _whiteish(fill) else None
-        if rect is None and d.get("type") == "s" and (d.get("width") or 0) >= 2 and not _whiteish(colour):
+        rects = _rects_of(d) if d.get("type") in ("f", "fs") and not _whiteish(fill) else []
+        if not rects and d.get("type") == "s" and (d.get("width") or 0) >= 2 and not _whiteish(colour):
             items = d.get("items", ())   # a bar drawn as one thick vertical stroke
             if len(items) == 1 and items[0][0] == "l" and abs(items[0][1].x - items[0][2].x) < 0.5:
                 half = d["width"] / 2
-                rect = type(r)(r.x0 - half, r.y0, r.x1 + half, r.y1)
+                rects = [type(r)(r.x0 - half, r.y0, r.x1 + half, r.y1)]
                 fill = colour
-        if rect is not None and rect.x0 >= axis.x1 - 1 and 0.8 <= rect.width <= 0.3 * plot_w and rect.height > 0.3:
+        if rects and all(rect.x0 >= left - 1 and rect.x1 <= right + 1 and 0.8 <= rect.width <= 0.3 * plot_w
+                         and rect.height > 0.3 for rect in rects):
             key = ("bar", *(round(c, 2) for c in fill))
-            series.setdefault(key, _Series(tuple(fill), "bar", [])).marks.append(
-                _R(rect.x0, rect.y0, rect.x1, rect.y1))
+            series.setdefault(key, _Series(tuple(fill), "bar", [])).marks.extend(
+                _R(rect.x0, rect.y0, rect.x1, rect.y1) for rect in rects)
             continue
         pts = _polyline(d) if d.get("type") in ("s", "fs") and not _whiteish(colour) else None
-        if pts is not None and min(p[0] for p in pts) >= axis.x1 - 1:
+        if pts is not None and min(p[0] for p in pts) >= left - 1 and max(p[0] for p in pts) <= right + 1:
             dashes = _dashes(d)
             key = ("line", dashes, *(round(c, 2) for c in colour))   # solid and dashed lines apart
             series.setdefault(key, _Series(tuple(colour), "line", [], dashes)).marks.extend(
@@ -257,8 +277,13 @@ def _marks(drawings: list[dict], box: Box, axis: ValueAxis) -> tuple[list[_Serie
     return list(series.values()), rest
 
 
-def _baseline(bars: list[_R]) -> float | None:
-    """The y coordinate most bars stand on (or hang from), if at least :data:`MIN_MARKS` share it."""
+def _baseline(bars: list[_R], zero: float | None = None) -> float | None:
+    """The y coordinate bars stand on (or hang from): the axis' zero line where bars meet it (stacked segments
+    share other edges), else the one most bars share, if at least :data:`MIN_MARKS` do."""
+    if zero is not None:
+        at_zero = [e for b in bars for e in (b.y0, b.y1) if abs(e - zero) <= 1.5]
+        if at_zero:
+            return median(at_zero)
     edges = [round(b.y1) for b in bars] + [round(b.y0) for b in bars]
     best = max(set(edges), key=lambda e: sum(1 for b in bars if min(abs(b.y1 - e), abs(b.y0 - e)) <= 1.0))
     n = sum(1 for b in bars if min(abs(b.y1 - best), abs(b.y0 - best)) <= 1.0)
@@ -299,57 +324,103 @@ def _at(xs: list[tuple[float, float]], cx: float, spacing: float) -> float | Non
     return y0 if x1 == x0 else y0 + (y1 - y0) * (cx - x0) / (x1 - x0)
 
 
+def _axis_for(s: _Series, name: str, axes: list[ValueAxis]) -> ValueAxis | None:
+    """The axis a series is drawn against: the only one; on a dual-axis chart the one its legend names ("(右轴)",
+    "right axis"), else by the combination chart's convention, bars on the amount axis and lines on the
+    percentage axis (when exactly one axis is in percent)."""
+    if len(axes) == 1:
+        return axes[0]
+    if _LEFT.search(name) or _RIGHT.search(name):
+        return axes[0] if _LEFT.search(name) else axes[-1]
+    pct = [a for a in axes if a.suffix == "%"]
+    if len(pct) != 1:
+        return None
+    return pct[0] if s.kind == "line" else next(a for a in axes if a is not pct[0])
+
+
+def _stacked(bars: list[_R], base: float) -> bool:
+    """Every bar off the baseline sits on another bar (a stacked column's segments)."""
+    return all(abs(b.y1 - base) <= 1 or any(o is not b and abs(b.y1 - o.y0) <= 1 and min(b.x1, o.x1) - max(b.x0, o.x0)
+                                            >= 0.5 * b.width for o in bars) for b in bars)
+
+
+def _bar_values(s: _Series, axis: ValueAxis, base: float, stacked: bool, cats: list[tuple[str, float]],
+                spacing: float) -> list[list]:
+    """[category, value] of a bar series: a bar's top (or a hanging bar's foot) through the axis, a stacked
+    segment's height."""
+    out: list[list] = []
+    for b in sorted(s.marks, key=lambda b: b.x0):
+        label, cx = min(cats, key=lambda c: abs(c[1] - _centre_x(b)))
+        if abs(cx - _centre_x(b)) > max(0.6 * spacing, b.width):
+            continue
+        if stacked:
+            value = axis.value(b.y0) - axis.value(b.y1)
+        else:   # a bar rises from the baseline or hangs below it
+            value = axis.value(b.y0 if abs(b.y1 - base) <= 1 else b.y1)
+        out.append([label, round(value, axis.decimals)])
+    return out
+
+
 def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]:
     """The series of the vector chart in ``box`` (page points, unrotated page), each
     ``{"name", "kind", "values": [[category, value], ...], "prefix", "suffix", "decimals"}`` with values rounded
     one digit finer than the axis step (a line adds its highest and lowest vertex, ``"max"`` and ``"min"``, as
-    [nearest category, value]); [] when the chart cannot be read safely."""
+    [nearest category, value]; ``kind`` "segment" is a stacked column's part, its value the segment's height);
+    [] when the chart cannot be read safely."""
     inside = [w for w in words if box.expanded(2).contains(w.box, tol=1.0)]
-    axis = value_axis(inside)
-    if axis is None:
-        return []
-    found, rest = _marks(drawings, box, axis)
+    axes = value_axes(inside)
+    if not axes or len(axes) > 2 or (len(axes) == 2 and axes[1].x0 < axes[0].x1 + 0.5 * box.width):
+        return []   # no axis, three, or two that are not the plot's left and right edges
+    left, right = axes[0].x1, (axes[1].x0 if len(axes) == 2 else box.x1)
+    found, rest = _marks(drawings, box, left, right)
+    top, foot = min(a.y_top for a in axes), max(a.y_bottom for a in axes)
+    for s in found:   # a swatch off the plot's height (a legend's) is no bar: it names its series
+        if s.kind == "bar":
+            rest.extend({"rect": b, "fill": s.colour} for b in s.marks if b.y0 > foot + 2 or b.y1 < top - 2)
+            s.marks = [b for b in s.marks if not (b.y0 > foot + 2 or b.y1 < top - 2)]
+    found = [s for s in found if s.marks]
     bars = [b for s in found if s.kind == "bar" for b in s.marks]
-    base = _baseline(bars) if bars else None
+    zero = axes[0].y_of(0.0) if axes[0].value(foot) - axes[0].step <= 0 <= axes[0].value(top) else None
+    base = _baseline(bars, zero) if bars else None
     if bars and base is None:
         return []
-    if bars and any(abs(b.y1 - base) > 1 and abs(b.y0 - base) > 1 for b in bars):
-        return []   # stacked (or floating) bars: a segment's height is not its value
+    stacked = bool(bars) and any(abs(b.y1 - base) > 1 and abs(b.y0 - base) > 1 for b in bars)
+    if stacked and not _stacked(bars, base):
+        return []   # floating bars: a bar's height is not its value
+    if stacked and len(axes) > 1:   # stacks on a dual-axis chart: which axis they use is not told; lines are read
+        found = [s for s in found if s.kind != "bar"]
     marks = [b for s in found for b in s.marks]
     if len(marks) < MIN_MARKS:
         return []
     # the category labels: the first row under the lowest tick (under the zero line, or at the plot's foot)
-    cats = _label_row([w for w in inside if _tick_value(w.text) is None or w.box.x0 > axis.x1 + 2],
-                      axis.y_bottom, axis.x1 + 1)
+    cats = _label_row([w for w in inside if _tick_value(w.text) is None or left + 2 < w.box.x0 < right - 2],
+                      foot, left + 1)
+    cats = [c for c in cats if c[1] <= right + 1]
     if len(cats) < MIN_MARKS:
         return []
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
     samples = [d["rect"] for d in rest if max(d["rect"].width, d["rect"].height) <= MAX_SAMPLE_PT]
     out: list[dict] = []
-    lo, hi = axis.value(axis.y_bottom) - axis.step, axis.value(axis.y_top) + axis.step
     for s in found:
-        values: list[list] = []
+        name = _legend_name(s, rest, inside, samples)
+        axis = _axis_for(s, name, axes)
+        if axis is None:
+            return []   # a dual-axis chart whose series cannot be told apart: none is read
+        lo, hi = axis.value(axis.y_bottom) - axis.step, axis.value(axis.y_top) + axis.step
         if s.kind == "bar":
-            for b in sorted(s.marks, key=lambda b: b.x0):
-                label, cx = min(cats, key=lambda c: abs(c[1] - _centre_x(b)))
-                if abs(cx - _centre_x(b)) > max(0.6 * spacing, b.width):
-                    continue
-                y = b.y0 if abs(b.y1 - base) <= 1 else b.y1   # a bar rises from the baseline or hangs below
-                values.append([label, round(axis.value(y), axis.decimals)])
+            values = _bar_values(s, axis, base, stacked, cats, spacing)
         else:
             pts = sorted({(round(b.x0, 1), b.y0) for b in s.marks})
             if len(pts) < MIN_MARKS or not all(lo <= axis.value(y) <= hi for _, y in pts):
                 continue   # a line off this axis' range: another panel's, or another axis'
-            for label, cx in cats:
-                if pts[0][0] - spacing / 3 <= cx <= pts[-1][0] + spacing / 3:
-                    y = _at(pts, cx, spacing)
-                    if y is not None:
-                        values.append([label, round(axis.value(y), axis.decimals)])
+            values = [[label, round(axis.value(y), axis.decimals)] for label, cx in cats
+                      if pts[0][0] - spacing / 3 <= cx <= pts[-1][0] + spacing / 3
+                      and (y := _at(pts, cx, spacing)) is not None]
         if not all(lo <= v[1] <= hi for v in values):
             continue   # a bar beyond the axis: drawn against another axis or panel
         if len({v[0] for v in values}) < min(MIN_MARKS, len(cats)) or len({v[0] for v in values}) != len(values):
             continue
-        record = {"name": _legend_name(s, rest, inside, samples), "kind": s.kind, "values": values,
+        record = {"name": name, "kind": "segment" if stacked and s.kind == "bar" else s.kind, "values": values,
                   "prefix": axis.prefix, "suffix": axis.suffix, "decimals": axis.decimals}
         if s.kind == "line":   # a line peaks between categories too: its highest and lowest vertex
             for key, pick in (("max", min), ("min", max)):   # y grows downwards
@@ -359,4 +430,4 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     return out
 
 
-__all__ = ["ValueAxis", "read_series", "value_axis"]
+__all__ = ["ValueAxis", "read_series", "value_axes", "value_axis"]
