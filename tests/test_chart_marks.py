@@ -114,7 +114,7 @@ def test_two_value_axes_neither_in_percent_are_not_read():
     assert read_series(page.get_drawings(), words, Box.points(54, 274, 557, 518, 612, 792)) == []
 
 
-def test_bars_stand_on_the_baseline_and_stacked_bars_are_not_read():
+def test_bars_stand_on_the_baseline_the_sign_asked_is_found_and_floating_bars_are_not_read():
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     for value in (0, 10, 20, 30):
@@ -129,6 +129,11 @@ def test_bars_stand_on_the_baseline_and_stacked_bars_are_not_read():
     (bars,) = read_series(page.get_drawings(), _words(page), box)
     assert bars["kind"] == "bar"
     assert bars["values"] == [["2019", 12.0], ["2020", 25.0], ["2021", -8.0], ["2022", 18.0]]
+    from docrag.generation.extractive_chart_drawn import drawn_answer
+    from docrag.generation.extractive_units import tokenize
+
+    question = "In which year did the value decline?"   # signed_bars: the negative bar
+    assert drawn_answer([bars], question, dict.fromkeys(tokenize(question), 1.0)).startswith("about -8 — 2021")
     page.draw_rect(pymupdf.Rect(170, 100, 200, 120), color=None, fill=(0.1, 0.1, 0.8))   # floating over 2020
     assert read_series(page.get_drawings(), _words(page), box) == []
 

@@ -83,3 +83,12 @@ def test_the_largest_bar_is_read_from_the_chart(chart_page):
     assert "Jan" in ans.answer and "0.5" in ans.answer
     figure = next(b for b in chart_page.blocks if b.kind is BlockKind.FIGURE)
     assert any(box.iou(figure.box) > 0.9 for c in ans.citations for box in c.boxes)
+
+
+def test_the_bar_of_the_sign_asked_is_read_from_the_chart(chart_page):
+    """BLS's Chart 1 (en-b-012): "in which month did the CPI decline" asks for the negative bar, not the months
+    the question names as its span."""
+    ans = get_generator("extractive", embed=False).generate(
+        "In Chart 1, in which month between July 2024 and July 2025 did the CPI decline, and by how much?",
+        [chart_page])
+    assert ans.answer.startswith("-0.1 — Mar")

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from docrag.generation.extractive_chart_drawn import drawn_answer
+from docrag.generation.extractive_chart_drawn import SIGN_Q, drawn_answer
 from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import (
@@ -269,6 +269,13 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
         pick = min if extreme.group(0).lower() in _LOW else max
         k = pick(values, key=lambda k: parse_number(values[k].split(", ")[-1]) or 0.0)   # the nearest series
         asked = [(k, values[k])]
+    signed = SIGN_Q.search(question) if values and _WHICH_Q.search(question) else None
+    if signed:   # signed_bars: "in which month did it decline", "哪个因子为正": the bars of that sign
+        negative = signed.group("neg") is not None
+        hits = [(k, v) for k, v in values.items() if (n := parse_number(v.split(", ")[-1])) is not None
+                and (n < 0 if negative else n > 0)]
+        if hits and len(hits) < len(values):
+            asked = hits
     if asked:  # the data label printed on the bar the question names
         return "; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})"
     read = drawn_answer(best.extra.get("drawn") or [], question, idf)

@@ -29,6 +29,9 @@ _FIRST_PAST = re.compile(r"首次(?P<zh>超过|突破|高于|达到|低于|跌�
                          r"surpass(?:ed|es)?|top(?:ped|s)?|rose above|went above|crossed|fell below|dropped below|"
                          r"went below)\s+\$?(?P<b>[\d.,]+)", re.IGNORECASE)
 _BELOW = ("低于", "跌破", "fell below", "dropped below", "went below")
+# "which month did it decline", "哪个因子为正": the sign asked for (not "the largest decline": an extreme)
+SIGN_Q = re.compile(r"(?P<neg>\bdeclined?\b|\bfell\b|\bnegative\b|为负|负值)|(?P<pos>\bpositive\b|为正|正值)",
+                    re.IGNORECASE)
 _NOTE_EN = "read off the drawing: the chart prints no data label"
 _NOTE_ZH = "读图估计：图中未标注数值"
 
@@ -124,9 +127,14 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     if extreme and len(drawn) > 1 and _WHICH.search(question) and not _WHICH_WHEN.search(question):
         return "; ".join(_which_series(drawn, extreme, question, idf, zh)) or None
     parts: list[str] = []
+    signed = SIGN_Q.search(question) if _WHICH.search(question) and not extreme else None
     for s in chosen:
         picked = _asked(s["values"], idf, question)
-        if extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
+        if signed:   # signed_bars: the categories of the sign asked
+            negative = signed.group("neg") is not None
+            picked = [v for v in s["values"] if (v[1] < 0 if negative else v[1] > 0)]
+            picked = picked if len(picked) < len(s["values"]) else []
+        elif extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
             span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
             picked = [(min if extreme == "min" else max)(span, key=lambda v: v[1])]
         elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category
@@ -136,4 +144,4 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     return "; ".join(parts) or None
 
 
-__all__ = ["drawn_answer"]
+__all__ = ["SIGN_Q", "drawn_answer"]
