@@ -29,7 +29,7 @@ def _y(value: float) -> float:
     return BOTTOM_Y - (value - 2.2) * PER_UNIT
 
 
-def _line_chart(page, *, right_axis: bool = False) -> None:
+def _line_chart(page, *, right_axis: bool = False, legend_shade: float = 0.0) -> None:
     page.draw_rect(pymupdf.Rect(54, 274, 557, 518), color=(0.5, 0.5, 0.5), width=0.5)
     page.insert_text((56, 283), "Chart 2. 12-month percent change in CPI for All Urban Consumers (CPI-U), "
                      "not seasonally adjusted", fontsize=8)
@@ -47,6 +47,7 @@ def _line_chart(page, *, right_axis: bool = False) -> None:
             page.draw_circle(p, 1.5, color=colour, fill=colour)
     # the legend under the plot: a short line with a marker, then the series' name
     for x, colour, name in ((160, BLUE, "All items"), (300, PURPLE, "All items less food and energy")):
+        colour = tuple(min(1.0, c + legend_shade) for c in colour)   # a legend drawn a shade off its series
         page.draw_line((x, 510), (x + 24, 510), color=colour, width=0.7)
         page.draw_circle((x + 12, 510), 1.5, color=colour, fill=colour)
         page.insert_text((x + 36, 513), name, fontsize=8)
@@ -103,6 +104,15 @@ def test_which_series_is_lower_at_the_end_compares_the_series():
     question = "Which of the two series ended the period with the lower value, and about what was it?"
     idf = dict.fromkeys(tokenize(question), 1.0)
     assert drawn_answer(series, question + " lowest", idf).startswith("All items — about 2.70 at Jul'25")
+
+
+def test_a_legend_drawn_a_shade_off_its_series_still_names_it():
+    """Alphabet's performance graph draws the NASDAQ legend line 0.07 lighter than the NASDAQ line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    _line_chart(page, legend_shade=0.07)
+    series = read_series(page.get_drawings(), _words(page), Box.points(54, 274, 557, 518, 612, 792))
+    assert sorted(s["name"] for s in series) == ["All items", "All items less food and energy"]
 
 
 def test_two_value_axes_neither_in_percent_are_not_read():

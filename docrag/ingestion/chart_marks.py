@@ -30,6 +30,7 @@ STEP_TOLERANCE = 0.02      # ... evenly stepped (values and positions) within th
 MIN_MARKS = 3              # a chart read off its drawing has at least this many bars or line vertices
 LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
 MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
+LEGEND_COLOUR = 0.15       # a legend sample's colour is this close to its series' (per channel)
 _LEFT = re.compile(r"左轴|\bleft(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(lhs\)|\blhs\b", re.IGNORECASE)
 _RIGHT = re.compile(r"右轴|\bright(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(rhs\)|\brhs\b", re.IGNORECASE)
 MIN_LINE_PT = 8.0          # a data line's path is at least this long (an "x" marker's strokes are shorter)
@@ -177,10 +178,6 @@ def _whiteish(c) -> bool:
     return c is None or min(c) >= 0.93
 
 
-def _same_colour(a, b) -> bool:
-    return a is not None and b is not None and all(abs(x - y) <= 0.02 for x, y in zip(a, b, strict=False))
-
-
 def _rects_of(d: dict) -> list:
     """The rectangles a filled drawing paints: each rect item (one path may paint every bar of a series), or
     four axis-parallel lines closing one."""
@@ -290,25 +287,45 @@ def _baseline(bars: list[_R], zero: float | None = None) -> float | None:
     return float(best) if n >= MIN_MARKS else None
 
 
-def _legend_name(s: _Series, rest: list[dict], words: list[Word], others: list) -> str:
-    """The words right of a small drawing in the series' colour (its legend sample), up to the next sample."""
-    samples = [d["rect"] for d in rest if max(d["rect"].width, d["rect"].height) <= MAX_SAMPLE_PT
-               and (_same_colour(d.get("color"), s.colour) or _same_colour(d.get("fill"), s.colour))
-               and (s.kind == "bar" or _dashes(d) == s.dashes)]
-    for r in sorted(samples, key=lambda r: -r.x1):
+def _entries(rest: list[dict], words: list[Word]) -> list[tuple[tuple, str, str]]:
+    """A legend's entries: (colour, dash pattern, name) of each small drawing (swatch, short line, marker)
+    with words starting just right of it, the name running to the next sample on its row."""
+    samples = [d for d in rest if max(d["rect"].width, d["rect"].height) <= MAX_SAMPLE_PT
+               and not (_whiteish(d.get("color")) and _whiteish(d.get("fill")))]
+    out = []
+    for d in samples:
+        r = d["rect"]
         cy = (r.y0 + r.y1) / 2
         row = sorted((w for w in words if w.box.y0 - 2 <= cy <= w.box.y1 + 2 and w.box.x0 >= r.x1 - 1),
                      key=lambda w: w.box.x0)
         if not row or row[0].box.x0 - r.x1 > LEGEND_GAP_PT:
             continue
-        stop = min((o.x0 for o in others if o.x0 > r.x1 + 1 and o.y0 - 2 <= cy <= o.y1 + 2), default=math.inf)
+        stop = min((o["rect"].x0 for o in samples if o["rect"].x0 > r.x1 + 1
+                    and o["rect"].y0 - 2 <= cy <= o["rect"].y1 + 2), default=math.inf)
         name = [row[0]]
         for w in row[1:]:
             if w.box.x0 >= stop or w.box.x0 - name[-1].box.x1 > 1.5 * w.box.height:
                 break
             name.append(w)
-        return " ".join(w.text for w in name)
-    return ""
+        colour = d.get("fill") if _whiteish(d.get("color")) else d.get("color")
+        out.append((tuple(colour), _dashes(d), " ".join(w.text for w in name)))
+    return out
+
+
+def _names(found: list[_Series], entries: list[tuple[tuple, str, str]]) -> list[str]:
+    """Each series' legend name: entries and series paired nearest colour first (a legend's line may be drawn a
+    shade off its series'), a line's dash pattern matching, within ``LEGEND_COLOUR``; "" when none is left."""
+    def dist(s: _Series, e: tuple[tuple, str, str]) -> float:
+        off = max(abs(x - y) for x, y in zip(s.colour, e[0], strict=False)) if len(e[0]) == len(s.colour) else 1.0
+        return off + (0.0 if s.kind == "bar" or e[1] == s.dashes else 1.0)
+    pairs = sorted(((dist(s, e), i, j) for i, s in enumerate(found) for j, e in enumerate(entries)),
+                   key=lambda t: t[0])
+    names, used = [""] * len(found), set()
+    for d, i, j in pairs:
+        if d <= LEGEND_COLOUR and not names[i] and j not in used and entries[j][2] not in names:
+            names[i] = entries[j][2]
+            used.add(j)
+    return names
 
 
 def _at(xs: list[tuple[float, float]], cx: float, spacing: float) -> float | None:
@@ -399,10 +416,10 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     if len(cats) < MIN_MARKS:
         return []
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
-    samples = [d["rect"] for d in rest if max(d["rect"].width, d["rect"].height) <= MAX_SAMPLE_PT]
+    names = _names(found, _entries(rest, inside))
     out: list[dict] = []
     for s in found:
-        name = _legend_name(s, rest, inside, samples)
+        name = names[found.index(s)]
         axis = _axis_for(s, name, axes)
         if axis is None:
             return []   # a dual-axis chart whose series cannot be told apart: none is read
