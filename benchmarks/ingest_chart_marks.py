@@ -20,18 +20,18 @@ def main() -> None:
     args = ap.parse_args()
     logging.disable(logging.WARNING)
 
-    from ingest_timing import timed_ingest
+    from ingest_timing import alternate
 
     from docrag.ingestion import chart_marks
 
     real = chart_marks.read_series
+
+    def unread(drawings, words, box):   # the old behaviour: no chart read off its drawing
+        return []
+
     pdfs = sorted((ROOT / "benchmarks" / "devset" / "pdfs").glob("*.pdf"))   # fetched: see its SOURCES.md
-    for i in range(args.repeat):
-        for label, read in (("old", lambda drawings, words, box: []), ("new", real)):
-            chart_marks.read_series = read
-            n, _, wall, cpu = timed_ingest(pdfs, args.work / label)
-            print(f"{label} run {i + 1}: {n} pages, wall {wall:.1f} s, {n / wall:.1f} pages/s, "
-                  f"parent CPU {cpu:.3f} s/page")
+    alternate(pdfs, args.work, args.repeat, [("old", lambda: setattr(chart_marks, "read_series", unread)),
+                                             ("new", lambda: setattr(chart_marks, "read_series", real))])
 
 
 if __name__ == "__main__":

@@ -20,18 +20,15 @@ def main() -> None:
     args = ap.parse_args()
     logging.disable(logging.WARNING)
 
-    from ingest_timing import timed_ingest
+    from ingest_timing import alternate
 
     from docrag.ingestion import figures
 
     real = figures.is_row_shading
     pdfs = sorted((ROOT / "benchmarks" / "devset" / "pdfs").glob("*.pdf"))   # fetched: see its SOURCES.md
-    for i in range(args.repeat):
-        for label, check in (("old", lambda rects: False), ("new", real)):
-            figures.is_row_shading = check
-            n, _, wall, cpu = timed_ingest(pdfs, args.work / label)
-            print(f"{label} run {i + 1}: {n} pages, wall {wall:.1f} s, {n / wall:.1f} pages/s, "
-                  f"parent CPU {cpu:.3f} s/page")
+    alternate(pdfs, args.work, args.repeat, [("old", lambda: setattr(figures, "is_row_shading", lambda rects: False)),
+                                             ("new", lambda: setattr(figures, "is_row_shading", real))])
+
 
 if __name__ == "__main__":
     main()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -20,3 +21,14 @@ def timed_ingest(pdfs: list[Path], out: Path) -> tuple[int, int, float, float]:
     n = len(corpus)
     n_tables = sum(b.kind.value == "table" for p in corpus.pages() for b in p.blocks)
     return n, n_tables, wall, cpu / n
+
+
+def alternate(pdfs: list[Path], work: Path, repeat: int, variants: list[tuple[str, Callable[[], None]]]) -> None:
+    """Ingest ``pdfs`` once per variant (its setup called first), alternating ``repeat`` times, and print each
+    run's speed: an old and a new behaviour side by side in one process."""
+    for i in range(repeat):
+        for label, setup in variants:
+            setup()
+            n, _, wall, cpu = timed_ingest(pdfs, work / label)
+            print(f"{label} run {i + 1}: {n} pages, wall {wall:.1f} s, {n / wall:.1f} pages/s, "
+                  f"parent CPU {cpu:.3f} s/page")

@@ -18,7 +18,6 @@ import math
 import re
 from dataclasses import dataclass
 from statistics import median
-from typing import NamedTuple
 
 from docrag.geometry import Box
 from docrag.types import Word
@@ -213,28 +212,11 @@ def _dashes(d: dict) -> str:
     return "" if dashes in ("", "[] 0", "[] 0.0") else dashes
 
 
-class _R(NamedTuple):
-    """A mark's rectangle in page points (a line's vertex is a zero-size one)."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    @property
-    def width(self) -> float:
-        return self.x1 - self.x0
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-
 @dataclass
 class _Series:
     colour: tuple
     kind: str                     # "bar" or "line"
-    marks: list[_R]              # bar rectangles, or vertices as point boxes
+    marks: list                  # bar rectangles, or vertices as zero-size ones (pymupdf.Rect)
     dashes: str = ""             # a line's dash pattern ("" solid)
     name: str = ""
 
@@ -242,6 +224,8 @@ class _Series:
 def _marks(drawings: list[dict], box: Box, left: float, right: float) -> tuple[list[_Series], list[dict]]:
     """Bars and lines inside ``box`` between the plot's ``left`` and ``right`` (its value axes), grouped by
     colour; the drawings left over."""
+    import pymupdf
+
     series: dict[tuple, _Series] = {}
     rest: list[dict] = []
     plot_w = right - left
@@ -261,20 +245,20 @@ def _marks(drawings: list[dict], box: Box, left: float, right: float) -> tuple[l
                          and rect.height > 0.3 for rect in rects):
             key = ("bar", *(round(c, 2) for c in fill))
             series.setdefault(key, _Series(tuple(fill), "bar", [])).marks.extend(
-                _R(rect.x0, rect.y0, rect.x1, rect.y1) for rect in rects)
+                pymupdf.Rect(rect) for rect in rects)
             continue
         pts = _polyline(d) if d.get("type") in ("s", "fs") and not _whiteish(colour) else None
         if pts is not None and min(p[0] for p in pts) >= left - 1 and max(p[0] for p in pts) <= right + 1:
             dashes = _dashes(d)
             key = ("line", dashes, *(round(c, 2) for c in colour))   # solid and dashed lines apart
             series.setdefault(key, _Series(tuple(colour), "line", [], dashes)).marks.extend(
-                _R(x, y, x, y) for x, y in pts)
+                pymupdf.Rect(x, y, x, y) for x, y in pts)
             continue
         rest.append(d)
     return list(series.values()), rest
 
 
-def _baseline(bars: list[_R], zero: float | None = None) -> float | None:
+def _baseline(bars: list, zero: float | None = None) -> float | None:
     """The y coordinate bars stand on (or hang from): the axis' zero line where bars meet it (stacked segments
     share other edges), else the one most bars share, if at least :data:`MIN_MARKS` do."""
     if zero is not None:
@@ -355,7 +339,7 @@ def _axis_for(s: _Series, name: str, axes: list[ValueAxis]) -> ValueAxis | None:
     return pct[0] if s.kind == "line" else next(a for a in axes if a is not pct[0])
 
 
-def _stacked(bars: list[_R], base: float) -> bool:
+def _stacked(bars: list, base: float) -> bool:
     """Every bar off the baseline sits on another bar (a stacked column's segments)."""
     return all(abs(b.y1 - base) <= 1 or any(o is not b and abs(b.y1 - o.y0) <= 1 and min(b.x1, o.x1) - max(b.x0, o.x0)
                                             >= 0.5 * b.width for o in bars) for b in bars)
