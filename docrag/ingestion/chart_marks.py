@@ -4,9 +4,12 @@ A chart drawn as vector graphics (a statistics office's release, a 10-K's perfor
 matplotlib figure) often prints no data label: its values exist only as the height of a bar or the vertex of a
 line. Read like a person with a ruler: the value axis is a column of evenly stepped tick labels (their centres
 give the linear map from a y coordinate to a value); the categories are the row of labels under the plot; a
-bar is a filled rectangle standing on a common baseline, a line a stroked polyline with sloped segments; a
-series is named by the legend entry drawn in its colour. What cannot be read safely is not read: two value
-axes (which series uses which?), stacked bars, rotated pages.
+bar is a filled rectangle standing on a common baseline (a stacked column's segment on another), a line a
+stroked polyline with sloped segments; a series is named by the legend entry drawn in its colour. On a
+combination chart with a percent axis on one side, bars are read on the amount axis and lines on the percent
+axis (a legend's "(右轴)" / "right axis" decides first). What cannot be read safely is not read: two axes
+neither in percent, stacks on a dual-axis chart, floating bars, a line off the axis' range (another panel of
+the figure), rotated pages (the caller's check).
 
 The result (``Block.meta["series"]``) is approximate by construction and is labelled so wherever it is quoted
 (``docrag.generation.extractive_answer``: "read off the drawing").
@@ -218,7 +221,6 @@ class _Series:
     kind: str                     # "bar" or "line"
     marks: list                  # bar rectangles, or vertices as zero-size ones (pymupdf.Rect)
     dashes: str = ""             # a line's dash pattern ("" solid)
-    name: str = ""
 
 
 def _marks(drawings: list[dict], box: Box, left: float, right: float) -> tuple[list[_Series], list[dict]]:
@@ -400,10 +402,8 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     if len(cats) < MIN_MARKS:
         return []
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
-    names = _names(found, _entries(rest, inside))
     out: list[dict] = []
-    for s in found:
-        name = names[found.index(s)]
+    for s, name in zip(found, _names(found, _entries(rest, inside)), strict=True):
         axis = _axis_for(s, name, axes)
         if axis is None:
             return []   # a dual-axis chart whose series cannot be told apart: none is read
