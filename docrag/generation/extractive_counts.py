@@ -96,6 +96,12 @@ def _tagged_zh(text: str, start: int, end: int, word: str, noun: str, after: boo
     return any(noun[i:i + 2] in before for i in range(len(noun) - 1) if noun[i:i + 2] not in _VERBISH)
 
 
+def _counts_other(text: str, end: int, word: str) -> bool:
+    """The figure ending at ``text[end]`` is followed by a measure word other than ``word`` ("183 个")."""
+    after = text[end:].lstrip()[:1]
+    return bool(after) and after in _MEASURE and after != word
+
+
 def count_fit(units: Sequence[Unit], question: str) -> list[float]:
     """A factor per unit for count questions: a whole number followed by the measure word asked for
     (or next to the noun asked about), or in a column that counts that noun ("时区数"), gains; decimal
@@ -127,7 +133,7 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
                                                  re.IGNORECASE) for m in ints)
         if tagged:
             out.append(1.5)
-        elif lang == "zh" and ints and all(text[m.end():].lstrip()[:1] in _MEASURE for m in ints):
+        elif lang == "zh" and u.cell is None and ints and all(_counts_other(text, m.end(), word) for m in ints):
             out.append(0.7)   # "183 个" for "多少部": every figure counts something else
         elif u.cell is not None:  # a decimal in a table without a scale is a mean or a price, not a count
             out.append(0.7 if _DEC.search(u.cell.value) and not (u.table and u.table.scale_for(u.cell)) else 1.0)
