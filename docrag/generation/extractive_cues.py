@@ -319,7 +319,7 @@ def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss:
     return out
 
 
-_CLASS = re.compile(r"\bclass\s+([A-C])\b", re.IGNORECASE)   # a share class: "Class A common stock"
+_CLASS = re.compile(r"\bclass\s+((?-i:[A-C]))\b", re.IGNORECASE)   # a share class: "Class A common stock"
 
 
 def class_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6) -> list[float]:
