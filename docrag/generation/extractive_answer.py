@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from docrag.generation.extractive_chart_drawn import SIGN_Q, drawn_answer
+from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, of_sign
 from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import (
@@ -55,7 +55,6 @@ _NOUN_FLOOR = 0.6
 _MISSING_NAME_LOSS = 0.6
 _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|least|shortest)\b"
                       r"|最高|最大|最多|最常见|最普遍|最低|最小|最少|最少见", re.IGNORECASE)
-_WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
 _FULL_YEAR = re.compile(r"full[\s-]?year|fiscal[\s-]?year|financial[\s-]?year")
 # "what were they a year earlier", "compared with the prior-year quarter", "上年同期": the year before
@@ -149,7 +148,7 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
                       [p for u in rows for p in other_periods(u, question, units)]):
             more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
-        parts.append("; ".join(fmt_cell(u, row_names=bool(_WHICH_Q.search(question))) for u in [best, *more]))
+        parts.append("; ".join(fmt_cell(u, row_names=bool(WHICH_Q.search(question))) for u in [best, *more]))
     return best, used, parts
 
 
@@ -264,18 +263,14 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     whole = [(k, v) for k, v in asked if set(tokenize(k)) <= idf.keys()]   # "Q3'23", not every "'23" bar
     asked = whole or asked
     extreme = _EXTREME.search(question)
-    if extreme and values and (not asked or _WHICH_Q.search(question)):  # "which bar is highest": the
+    if extreme and values and (not asked or WHICH_Q.search(question)):  # "which bar is highest": the
         # largest data label (a label that shares a word with the question is not the one asked for)
         pick = min if extreme.group(0).lower() in _LOW else max
         k = pick(values, key=lambda k: parse_number(values[k].split(", ")[-1]) or 0.0)   # the nearest series
         asked = [(k, values[k])]
-    signed = SIGN_Q.search(question) if values and _WHICH_Q.search(question) else None
+    signed = SIGN_Q.search(question) if values and WHICH_Q.search(question) else None
     if signed:   # signed_bars: "in which month did it decline", "哪个因子为正": the bars of that sign
-        negative = signed.group("neg") is not None
-        hits = [(k, v) for k, v in values.items() if (n := parse_number(v.split(", ")[-1])) is not None
-                and (n < 0 if negative else n > 0)]
-        if hits and len(hits) < len(values):
-            asked = hits
+        asked = of_sign(list(values.items()), lambda kv: parse_number(kv[1].split(", ")[-1]), signed) or asked
     if asked:  # the data label printed on the bar the question names
         return "; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})"
     read = drawn_answer(best.extra.get("drawn") or [], question, idf)

@@ -9,6 +9,7 @@ that the value was read off the drawing (approximate), never passing it off as a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from docrag.generation.extractive_units import _CJK, tokenize
@@ -17,7 +18,7 @@ _HIGH = re.compile(r"\b(highest|largest|biggest|tallest|most|peak(?:ed)?|high po
                    re.IGNORECASE)
 _LOW = re.compile(r"\b(lowest|smallest|least|shortest|low point|trough|bottom(?:ed)?)\b|最低|最小|最少|低点|谷值",
                   re.IGNORECASE)
-_WHICH = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
+WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)   # a which-question (also extractive_answer's)
 # "in which month / quarter did it peak", "哪一年": a category is asked for, not a series
 _WHICH_WHEN = re.compile(r"\bwhich\s+(?:\w+\s+){0,2}?(?:month|quarter|year|period|date|day|week|group|time)s?\b"
                          r"|哪(?:一|个)?(?:年|月|季度|组|天|期)", re.IGNORECASE)
@@ -36,6 +37,14 @@ _NOTE_EN = "read off the drawing: the chart prints no data label"
 _NOTE_ZH = "读图估计：图中未标注数值"
 
 
+def of_sign(items: list, number: Callable[[Any], float | None], signed: re.Match) -> list:
+    """``signed_bars``: the items whose figure has the sign :data:`SIGN_Q` matched (negative for "declined",
+    positive for "为正"); [] when every item has it (then nothing is picked out)."""
+    negative = signed.group("neg") is not None
+    hits = [i for i in items if (n := number(i)) is not None and (n < 0 if negative else n > 0)]
+    return hits if len(hits) < len(items) else []
+
+
 def _fmt(series: dict[str, Any], value: float) -> str:
     digits = int(series.get("decimals", 1))
     return f"{series.get('prefix', '')}{value:,.{digits}f}{series.get('suffix', '')}"
@@ -49,8 +58,9 @@ def _named(series: list[dict[str, Any]], idf: dict[str, float]) -> list[dict[str
         toks = set(tokenize(s.get("name", "")))
         weight = sum(idf.get(t, 0.0) for t in toks)
         return weight * (len(toks & idf.keys()) / max(len(toks), 1)) ** 0.5
-    best = max((score(s) for s in series), default=0.0)
-    return [s for s in series if score(s) >= NAMED_SHARE * best] if best > 0 else list(series)
+    scores = [score(s) for s in series]
+    best = max(scores, default=0.0)
+    return [s for s, v in zip(series, scores, strict=True) if v >= NAMED_SHARE * best] if best > 0 else list(series)
 
 
 def _ym(text: str) -> tuple[int, int] | None:
@@ -124,16 +134,14 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     past = _FIRST_PAST.search(question)
     if past:
         return "; ".join(_first_past(chosen, past, zh)) or None
-    if extreme and len(drawn) > 1 and _WHICH.search(question) and not _WHICH_WHEN.search(question):
+    if extreme and len(drawn) > 1 and WHICH_Q.search(question) and not _WHICH_WHEN.search(question):
         return "; ".join(_which_series(drawn, extreme, question, idf, zh)) or None
     parts: list[str] = []
-    signed = SIGN_Q.search(question) if _WHICH.search(question) and not extreme else None
+    signed = SIGN_Q.search(question) if WHICH_Q.search(question) and not extreme else None
     for s in chosen:
         picked = _asked(s["values"], idf, question)
         if signed:   # signed_bars: the categories of the sign asked
-            negative = signed.group("neg") is not None
-            picked = [v for v in s["values"] if (v[1] < 0 if negative else v[1] > 0)]
-            picked = picked if len(picked) < len(s["values"]) else []
+            picked = of_sign(s["values"], lambda v: v[1], signed)
         elif extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
             span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
             picked = [(min if extreme == "min" else max)(span, key=lambda v: v[1])]
@@ -144,4 +152,4 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     return "; ".join(parts) or None
 
 
-__all__ = ["SIGN_Q", "drawn_answer"]
+__all__ = ["SIGN_Q", "WHICH_Q", "drawn_answer", "of_sign"]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from docrag.geometry import Box
+from docrag.quantities import quantities
 from docrag.types import Word
 
 _TICK = re.compile(r"^\(?[-−–]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s*%?\)?$")
@@ -65,16 +66,13 @@ class ValueAxis:
 
 
 def _tick_value(text: str) -> float | None:
+    """The figure a tick label prints ("0.5", "$150", "(2)", "45%"), read by :func:`docrag.quantities.quantities`;
+    None for a year or any other text."""
     t = text.strip()
     if not _TICK.match(t) or _YEARISH.match(t):
         return None
-    neg = t.startswith("(") and t.endswith(")")
-    t = re.sub(r"[()$€£¥%,\s]", "", t).replace("−", "-").replace("–", "-")
-    try:
-        v = float(t)
-    except ValueError:
-        return None
-    return -v if neg else v
+    found = quantities(t)
+    return found[0].mantissa if len(found) == 1 else None
 
 
 def _centre_y(b) -> float:
@@ -144,12 +142,6 @@ def value_axes(words: list[Word]) -> list[ValueAxis]:
         if axis is not None and not any(_same_map(axis, f) for f in found):
             found.append(axis)
     return sorted(found, key=lambda a: a.x0)
-
-
-def value_axis(words: list[Word]) -> ValueAxis | None:
-    """The one value axis among ``words`` (a figure's); None when there is none or there are two."""
-    axes = value_axes(words)
-    return axes[0] if len(axes) == 1 else None
 
 
 def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, float]]:
@@ -431,4 +423,4 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     return out
 
 
-__all__ = ["ValueAxis", "read_series", "value_axes", "value_axis"]
+__all__ = ["ValueAxis", "read_series", "value_axes"]
