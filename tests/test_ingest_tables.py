@@ -529,3 +529,68 @@ def test_leader_dots_part_a_label_from_its_value_however_close():
     words = [Word(text=t, box=Box.points(x0, 100, x1, 108, 612, 792)) for t, x0, x1 in texts]
     row = text_rows(words)[0]
     assert [" ".join(w.text for w in c) for c in row.cells][1:] == ["173.7", "5.1"]
+
+
+def _cell_by_cell_grid_pdf(path: Path) -> None:
+    """A statistics office's grid drawn one cell at a time: every cell outlined by its own rectangle, the
+    header 60 pt high, one wrapped row 20 pt, the other rows 10 pt (Stats SA's CPI Table A)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    xs = [56, 200, 260, 320, 380]
+    page.insert_text((56, 100), "Table A - Consumer price index: main indices", fontname="helv", fontsize=10)
+    rows = [*GROUPS, *PROVINCES]
+    heights = [60.0] + [20.0 if "\n" in name else 10.0 for name, *_ in rows]
+    edges = [120.0]
+    for h in heights:
+        edges.append(edges[-1] + h)
+    for top, bottom in zip(edges, edges[1:], strict=False):
+        for x0, x1 in zip(xs, xs[1:], strict=False):   # each edge a hairline rectangle of its own
+            for edge in ((x0, top, x1, top), (x0, bottom, x1, bottom), (x0, top, x0, bottom), (x1, top, x1, bottom)):
+                page.draw_rect(pymupdf.Rect(*edge), color=None, fill=(0, 0, 0), width=0)
+    for x, head in zip((60, 205, 265, 325), ("Group", "Weight", "Index", "% change"), strict=True):
+        page.insert_text((x, 155), head, fontname="helv", fontsize=8)
+    for top, bottom, (name, *values) in zip(edges[1:-1], edges[2:], rows, strict=True):
+        for k, line in enumerate(name.split("\n")):
+            page.insert_text((60, top + 8 + 10 * k), line, fontname="helv", fontsize=7)
+        for x, v in zip((205, 265, 325), values, strict=True):
+            page.insert_text((x, bottom - 2), v, fontname="helv", fontsize=7)
+    doc.save(path)
+
+
+GROUPS = [("All items", "100,00", "109,6", "6,3"), ("CPI for goods", "48,68", "113,0", "8,0"),
+          ("CPI for services", "51,32", "106,3", "4,6"), ("CPI excluding administered\nprices and fuel", "11,54",
+                                                          "106,4", "5,2")]
+PROVINCES = [("Western Cape", "17,21", "109,6", "6,6"), ("Eastern Cape", "8,03", "110,9", "7,3"),
+             ("Free State", "5,95", "111,2", "7,8"), ("North West", "5,31", "109,8", "6,4"),
+             ("Gauteng", "36,29", "109,2", "5,9"), ("Limpopo", "5,71", "110,6", "6,4")]
+
+
+def test_a_grid_drawn_one_cell_at_a_time_is_one_table(tmp_path):
+    """Column rules drawn one row at a time are each shorter than a rule (10 pt rows): joined, they run
+    through the grid, which keeps all its rows; before, only the tall header's rules counted, and the grid
+    was cut to the header and the rows below were loose text."""
+    _cell_by_cell_grid_pdf(tmp_path / "cells.pdf")
+    ingest([tmp_path / "cells.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    tables = _tables(corpus.pages([corpus.find_documents("cells.pdf")[0].doc_id])[0])
+    assert len(tables) == 1, [t.text for t in tables]
+    assert tables[0].box.y1 >= 120 + 60 + 20 + 10 * (len(GROUPS) + len(PROVINCES) - 1) - 1
+    assert all(name in tables[0].text for name, *_ in PROVINCES)
+
+
+DEV_PDFS = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs"
+REAL_STATSSA = DEV_PDFS / "en_statssa_cpi_release_2023-05.pdf"
+
+
+@pytest.mark.skipif(not REAL_STATSSA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_stats_sa_table_a_is_one_table_from_its_header_to_its_last_province(tmp_path):
+    """The real page: its column rules are drawn one row at a time; the table was cut to the rows of its tall
+    (wrapped) cells, leaving the provinces loose."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_STATSSA), from_page=3, to_page=3)
+    one.save(tmp_path / "table_a.pdf")
+    ingest([tmp_path / "table_a.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    tables = _tables(corpus.pages([corpus.find_documents("table_a.pdf")[0].doc_id])[0])
+    assert len(tables) == 1, [t.text[:80] for t in tables]
+    assert "Weight" in tables[0].text and "Free State" in tables[0].text and "Limpopo" in tables[0].text

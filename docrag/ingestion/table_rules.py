@@ -7,15 +7,20 @@ from __future__ import annotations
 from docrag.geometry import Box, union
 
 MIN_RULE_PT = 15.0
+MIN_PIECE_PT = 5.0       # a piece of a rule drawn one cell at a time (a 10-pt row's column rule)
 MAX_RULE_GAP_PT = 260.0
+_DARK = 0.6              # a short piece joins a rule only when drawn this dark or darker (each channel)
 _GRID_RULE_SHARE = 0.25   # a grid's vertical rules run through at least this share of its height (or 40 pt)
 
 
 def rule_segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box]]:
-    """Horizontal and vertical rules (display-frame boxes) among vector drawings."""
+    """Horizontal and vertical rules (display-frame boxes) among vector drawings; a rule drawn one cell
+    at a time is joined into one first, so its dark pieces count by their joined length."""
     horiz: list[Box] = []
     vert: list[Box] = []
     for d in drawings:
+        colour = d.get("fill") or d.get("color")
+        dark = colour is not None and max(colour) <= _DARK
         for item in d.get("items", []):
             op = item[0]
             if op == "l":
@@ -32,20 +37,27 @@ def rule_segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box
                 box = to_display(x0 - 0.5, y0 - 0.5, x1 + 0.5, y1 + 0.5)  # hairlines get an area
             except ValueError:
                 continue
-            if box.width >= MIN_RULE_PT and box.height <= 4.0:
+            if max(box.width, box.height) < MIN_RULE_PT and (not dark or max(box.width, box.height) < MIN_PIECE_PT):
+                continue   # a light piece is shading (a row's gutter), a tiny one a glyph's stroke
+            if box.width > box.height and box.height <= 4.0:
                 horiz.append(box)
-            elif box.height >= MIN_RULE_PT and box.width <= 4.0:
+            elif box.height > box.width and box.width <= 4.0:
                 vert.append(box)
-    return joined_rules(horiz), vert
+    return ([h for h in joined_rules(horiz) if h.width >= MIN_RULE_PT],
+            [v for v in joined_rules(vert, vertical=True) if v.height >= MIN_RULE_PT])
 
 
-def joined_rules(rules: list[Box]) -> list[Box]:
-    """Collinear horizontal rules that touch joined into one: a row rule drawn one column at a time
-    (ACCIONA's country-by-country table) spans the table, as printed."""
+def joined_rules(rules: list[Box], vertical: bool = False) -> list[Box]:
+    """Collinear rules that touch joined into one: a row rule drawn one column at a time (ACCIONA's
+    country-by-country table) or a column rule drawn one row at a time (Stats SA's Table A, rows 10 pt
+    high) spans the table, as printed."""
+    def along(b: Box) -> tuple[float, float, float]:   # (centre across, start, end) along the rule
+        return ((b.x0 + b.x1) / 2, b.y0, b.y1) if vertical else ((b.y0 + b.y1) / 2, b.x0, b.x1)
+
     out: list[Box] = []
-    for b in sorted(rules, key=lambda r: ((r.y0 + r.y1) / 2, r.x0)):
+    for b in sorted(rules, key=lambda r: (round(along(r)[0]), along(r)[1])):
         last = out[-1] if out else None
-        if last is not None and abs((last.y0 + last.y1) / 2 - (b.y0 + b.y1) / 2) <= 1.0 and b.x0 <= last.x1 + 2.0:
+        if last is not None and abs(along(last)[0] - along(b)[0]) <= 1.0 and along(b)[1] <= along(last)[2] + 2.0:
             out[-1] = union([last, b])
         else:
             out.append(b)
