@@ -93,6 +93,13 @@ def test_tokenize_handles_numbers_and_cjk():
     assert tokenize("总收入是多少") == ["总", "收", "入", "收入", "总收入"]
 
 
+def test_latin_letters_set_against_chinese_are_a_word_of_their_own():
+    """方正证券's "Rank IC、Rank ICIR和多空组合年化收益率分别是多少": "ICIR和多空组合" was one run whose Latin
+    letters were dropped, so the Rank ICIR column was not named and its cell was left out of the answer."""
+    assert tokenize("Rank ICIR和多空组合") == ["rank", "icir", "空", "组", "合", "多空", "组合"]
+    assert "roe" in tokenize("加权平均ROE为12%") and "eflop" in tokenize("约为多少EFlops")
+
+
 def test_a_month_is_one_token_however_written():
     """Stats SA's Table B1 (issue 23, en-c-017): "in May 2023" had lost its month (a stopword), so the
     January column answered; "September 30, 2011" meets a "Sept. 30, 2011" header, "July" a "Jul." one."""

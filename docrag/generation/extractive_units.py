@@ -34,7 +34,9 @@ from docrag.types import Block, BlockKind, Page
 from docrag.words import STOPWORDS, jieba, porter_stem, simplified
 
 _STOP = STOPWORDS
-_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_]+", re.UNICODE)
+# Latin and CJK runs apart: "Rank ICIR和多空组合" is "icir" and 多空组合 (as one run its Latin letters were lost)
+_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_\u3400-\u9fff\uf900-\ufaff]+|[\u3400-\u9fff\uf900-\ufaff]+",
+                    re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
 _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|(?<=[!?;])(?=[\u3400-\u9fff])")
