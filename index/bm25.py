@@ -22,11 +22,9 @@ from docrag.index.registry import RETRIEVERS
 from docrag.types import Page
 from docrag.words import jieba, porter_stem, simplified
 
-TOKENIZER_VERSION = "4"   # 2: adjacent-term pairs added; 3: Chinese in Simplified script; 4: "ICIR和" is two runs
+TOKENIZER_VERSION = "3"   # 2: adjacent-term pairs added; 3: Chinese in Simplified script
 DEFAULT_CJK = "jieba"  # measured: BENCHMARKS.md "Default retriever" (zh MRR@10 84.0 vs 80.1 with bigrams)
-# Latin letters and CJK apart: "Rank ICIR和多空组合" is "icir" and 多空组合, not one stem "icir和多空组合"
-_TOKEN = re.compile(r"[0-9]+(?:[,.][0-9]+)*|[^\W\d_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
-                    r"|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.UNICODE)
+_TOKEN = re.compile(r"[0-9]+(?:[,.][0-9]+)*|[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
@@ -58,6 +56,7 @@ def tokenize(text: str, cjk: str = DEFAULT_CJK) -> list[str]:
         elif tok[0].isdigit():
             out.append(tok.replace(",", "").rstrip("."))
         elif tok not in STOPWORDS and len(tok) > 0:
+            # words that mix CJK and Latin letters arrive here only when they contain no CJK
             out.append(porter_stem(tok))
     return out
 

@@ -67,8 +67,3 @@ def test_every_package_the_tokenizer_imports_is_declared_and_pinned():
         assert package in required, f"{package} is imported but not in setup.cfg install_requires"
         assert package in pinned, f"{package} is imported but not pinned in constraints.txt"
 
-
-def test_latin_letters_set_against_chinese_are_a_term_of_their_own():
-    """"ICIR和多空组合" had been one Porter-stemmed term (the Chinese words lost with it); tokenizer version 4."""
-    assert tokenize("Rank ICIR和多空组合") == ["rank", "icir", "和", "多空", "组合"]
-    assert tokenize("ROE为12%") == ["roe", "为", "12"]
