@@ -66,4 +66,3 @@ def test_every_package_the_tokenizer_imports_is_declared_and_pinned():
     for package in (distribution.get(m, m) for m in imported | {"bm25s"}):
         assert package in required, f"{package} is imported but not in setup.cfg install_requires"
         assert package in pinned, f"{package} is imported but not pinned in constraints.txt"
-
