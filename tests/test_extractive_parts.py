@@ -169,3 +169,24 @@ def test_an_answer_naming_each_amount_without_figures_does_not_answer_every_part
     named_only = "其中重要子公司(营业收入或净利润任一指标占发行人合并口径相应指标以上的控股子公司)"
     assert not answers_every_part(named_only, parts)
     assert answers_every_part("25,645.29 — 营业收入, 2024 年度; 4,014.82 — 净利润, 2024 年度", parts)
+
+
+def test_a_later_part_is_not_answered_again_by_the_unit_of_an_earlier_one(tmp_path):
+    """国泰君安's trend-selection note (issue 23, zh-a-047): "年化超额收益、最大回撤、信息比率和胜率分别是多少？回测区间
+    是什么？" -- read in the whole question, the last part ranked the summary sentence of the first four first
+    again; the sentence naming the 回测区间 answers it (rule 122 ``distinct_parts``)."""
+    from docrag.generation.extractive_parts import DISTINCT_PART_MIN, distinct_best, own_words
+    from docrag.generation.extractive_units import units_of
+
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 140), GREY, "策略的年化超额收益为15.3%，最大回撤5.4%，信息比率1.8，胜率为72.8%。"),
+        Region((72, 160, 540, 200), GREY, "本报告以2005年1月至2016年12月为回测区间，构建选股策略。")], doc_id="g")
+    summary, span = units_of(page, 1)[:2]
+    parts = parts_of("策略的年化超额收益和胜率分别是多少？回测区间是什么？")
+    own = own_words(parts)[-1]
+    assert "区间" in own
+    units, order = [summary, span], [0, 1]
+    assert distinct_best(order, [1.0, 0.7], units, {id(summary)}, own) == 1
+    assert distinct_best(order, [1.0, DISTINCT_PART_MIN - 0.1], units, {id(summary)}, own) == 0   # too far behind
+    assert distinct_best(order, [1.0, 0.7], units, set(), own) == 0          # no earlier part took it
+    assert distinct_best(order, [1.0, 0.7], units, {id(summary)}, {"胜率"}) == 0   # it holds the part's own words

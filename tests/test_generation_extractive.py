@@ -654,13 +654,15 @@ def test_the_second_operand_is_of_the_best_cells_kind(tmp_path):
     from docrag.generation.extractive_operands import second_operand
     from docrag.generation.extractive_units import Unit
     page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, "x", BlockKind.TABLE)], doc_id="f", page_no=1)
-    block, table = page.blocks[0], object()
+    from docrag.generation.extractive_tables import Table
+    block = page.blocks[0]
     new = Row("新反转因子New_Ret20", None, [Cell("7.99%", None), Cell("2.46", None)], 0)
     old = Row("传统反转因子Ret20", None, [Cell("3.10%", None), Cell("0.68", None)], 1)
+    table = Table(block, "", [], [new, old])
 
     def unit(row: Row, i: int, header: str) -> Unit:
         tc = TableCell(row.cells[i].text, row, row.cells[i], [header], "")
-        return Unit(tc.value, page, 1, block, block.box, kind="cell", cell=tc, table=table)  # type: ignore[arg-type]
+        return Unit(tc.value, page, 1, block, block.box, kind="cell", cell=tc, table=table)
 
     best, same_row, other_row = unit(new, 1, "信息比率"), unit(new, 0, "年化收益"), unit(old, 1, "信息比率")
     question = "新反转因子New_Ret20的信息比率比传统反转因子Ret20高多少？"
@@ -831,3 +833,78 @@ def test_a_table_opening_a_page_is_scored_with_the_line_announcing_it_on_the_pag
     assert carry_table_titles(alone) == 0 and not any("前海影石" in u.context for u in alone)
     titled = units_of(before, 1) + units_of(table(5, rows, above="珠海影石最近一年主要财务数据如下："), 2)
     assert carry_table_titles(titled) == 0
+
+
+def _cell_unit(page, label: str, headers: list[str], value: str):
+    from docrag.generation.extractive_units import Unit
+
+    row = Row(label, None, [Cell(value, None)])
+    tc = TableCell(value, row, row.cells[0], headers, "")
+    return Unit(value, page, 1, page.blocks[0], page.blocks[0].box, kind="cell", cell=tc)
+
+
+def test_the_other_end_of_a_span_the_question_names_is_the_second_operand(tmp_path):
+    """BLS's Table 1 (issue 23, en-b-015): "how many index points did the unadjusted all items CPI-U rise between July
+    2024 and July 2025" subtracted Used cars' July 2024 index from All items' (another item of the same column);
+    Alphabet's repurchases (en-a-046), "fall from October to December", took October's share count (another measure
+    of the same row). The cell naming the span's other end is the operand (rule 125 ``span_asked``)."""
+    from docrag.generation.extractive_operands import _span_asked
+
+    page = make_page(tmp_path, [Region((72, 100, 540, 300), GREY, "t", BlockKind.TABLE)], doc_id="cpi")
+    best = _cell_unit(page, "All items", ["Unadjusted indexes", "Jul", "2024"], "314.540")
+    item = _cell_unit(page, "Used cars and trucks", ["Unadjusted indexes", "Jul", "2024"], "179.579")
+    june = _cell_unit(page, "All items", ["Unadjusted indexes", "Jun.", "2025"], "322.561")
+    july = _cell_unit(page, "All items", ["Unadjusted indexes", "Jul.", "2025"], "323.048")
+    cands = [(0.99, item), (0.71, june), (0.71, july)]
+    q = "How many index points did the unadjusted all items CPI-U rise between July 2024 and July 2025?"
+    assert max(_span_asked(q, best.cell, cands), key=lambda x: x[0])[1] is july
+    assert _span_asked("What was the all items index in July 2024?", best.cell, cands) == cands   # no span
+    october = _cell_unit(page, "October 1 - 31", ["Value of Shares that May Yet Be Purchased", "(in millions)"],
+                         "38,069")
+    shares = _cell_unit(page, "October 1 - 31", ["Total Number of Shares Purchased", "(in thousands)"], "54,644")
+    december = _cell_unit(page, "December 1 - 31", ["Value of Shares that May Yet Be Purchased", "(in millions)"],
+                          "28,079")
+    q = "By how much did the value of shares that Alphabet may yet purchase fall from October to December 2022?"
+    assert max(_span_asked(q, october.cell, [(1.07, shares), (0.91, december)]), key=lambda x: x[0])[1] is december
+
+
+def test_a_column_printing_its_own_scale_takes_it_over_the_tables(tmp_path):
+    """Alphabet's repurchase table heads its share counts "(in thousands)" and the value left "(in millions)": the
+    value had been read in thousands (rule 126 ``column_scale``)."""
+    from docrag.generation.extractive_tables import Table
+
+    page = make_page(tmp_path, [Region((72, 100, 540, 300), GREY, "t", BlockKind.TABLE)], doc_id="goog")
+    table = Table(page.blocks[0], "", [], [], scale="thousands")
+    value = _cell_unit(page, "October 1 - 31", ["Value of Shares", "(in millions)"], "38,069").cell
+    count = _cell_unit(page, "October 1 - 31", ["Total Number of Shares", "(in thousands)"], "54,644").cell
+    plain = _cell_unit(page, "October 1 - 31", ["Total"], "54,644").cell
+    held = _cell_unit(page, "北京岚锋", ["持股数量（万股）"], "10,777.55").cell
+    assert [table.scale_for(tc) for tc in (value, count, plain, held)] == ["millions", "thousands", "thousands", "万"]
+
+
+def test_a_difference_within_a_row_is_over_periods_or_of_columns_the_question_names(tmp_path):
+    """生物股份's segment table (issue 23, zh-a-005): "哪个分行业的毛利率比上年下降幅度更大？下降了多少？" subtracted
+    the segment's 营业收入比上年增减 40.88% from its 毛利率 62.95%: two measures of one row that no one asked to
+    combine (rule 127 ``measures_apart``). Columns that name periods, or that the question names, still pair."""
+    from docrag.generation.extractive_operands import second_operand
+    from docrag.generation.extractive_tables import Table
+    from docrag.generation.extractive_units import Unit
+
+    page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, "x", BlockKind.TABLE)], doc_id="s", page_no=1)
+    block = page.blocks[0]
+    row = Row("生物制药", None, [Cell("62.95%", None), Cell("40.88%", None), Cell("114,380", None),
+                              Cell("98,001", None), Cell("42,371", None)], 0)
+    table = Table(block, "", [], [row])
+
+    def unit(i: int, header: str) -> Unit:
+        tc = TableCell(row.cells[i].text, row, row.cells[i], [header], "")
+        return Unit(tc.value, page, 1, block, block.box, kind="cell", cell=tc, table=table)
+
+    margin, revenue_change = unit(0, "毛利率 (%)"), unit(1, "营业收入比上年增减 (%)")
+    assert second_operand("difference", "哪个分行业的毛利率比上年下降幅度更大？下降了多少？", margin,
+                          [margin, revenue_change], [1.0, 0.9]) is None
+    this_year, last_year, cost = unit(2, "2020 年"), unit(3, "2019 年"), unit(4, "营业成本")
+    assert second_operand("difference", "生物制药的营业收入比上年增加多少？", this_year,
+                          [this_year, last_year], [1.0, 0.9]) is last_year
+    assert second_operand("difference", "生物制药2020年营业收入与营业成本相差多少？", this_year,
+                          [this_year, cost], [1.0, 0.9]) is cost

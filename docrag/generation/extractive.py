@@ -57,6 +57,7 @@ from docrag.generation.extractive_answer import (
 from docrag.generation.extractive_breaks import (
     carry_table_titles,
     join_page_breaks,
+    join_table_breaks,
     quoted_whole,
     with_continuations,
 )
@@ -67,7 +68,7 @@ from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_math import operation_of
-from docrag.generation.extractive_parts import answers_every_part, compares, parts_of
+from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
@@ -156,8 +157,10 @@ class ExtractiveGenerator:
             units.extend(units_of(page, rank))
         join_page_breaks(units)   # a sentence cut by a page break, both pages read
         carry_table_titles(units)   # a table opening a page, announced at the foot of the page before
+        join_table_breaks(units)   # a table printed over a page break is one table
         whole = self._answer(question, pages, units, t0)
         whole.meta.pop("_chosen", None)   # the option a which-question chose serves its next part only
+        whole.meta.pop("_best", None)
         parts = parts_of(question)
         if len(parts) < 2 or not whole.citations or answers_every_part(whole.answer, parts):
             return whole
@@ -202,17 +205,21 @@ class ExtractiveGenerator:
         the option that part chose (rule 117 ``which_then``)."""
         answers: list[Answer] = []
         after: Unit | None = None
-        for p in parts:
+        taken: set[int] = set()   # the units earlier parts were answered by (rule 122 ``distinct_parts``)
+        for p, own in zip(parts, own_words(parts), strict=True):
             checkpoint("answering a part of the question")
-            answers.append(self._answer(p, pages, units, t0, context=_said_before(question, p), after=after))
+            answers.append(self._answer(p, pages, units, t0, context=_said_before(question, p), after=after,
+                                        taken=(taken, own)))
             after = answers[-1].meta.pop("_chosen", None)
+            taken.update(answers[-1].meta.pop("_best", ()))
         return answers
 
     def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "",
-                after: Unit | None = None) -> Answer:
+                after: Unit | None = None, taken: tuple[set[int], set[str]] = (set(), set())) -> Answer:
         """One answer to one (part of a) question from the units of ``pages``; ``context``: the whole
         question a part comes from (its other terms weigh less); ``after``: the cell a which-part before it
-        chose (``which_then``: "哪个t…最高？最大回撤是多少？" asks the second of the t chosen)."""
+        chose (``which_then``: "哪个t…最高？最大回撤是多少？" asks the second of the t chosen); ``taken``: the
+        units (``id``) earlier parts were answered by and this part's own words (``distinct_parts``)."""
         warnings: list[str] = []
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages]}
 
@@ -245,7 +252,7 @@ class ExtractiveGenerator:
                   / (1.0 + self.rank_prior * (0 if ref else u.rank - 1))
                   for lx, sm, u, cue, ref in zip(lex, sem, units, cues, named, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
-        bi = order[0]
+        bi = distinct_best(order, scores, units, *taken)
         best = units[bi]
         meta.update({"score": round(scores[bi], 4), "lexical": round(lex[bi], 4), "semantic": round(sem[bi], 4)})
         if scores[bi] < self.min_score or (lex[bi] == 0 and sem[bi] < 0.2):
@@ -308,6 +315,7 @@ class ExtractiveGenerator:
             text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
             warnings.append(f"the quoted text was cut to {_MAX_ANSWER_CHARS} characters")
         meta["units"] = [{"page_id": u.page.page_id, "block": u.block.block_id, "kind": u.kind} for u in used]
+        meta["_best"] = {id(u) for u in used}   # popped by the caller: what a later part does not repeat
         return Answer(question=question, answer=text, citations=list(citations.values()), warnings=warnings,
                       generator=self.name, latency_s=time.perf_counter() - t0, meta=meta, confidence=conf)
 

@@ -12,19 +12,32 @@ unit).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
+from docrag.generation.extractive_tables import Table
 from docrag.generation.extractive_units import _CJK, Unit
+from docrag.geometry import union
 from docrag.ingestion.furniture import is_furniture
 from docrag.types import Block, BlockKind, Page
 
 # a sentence that ends: 。.!?！？;；:：… (a closing quote or bracket after it)
 _ENDS = re.compile(r"[。．.!?！？;；:：…][\"'”’)）\]」』]*$")
 CONTINUED = "continued_on"
+HEADER_ON = "header_on"
 
 
 def _content(page: Page) -> list[Block]:
     return [b for b in page.blocks if b.text.strip() and not is_furniture(b, page)]
+
+
+def _last(page: Page) -> Block | None:
+    return max(_content(page), key=lambda b: b.box.y1, default=None)
+
+
+def _first(page: Page) -> Block | None:
+    return min(_content(page), key=lambda b: b.box.y0, default=None)
 
 
 def _last_text(page: Page) -> Block | None:
@@ -77,14 +90,77 @@ def quoted_whole(text: str, used: Sequence[Unit]) -> str:
 
 
 def with_continuations(used: Sequence[Unit]) -> list[Unit]:
-    """``used`` and, after each sentence quoted whole, the unit it continues on (its page is cited too)."""
+    """``used`` and, after each sentence quoted whole, the unit it continues on (its page is cited too); after
+    each cell read under a header printed on the page before, that header (rule 123 ``table_over_break``)."""
     out: list[Unit] = []
     for u in used:
         out.append(u)
-        nxt = u.extra.get(CONTINUED)
-        if isinstance(nxt, Unit) and all(nxt is not v for v in out):
-            out.append(nxt)
+        for nxt in (u.extra.get(CONTINUED), u.extra.get(HEADER_ON)):
+            if isinstance(nxt, Unit) and all(nxt is not v for v in out):
+                out.append(nxt)
     return out
+
+
+def join_table_breaks(units: list[Unit]) -> int:
+    """``table_over_break`` (rule 123): a table that ends its page (nothing but furniture below) and one that opens
+    the next page read (nothing but furniture above), with no title of its own and as many columns, are one table
+    printed over a page break (年报 and 招股说明书 run their statements over pages, the header repeated or not): its
+    parts pair as operands (:meth:`Table.joins`), and a part without a header is read under the first part's, which
+    is cited with any of its cells used (``extra["header_on"]``: a unit on the header). Returns how many joined."""
+    by_page: dict[tuple[str, int], list[Unit]] = {}
+    for u in units:
+        if u.cell is not None and u.table is not None:
+            by_page.setdefault((u.page.doc_id, u.page.page_no), []).append(u)
+    n = 0
+    for (doc, page_no), mine in sorted(by_page.items()):
+        after = by_page.get((doc, page_no + 1))
+        if not after:
+            continue
+        last, first = _last(mine[0].page), _first(after[0].page)
+        a = next((u.table for u in mine if u.block is last), None)
+        b = next((u.table for u in after if u.block is first), None)
+        if a is None or b is None or b.title.strip() or _columns(a) != _columns(b) \
+                or b.header_lines and _heads(b) != _heads(a):
+            continue
+        group = a.parts or [a]
+        group.append(b)
+        for t in group:
+            t.parts = group
+        if not b.header_lines and a.header_lines:
+            _read_under(a, [u for u in after if u.table is b], next(u for u in mine if u.table is a))
+        n += 1
+    return n
+
+
+def _heads(table: Table) -> list[list[str]]:
+    return [[c.text for c in line] for line in table.header_lines]
+
+
+def _columns(table: Table) -> int:
+    """The number of values most of the table's rows hold."""
+    counts = Counter(len(r.cells) for r in table.rows)
+    return counts.most_common(1)[0][0] if counts else 0
+
+
+def _read_under(a: Table, cells: list[Unit], near: Unit) -> None:
+    """The cells of a part with no header of its own take the headers of part ``a`` over the same column, and a
+    unit on ``a``'s header (cited with them)."""
+    row = next((r for r in a.rows if len(r.cells) == _columns(a)), None)
+    if row is None:
+        return
+    boxes = [c.box for line in a.header_lines for c in line if c.box is not None]   # none: rows from the layout
+    head = Unit(" ".join(c.text for line in a.header_lines for c in line), near.page, near.rank, a.block,
+                union(boxes) if boxes else a.block.box, kind="title", table=a)
+    for u in cells:
+        tc = u.cell
+        assert tc is not None
+        if len(tc.row.cells) != len(row.cells):
+            continue
+        at = tc.row.position(tc.cell)
+        headers = a.headers_for(row.cells[at], row)
+        u.cell = replace(tc, headers=headers, title=a.title)
+        u.context = f"{a.title} {' '.join(headers)} {u.context}".strip()
+        u.extra[HEADER_ON] = head
 
 
 def carry_table_titles(units: Sequence[Unit]) -> int:
@@ -108,4 +184,5 @@ def carry_table_titles(units: Sequence[Unit]) -> int:
     return sum(1 for title in carried.values() if title)
 
 
-__all__ = ["CONTINUED", "carry_table_titles", "join_page_breaks", "quoted_whole", "with_continuations"]
+__all__ = ["CONTINUED", "HEADER_ON", "carry_table_titles", "join_page_breaks", "join_table_breaks", "quoted_whole",
+           "with_continuations"]

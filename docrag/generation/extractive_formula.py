@@ -165,7 +165,7 @@ def _beside(a: Unit, b: Unit) -> bool:
     assert ca is not None and cb is not None
     if a.table is b.table and ca.row is cb.row:
         return True
-    if ca.headers != cb.headers or (a.table is not b.table and a.page is not b.page):
+    if ca.headers != cb.headers or (a.page is not b.page and not (a.table is not None and a.table.joins(b.table))):
         return False
     if ca.cell.box is not None and cb.cell.box is not None:
         x, y = ca.cell.box, cb.cell.box

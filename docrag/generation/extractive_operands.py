@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from docrag.generation.extractive_cues import named_in, quoted_at
 from docrag.generation.extractive_math import comparable, mixes_measures, named_figure
 from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number
-from docrag.generation.extractive_units import Unit, tokenize
+from docrag.generation.extractive_units import _CJK, Unit, tokenize
 
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 _RANGE = re.compile(r"\d[\d,.]*\s*[-–−]\s*\d")   # "100-199", "1.35 - 1.42": a range, not an operand
@@ -52,8 +52,9 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
     named = set(tokenize(f"{tc.row.label} {' '.join(tc.headers)}"))
     cands = []
     for u, s in zip(units, scores, strict=True):
-        if u is best or u.cell is None or u.table is not best.table or u.cell.value == tc.value and \
-                u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()) or is_serial(u.cell):
+        if u is best or u.cell is None or best.table is None or not best.table.joins(u.table) \
+                or u.cell.value == tc.value and u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()) \
+                or is_serial(u.cell):
             continue   # a range such as "100-199" is a key, a row number counts rows: neither is an operand
         if not comparable(op, (tc.value, tc.header_text), (u.cell.value, u.cell.header_text)) \
                 or mixes_measures(op, named_figure(tc), named_figure(u.cell)):
@@ -62,15 +63,62 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
         same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
         if op == "growth" and (same_row or same_col) and not _over_time(tc, u.cell, same_row):
             continue   # growth_over_time: two segments' columns (or rows) are no change over time
+        if op == "difference" and same_row and not _over_time(tc, u.cell, True) and not _column_asked(u.cell, asked):
+            continue   # measures_apart (rule 127): 毛利率 less 营业收入比上年增减 is no difference anyone asked
         if same_row or same_col:
             gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
             row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
+            if same_row and _other_period(question, tc, u.cell):
+                row_bonus = 0.5   # one_period_asked: "2024年度A与B相差多少" asks two rows of 2024, not A's 2023
             named_row = 3.0 if same_col and (named_in(u.cell.row.label, question)   # "A比B多几个"
                                              or _named_at(u.cell.row, question) >= 0) else 1.0
             cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
     if not cands:
         return None
-    return max(cands, key=lambda x: x[0])[1]
+    return max(_span_asked(question, tc, cands), key=lambda x: x[0])[1]
+
+
+_PERIOD_TOKEN = re.compile(r"(?:19|20)\d\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4]|h[12]|fy\d*")
+
+
+def _periods_of(text: str) -> set[str]:
+    """The years, months, quarters and halves ``text`` names, as :func:`tokenize` writes them."""
+    return {t for t in tokenize(text) if _PERIOD_TOKEN.fullmatch(t)}
+
+
+def _span_asked(question: str, best: TableCell, cands: list[tuple[float, Unit]]) -> list[tuple[float, Unit]]:
+    """``span_asked`` (rule 125): when the question names periods the best cell's row and column do not ("between
+    July 2024 and July 2025", "from October to December"), a candidate naming one of them is the other end of
+    the span, weighed by (1 + the asked periods it names), and a candidate naming none is of the best cell's own
+    period (another item, another measure), weighed 0.5; when no candidate names one, nothing changes."""
+    asked = _periods_of(question)
+    mine = _periods_of(f"{best.row.label} {best.header_text}")
+    if not asked - mine:
+        return cands
+    named = [(s, u, _periods_of(f"{u.cell.row.label} {u.cell.header_text}") & asked) for s, u in cands
+             if u.cell is not None]
+    if not any(p - mine for _, _, p in named):
+        return cands
+    return [(s * (1 + len(p)) if p - mine else s * 0.5, u) for s, u, p in named]
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_CHANGE = re.compile(r"\b(?:chang|grow|grew|increas|decreas|ris|rose|fell|fall|declin|drop|up|down|compar|versus|vs)|"
+                     r"增|减|变|升|降|涨|跌|同比|环比|比上|较上", re.IGNORECASE)
+
+
+def _other_period(question: str, best: TableCell, other: TableCell) -> bool:
+    """``one_period_asked`` (rule 124): the question names its years, ``best``'s column is one of them, ``other``'s
+    column names none of them, and the question asks no change ("相差多少", not "增长多少", "how much did ... rise")."""
+    asked = set(_YEAR.findall(question))
+    return bool(asked) and not _CHANGE.search(question) and bool(asked & set(_YEAR.findall(best.header_text))) \
+        and not asked & set(_YEAR.findall(other.header_text))
+
+
+def _column_asked(cell: TableCell, asked: set[str]) -> bool:
+    """Half the words of ``cell``'s column headers (Chinese words, not single characters) are the question's."""
+    words = {t for t in tokenize(cell.header_text) if len(t) > 1 or not _CJK.match(t)}
+    return bool(words) and len(words & asked) >= 0.5 * len(words)
 
 
 def _over_time(a: TableCell, b: TableCell, same_row: bool) -> bool:
@@ -105,4 +153,4 @@ def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
         ax = ca.cell.box.x0 if ca.cell.box is not None else ca.row.position(ca.cell)
         bx = cb.cell.box.x0 if cb.cell.box is not None else cb.row.position(cb.cell)
         return (a, b) if ax <= bx else (b, a)
-    return (a, b) if ca.row.index <= cb.row.index else (b, a)
+    return (a, b) if (a.page.page_no, ca.row.index) <= (b.page.page_no, cb.row.index) else (b, a)   # parts in order

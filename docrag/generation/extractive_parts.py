@@ -15,9 +15,10 @@ Each part is answered on all pages read and every part's evidence is cited
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from docrag.generation.extractive_extremes import _PAREN
-from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, quantities_in, tokenize
+from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, quantities_in, tokenize
 
 _ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
                    r"do|is|are|was|were)\b", re.IGNORECASE)
@@ -234,9 +235,29 @@ def answers_every_part(answer: str, parts: list[str]) -> bool:
     if sum(bool(_QUANTITY_Q.search(p)) for p in parts) > quantities_in(answer):
         return False   # it names each amount asked ("营业收入或净利润任一指标") but states fewer figures (rule 109)
     have = set(tokenize(answer))
+    return all(not own or len(own & have) >= 0.8 * len(own) for own in own_words(parts))
+
+
+def own_words(parts: list[str]) -> list[set[str]]:
+    """Each part's words that no other part has ("营业收入" of "…2015年营业收入是多少")."""
     words = [{t for t in tokenize(p) if len(t) > 1 or not _CJK.match(t)} for p in parts]
-    for i, own in enumerate(words):
-        own = own - set().union(*words[:i], *words[i + 1:])
-        if own and len(own & have) < 0.8 * len(own):
-            return False
-    return True
+    return [own - set().union(*words[:i], *words[i + 1:]) for i, own in enumerate(words)]
+
+
+DISTINCT_PART_MIN = 0.6   # a later part's next unit answers it when it scores this share of the best one
+
+
+def distinct_best(order: Sequence[int], scores: Sequence[float], units: Sequence[Unit], taken: set[int],
+                  own: set[str]) -> int:
+    """``distinct_parts`` (rule 122): the index of the unit that answers a part of a question, not one an earlier
+    part was answered by unless it holds one of this part's own words. "How much did the shelter index rise in July 2025
+    and over the last 12 months?" asks two figures; the July sentence answers the first only, and the second part,
+    read in the whole question, ranked it first again. The next unit is taken when it holds one of them and scores at
+    least ``DISTINCT_PART_MIN`` of the best."""
+    bi = order[0]
+    if id(units[bi]) not in taken or not own or own & set(tokenize(units[bi].scored_text)):
+        return bi
+    alt = next((i for i in order[1:] if id(units[i]) not in taken), None)
+    if alt is None or scores[alt] < DISTINCT_PART_MIN * scores[bi] or not own & set(tokenize(units[alt].scored_text)):
+        return bi
+    return alt

@@ -37,6 +37,9 @@ _YEAR = re.compile(r"^(?:19|20)\d\d[a-z]?$")
 _RANGE = re.compile(r"^\d+(?:\.\d+)?%?\s*[-–~]\s*\d+(?:\.\d+)?%?$")   # a bucket: 0.2-0.4, 18-24, 10%-20%
 _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+)?(1,000|000s?|mil\.?|bil\.?)\)"
                     r"|百万|千万|万|亿|千|百萬|千萬|萬|億|(?:RMB|HK\$|US\$|\$)\s?['’]\s?000\b", re.IGNORECASE)
+# a scale printed over one column: "(in millions)", "（万元）"
+_COLUMN_SCALE = re.compile(r"\(in (thousands|millions|billions)\)"
+                           r"|[（(](?:单位[:：]\s*)?(百万|千万|万|亿)(?:元|股)?[)）]", re.IGNORECASE)
 _PER_SHARE = re.compile(r"\beps\b|\bper[- ]share\b|\bshares?\b", re.IGNORECASE)
 _EXCEPT_PER_SHARE = re.compile(rf"\bexcept\b[^)；;]*?(?:{_PER_SHARE.pattern})", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
@@ -189,11 +192,20 @@ class Table:
     per_share_apart: bool = False   # "(in millions, except per share data)": per-share rows take no scale
     _heads: tuple[list[tuple[float, float]], list[dict[int, Any]]] | None = field(
         default=None, repr=False, compare=False)   # columns and each header line's cell over each column
+    # every part of one table printed over page breaks, this one too (rule 123 ``table_over_break``); [] = one part
+    parts: list[Table] = field(default_factory=list, repr=False, compare=False)
+
+    def joins(self, other: Table | None) -> bool:
+        """``other`` is this table or another part of it over a page break."""
+        return other is self or any(t is other for t in self.parts)
 
     def scale_for(self, tc: TableCell) -> str:
         """The table's scale when it applies to ``tc``'s column (not to a per-share row the scale excepts)."""
         if self.per_share_apart and _PER_SHARE.search(_EXCEPT_PER_SHARE.sub("", " ".join([*tc.headers, tc.row.label]))):
             return ""
+        own = _COLUMN_SCALE.search(" ".join(tc.headers))
+        if own is not None:   # ``column_scale``: "(in millions)" over one column of a table "(in thousands)"
+            return next(g for g in own.groups() if g).lower()
         if not self.scale or not self.scale_of:
             return self.scale
         named = unicodedata.normalize("NFKC", " ".join([*tc.headers, tc.row.label])).lower()
