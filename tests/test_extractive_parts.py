@@ -22,6 +22,12 @@ GREY = (200, 200, 200)
      ["What was the segment's revenue in millions for the quarter",
       "what growth rate did the release give for it in constant currency"]),
     ("每个物种有多少个样本？数据是哪一年发表的？", ["每个物种有多少个样本", "数据是哪一年发表的？"]),
+    # two subjects of one verb that follows them: each with the verb (rule 128)
+    ("By how much did the all items CPI-U and the all items less food and energy index rise over the 12 months?",
+     ["By how much did the all items CPI-U rise over the 12 months?",
+      "By how much did the all items less food and energy index rise over the 12 months?"]),
+    ("How much did revenue and the operating income grow in 2023?",
+     ["How much did revenue grow in 2023?", "How much did the operating income grow in 2023?"]),
     # a change with no measure of its own is asked of the measure before it (rule 107)
     ("航天电器2019年连接器的销售量是多少？同比增长多少？",
      ["航天电器2019年连接器的销售量是多少", "航天电器2019年连接器的销售量同比增长多少？"]),

@@ -274,6 +274,10 @@ def test_the_document_a_question_names_is_where_to_look_not_what_to_find(tmp_pat
     asked, _ = document_reference("国泰君安《综合期限多样性的趋势选股策略》的表3中，2010年超额收益是多少？")
     assert asked == "表3中，2010年超额收益是多少？"
     assert document_reference("What was revenue in 2020?") == ("What was revenue in 2020?", "")
+    # the period of the document named after it (en-b-010: "..., by how much did ... rise")
+    assert document_reference("According to the BLS Consumer Price Index release for July 2025, by how much did the "
+                              "index rise?") == ("by how much did the index rise?",
+                                                 "the BLS Consumer Price Index release for July 2025")
     gen = get_generator("extractive", embed=False)
     info = _table_page(tmp_path, [["公司办公地址", "内蒙古自治区呼和浩特市经济技术开发区沙尔沁工业园区金宇大街1号"],
                                   ["公司办公地址的邮政编码", "010111"], ["公司网址", "www.jinyubio.com"]], "info",

@@ -206,6 +206,25 @@ def _compared(q: str) -> list[str]:
     return parts + ([re.sub(r"^,?\s*and\s+", "", rest)] if rest else [])
 
 
+# "by how much did A and the B rise over ...": two subjects of one verb that follows them (rule 128)
+_VERBS = (r"rise|fall|increase|decrease|grow|change|decline|climb|drop|gain|lose|move|contribute|account|total|reach|"
+          r"exceed|earn|report|pay|spend|repurchase|return|record|show|generate|cost|represent|make|post|achieve")
+_SHARED_VERB = re.compile(rf"^(?P<head>.*?\b(?:how much|how many|how|what|which|when)\b[^,?]*?\s"
+                          rf"(?:did|does|do|has|have|will|would)\s+)(?P<a>\S.+?)\s+and\s+(?P<b>(?:the|its|their)\s+.+?)"
+                          rf"\s+(?P<tail>(?:{_VERBS})(?:s|d|ed|n)?\b.*)$", re.IGNORECASE)
+
+
+def _shared_verb(q: str) -> list[str]:
+    """``shared_verb`` (rule 128): "by how much did the all items CPI-U and the all items less food and energy index
+    rise over the 12 months" asks the verb of each subject: one part per subject, each with the verb and what
+    follows it (split at "and the", the first part had no verb and was answered by the release's contact line)."""
+    m = _SHARED_VERB.match(q.strip())
+    if m is None or _WH.search(m.group("a")) or _WH.search(m.group("b")):
+        return [q]
+    tail = m.group("tail").rstrip()
+    return [f"{m.group('head')}{m.group('a')} {tail}", f"{m.group('head')}{m.group('b')} {tail}"]
+
+
 def _refers_back(piece: str) -> bool:
     words = piece.split()
     return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
@@ -221,6 +240,9 @@ def parts_of(question: str) -> list[str]:
     compared = _compared(q)
     if len(compared) > 1:
         return compared
+    shared = _shared_verb(q)
+    if len(shared) > 1:
+        return shared
     pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
     if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_refers_back(p) for p in pieces[1:]):
         spans = _two_spans(q)

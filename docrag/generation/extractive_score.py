@@ -115,7 +115,8 @@ _DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公
 _DOC_WORDS_EN = (r"report|release|10-K|10-Q|8-K|filing|prospectus|minutes|presentation|transcript|letter|paper|"
                  r"assessment|white ?paper|call|announcement|bulletin")
 _DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r")"
-                         r"(?:\s+(?:FY\s?)?(?:19|20)\d\d(?:[-/]\d{2,4})?)?)"   # "... Annual Report 2021-22,"
+                         r"(?:\s+(?:FY\s?)?(?:19|20)\d\d(?:[-/]\d{2,4})?)?"   # "Annual Report 2021-22",
+                         r"(?:\s+(?:for|of|dated|from)\s+(?:[A-Z][a-z]+\.?\s+)?(?:19|20)\d\d)?)"   # "... for July 2025"
                          r"(?: \([^)]{0,40}\))?,\s*", re.IGNORECASE)
 # "..., according to the BLS release?", "... on its Q2 earnings call?": the same, said at the end
 _DOC_REF_EN_END = re.compile(r",?\s+(?:in|on|according to|from|per|based on)\s+((?:the|its|an?|[A-Z][\w.&-]*'s?)\s"
