@@ -912,3 +912,21 @@ def test_a_difference_within_a_row_is_over_periods_or_of_columns_the_question_na
                           [this_year, last_year], [1.0, 0.9]) is last_year
     assert second_operand("difference", "生物制药2020年营业收入与营业成本相差多少？", this_year,
                           [this_year, cost], [1.0, 0.9]) is cost
+
+
+def test_a_bold_line_stating_a_figure_is_no_mere_title(tmp_path):
+    """Twilio's guidance slide prints "● Total revenue: $1.025 billion to $1.035 billion, ..." in bold: read as a title
+    (x0.6) it lost to the slide's heading "Q1 2024 Guidance" (issue 23, en-a-008). A short "label: value" line is
+    scored as a statement (rule 129 ``stated_title``); a heading, or a note, is still a title."""
+    from docrag.generation.extractive_units import Unit
+
+    page = make_page(tmp_path, [Region((72, 100, 540, 120), GREY, "x", BlockKind.TITLE)], doc_id="twlo")
+
+    def title(text: str) -> Unit:
+        return Unit(text, page, 1, page.blocks[0], page.blocks[0].box, kind="title")
+
+    stated = prior(title("● Total revenue: $1.025 billion to $1.035 billion, up 2% to 3% year-over-year"), True, False,
+                   False)
+    heading = prior(title("Q1 2024 Guidance"), True, False, False)
+    note = prior(title("注: 表中数据未经审计, 2013 年同一控制下企业合并产生 17.40 亿元"), True, False, False)
+    assert stated >= 1.15 and max(heading, note) <= 0.6 * 1.15   # x0.6 as titles, x1.15 for the figure

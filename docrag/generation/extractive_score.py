@@ -192,12 +192,19 @@ def lexical_scores(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
     return [sum(idf[t] for t in idf.keys() & d) / total for d in docs]
 
 
+_STATES = re.compile(r"\S\s*[:：]\s*\S")   # "label: value"
+_NOTE = re.compile(r"\s*(?:notes?|注|附注|source|资料来源|数据来源)\b", re.IGNORECASE)
+
+
 def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, wants_text: bool = False) -> float:
     """Titles name things but rarely answer; quantity questions want digits; chart questions
     want figures and table questions cells."""
     out = 1.0
     # a chart read from its caption and labels is a figure, not a caption
-    if unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure"):
+    if unit.kind == "title" and len(unit.text) <= 120 and _STATES.search(unit.text) and _has_quantity(unit.text) \
+            and not _NOTE.match(unit.text):
+        pass   # ``stated_title`` (rule 129): a bold line stating a figure ("● Total revenue: $1.025 billion to ...")
+    elif unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure"):
         out *= 0.6
     if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
         out *= 0.7
