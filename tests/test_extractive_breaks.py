@@ -70,7 +70,8 @@ def test_a_table_printed_over_a_page_break_is_one_table(tmp_path):
     """影石创新's prospectus (issue 23, zh-c-016) prints its key figures from the foot of page 1 to the top of page 2:
     "2024年度归属于母公司股东的净利润与扣除非经常性损益后的净利润相差多少" pairs a row of each page under the 2024
     column. Read as two tables, the second row was subtracted from its own 2023 value (rule 123 ``table_over_break``,
-    rule 124 ``one_period_asked``); the part with no header is read under the first part's, which is cited too."""
+    rule 124 ``one_period_asked``, rule 130 ``gap_asked``); the part with no header is read under the first part's,
+    which is cited too."""
     from docrag.generation.extractive_breaks import HEADER_ON, join_table_breaks
 
     first = _table(tmp_path, FIRST, 1, (72, 600, 540, 760), above="六、主要财务数据和财务指标")
@@ -83,6 +84,7 @@ def test_a_table_printed_over_a_page_break_is_one_table(tmp_path):
     gen = get_generator("extractive", embed=False, ground="off")
     ans = gen.generate("2024年度归属于母公司股东的净利润与扣除非经常性损益后的净利润相差多少？", [first, second])
     assert "4,907.73" in ans.answer and "79,116.86" not in ans.answer, ans.answer
+    assert "-4,907.73" not in ans.answer   # "相差多少" asks how far apart: the larger less the smaller (rule 130)
     assert {c.page_id for c in ans.citations} == {first.page_id, second.page_id}
     one = gen.generate("2024年度基本每股收益是多少？", [first, second])   # read under the header of page 1
     assert "2.76" in one.answer and "2.30" not in one.answer, one.answer

@@ -17,6 +17,7 @@ from docrag.generation.extractive_units import _CJK, Unit, tokenize
 
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 _RANGE = re.compile(r"\d[\d,.]*\s*[-–−]\s*\d")   # "100-199", "1.35 - 1.42": a range, not an operand
+_GAP = re.compile(r"相差|差额|差距|差值|\bdiffer(?:ence|s)?\s+between\b|\bgap\s+between\b", re.IGNORECASE)
 _THAN = re.compile(r"\bthan\b|比", re.IGNORECASE)
 _LESS = re.compile(r"\b(?:fewer|less|lower|smaller|shorter|cheaper)\b.*\bthan\b|比.{1,24}?(?<!多)(?:少|低|小|短|便宜)",
                    re.IGNORECASE)
@@ -132,6 +133,9 @@ def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
     comparison ("A比B多几个", "how many more ... A ... than B") (B, A), so the result is A − B."""
     ca, cb = a.cell, b.cell
     assert ca is not None and cb is not None
+    if op == "difference" and _GAP.search(question) and not _THAN.search(question):
+        va, vb = parse_number(ca.value) or 0.0, parse_number(cb.value) or 0.0   # ``gap_asked`` (rule 130): how far
+        return (a, b) if va <= vb else (b, a)   # apart, no direction ("A与B相差多少"): the larger less the smaller
     if op == "difference" and _THAN.search(question):
         pa, pb = _named_at(ca.row, question), _named_at(cb.row, question)
         if pa >= 0 and pb >= 0 and pa != pb:   # "A has fewer than B": B − A
