@@ -930,3 +930,28 @@ def test_a_bold_line_stating_a_figure_is_no_mere_title(tmp_path):
     heading = prior(title("Q1 2024 Guidance"), True, False, False)
     note = prior(title("注: 表中数据未经审计, 2013 年同一控制下企业合并产生 17.40 亿元"), True, False, False)
     assert stated >= 1.15 and max(heading, note) <= 0.6 * 1.15   # x0.6 as titles, x1.15 for the figure
+
+
+def test_copyright_and_contact_lines_answer_only_questions_asking_for_them(tmp_path):
+    """BLS's release added "Technical information: (202) 691-7000 • cpi_info@bls.gov" to an answer about the
+    12-month change, and a white paper's "本白皮书版权属于…" to one about the GDPR (issue 23, en-b-010, zh-b-055):
+    copyright and contact lines weigh half, unless the question asks for them (rule 131 ``boilerplate``)."""
+    from docrag.generation.extractive_score import wants
+    from docrag.generation.extractive_units import Unit
+
+    page = make_page(tmp_path, [Region((72, 100, 540, 120), GREY, "x")], doc_id="bls")
+
+    def sentence(text: str) -> Unit:
+        return Unit(text, page, 1, page.blocks[0], page.blocks[0].box)
+
+    contact = sentence("Technical information: (202) 691-7000 • cpi_info@bls.gov • www.bls.gov/cpi")
+    owned = sentence("本白皮书版权属于开放群岛开源社区跨境数据流通小组所有")
+    fact = sentence("The all items index rose 2.7 percent for the 12 months ending July.")
+    asked = wants("By how much did the all items index rise over the 12 months ending July 2025?")
+    assert not asked[4]
+    for unit in (contact, owned):
+        assert prior(unit, *asked) == pytest.approx(0.5 * prior(unit, *asked[:4], True))
+    assert prior(fact, *asked) == prior(fact, *asked[:4], True)
+    for q in ("What is the e-mail address for technical information on the CPI?", "本白皮书的版权属于谁？"):
+        assert wants(q)[4]
+    assert not wants("How did rural consumption grow?")[4]   # "url" inside a word asks for no address

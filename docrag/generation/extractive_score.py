@@ -196,10 +196,20 @@ _STATES = re.compile(r"\S\s*[:：]\s*\S")   # "label: value"
 _NOTE = re.compile(r"\s*(?:notes?|注|附注|source|资料来源|数据来源)\b", re.IGNORECASE)
 
 
-def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, wants_text: bool = False) -> float:
+# copyright lines, contact lines, disclaimers: the document's furniture, read as text (rule 131 ``boilerplate``)
+_BOILERPLATE = re.compile(r"©|\bcopyright\b|all rights reserved|版权(?:属于|所有)|[\w.+-]+@[\w-]+\.[\w.]+|"
+                          r"\(\d{3}\)\s?\d{3}-\d{4}|免责(?:声明|条款)|请务必阅读", re.IGNORECASE)
+_CONTACT_Q = re.compile(r"\b(?:copyright|contact|e-?mail|phone|website|web site|url|disclaimer)|"
+                        r"版权|联系|电话|邮箱|网址|网站|免责", re.IGNORECASE)
+
+
+def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, wants_text: bool = False,
+          wants_contact: bool = False) -> float:
     """Titles name things but rarely answer; quantity questions want digits; chart questions
-    want figures and table questions cells."""
+    want figures and table questions cells; copyright and contact lines answer only questions asking for them."""
     out = 1.0
+    if unit.kind != "figure" and not wants_contact and _BOILERPLATE.search(unit.text):
+        out *= 0.5
     # a chart read from its caption and labels is a figure, not a caption
     if unit.kind == "title" and len(unit.text) <= 120 and _STATES.search(unit.text) and _has_quantity(unit.text) \
             and not _NOTE.match(unit.text):
@@ -222,7 +232,8 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
     return out
 
 
-def wants(question: str) -> tuple[bool, bool, bool, bool]:
-    """What the question asks for: a number, a chart, a table, the text (the :func:`prior` flags)."""
+def wants(question: str) -> tuple[bool, bool, bool, bool, bool]:
+    """What the question asks for: a number, a chart, a table, the text, contact or copyright lines (the
+    :func:`prior` flags)."""
     return (bool(_QUANTITY_Q.search(question)), bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question)),
-            bool(_TEXT_Q.search(question)))
+            bool(_TEXT_Q.search(question)), bool(_CONTACT_Q.search(question)))
