@@ -884,6 +884,10 @@ def test_a_column_printing_its_own_scale_takes_it_over_the_tables(tmp_path):
     plain = _cell_unit(page, "October 1 - 31", ["Total"], "54,644").cell
     held = _cell_unit(page, "北京岚锋", ["持股数量（万股）"], "10,777.55").cell
     assert [table.scale_for(tc) for tc in (value, count, plain, held)] == ["millions", "thousands", "thousands", "万"]
+    # a price per share is never in the table's thousands (en-a-045 had read "93.51 (thousands)")
+    price = _cell_unit(page, "November 1 - 30", ["Average Price", "Paid per", "Class C Share(2)"], "93.51").cell
+    eps = _cell_unit(page, "2024 年度", ["基本每股收益(元)"], "2.76").cell
+    assert table.scale_for(price) == table.scale_for(eps) == ""
 
 
 def test_a_difference_within_a_row_is_over_periods_or_of_columns_the_question_names(tmp_path):

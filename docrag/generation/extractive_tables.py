@@ -40,6 +40,7 @@ _SCALE = re.compile(r"\b(thousands?|millions?|billions?|trillions?)\b|\((?:in\s+
 # a scale printed over one column: "(in millions)", "（万元）"
 _COLUMN_SCALE = re.compile(r"\(in (thousands|millions|billions)\)"
                            r"|[（(](?:单位[:：]\s*)?(百万|千万|万|亿)(?:元|股)?[)）]", re.IGNORECASE)
+_PRICE_PER = re.compile(r"\bprice\b.*\bper\b|\bper\s+(?:share|unit)\b|每股|单价|均价", re.IGNORECASE)
 _PER_SHARE = re.compile(r"\beps\b|\bper[- ]share\b|\bshares?\b", re.IGNORECASE)
 _EXCEPT_PER_SHARE = re.compile(rf"\bexcept\b[^)；;]*?(?:{_PER_SHARE.pattern})", re.IGNORECASE)
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
@@ -206,6 +207,8 @@ class Table:
         own = _COLUMN_SCALE.search(" ".join(tc.headers))
         if own is not None:   # ``column_scale``: "(in millions)" over one column of a table "(in thousands)"
             return next(g for g in own.groups() if g).lower()
+        if _PRICE_PER.search(" ".join(tc.headers)):
+            return ""   # a price per share or unit is never in the table's thousands
         if not self.scale or not self.scale_of:
             return self.scale
         named = unicodedata.normalize("NFKC", " ".join([*tc.headers, tc.row.label])).lower()
