@@ -594,3 +594,25 @@ def test_stats_sa_table_a_is_one_table_from_its_header_to_its_last_province(tmp_
     tables = _tables(corpus.pages([corpus.find_documents("table_a.pdf")[0].doc_id])[0])
     assert len(tables) == 1, [t.text[:80] for t in tables]
     assert "Weight" in tables[0].text and "Free State" in tables[0].text and "Limpopo" in tables[0].text
+
+
+def test_rule_pieces_join_only_when_dark_and_long_enough_and_no_colour_is_light():
+    """``rule_segments``: 10-pt pieces of a dark column rule join into one rule; light pieces (row shading) and tiny
+    ones (glyph strokes) do not count; a drawing with no colour, or an empty one, is light, not an error."""
+    import pymupdf
+
+    from docrag.geometry import Box
+    from docrag.ingestion.table_rules import rule_segments
+
+    def column(x: float, step: float, n: int, **colour) -> dict:
+        items = [("l", pymupdf.Point(x, 100 + i * step), pymupdf.Point(x, 100 + (i + 1) * step)) for i in range(n)]
+        return {"items": items, **colour}
+
+    def to_display(x0, y0, x1, y1):
+        return Box.points(x0, y0, x1, y1, 612.0, 792.0)
+
+    _, vert = rule_segments([column(50, 10, 6, color=(0.0, 0.0, 0.0))], to_display)
+    assert len(vert) == 1 and vert[0].height >= 59                      # six 10-pt dark pieces: one rule
+    for colour in ({"fill": (0.9, 0.9, 0.9)}, {"fill": (), "color": ()}, {"color": ()}, {}):
+        assert rule_segments([column(50, 10, 6, **colour)], to_display)[1] == []   # light, empty or none
+    assert rule_segments([column(50, 3, 20, color=(0.0, 0.0, 0.0))], to_display)[1] == []   # 3-pt strokes

@@ -42,14 +42,12 @@ def _first(page: Page) -> Block | None:
 
 def _last_text(page: Page) -> Block | None:
     """The page's lowest block when it is body text (a table or figure below it ends the text)."""
-    content = _content(page)
-    last = max(content, key=lambda b: b.box.y1, default=None)
+    last = _last(page)
     return last if last is not None and last.kind is BlockKind.TEXT else None
 
 
 def _first_text(page: Page) -> Block | None:
-    content = _content(page)
-    first = min(content, key=lambda b: b.box.y0, default=None)
+    first = _first(page)
     return first if first is not None and first.kind is BlockKind.TEXT else None
 
 
@@ -145,7 +143,8 @@ def _columns(table: Table) -> int:
 def _read_under(a: Table, cells: list[Unit], near: Unit) -> None:
     """The cells of a part with no header of its own take the headers of part ``a`` over the same column, and a
     unit on ``a``'s header (cited with them)."""
-    row = next((r for r in a.rows if len(r.cells) == _columns(a)), None)
+    columns = _columns(a)
+    row = next((r for r in a.rows if len(r.cells) == columns), None)
     if row is None:
         return
     boxes = [c.box for line in a.header_lines for c in line if c.box is not None]   # none: rows from the layout

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
 from docrag.generation.extractive_math import comparable, mixes_measures, named_figure
+from docrag.generation.extractive_score import _YEAR
 from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number
-from docrag.generation.extractive_units import _CJK, Unit, tokenize
+from docrag.generation.extractive_units import Unit, content_words, tokenize
 
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 _RANGE = re.compile(r"\d[\d,.]*\s*[-–−]\s*\d")   # "100-199", "1.35 - 1.42": a range, not an operand
@@ -103,7 +104,6 @@ def _span_asked(question: str, best: TableCell, cands: list[tuple[float, Unit]])
     return [(s * (1 + len(p)) if p - mine else s * 0.5, u) for s, u, p in named]
 
 
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _CHANGE = re.compile(r"\b(?:chang|grow|grew|increas|decreas|ris|rose|fell|fall|declin|drop|up|down|compar|versus|vs)|"
                      r"增|减|变|升|降|涨|跌|同比|环比|比上|较上", re.IGNORECASE)
 
@@ -118,7 +118,7 @@ def _other_period(question: str, best: TableCell, other: TableCell) -> bool:
 
 def _column_asked(cell: TableCell, asked: set[str]) -> bool:
     """Half the words of ``cell``'s column headers (Chinese words, not single characters) are the question's."""
-    words = {t for t in tokenize(cell.header_text) if len(t) > 1 or not _CJK.match(t)}
+    words = content_words(cell.header_text)
     return bool(words) and len(words & asked) >= 0.5 * len(words)
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_extremes import _PAREN
-from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, quantities_in, tokenize
+from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, content_words, quantities_in, tokenize
 
 _ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
                    r"do|is|are|was|were)\b", re.IGNORECASE)
@@ -262,7 +262,7 @@ def answers_every_part(answer: str, parts: list[str]) -> bool:
 
 def own_words(parts: list[str]) -> list[set[str]]:
     """Each part's words that no other part has ("营业收入" of "…2015年营业收入是多少")."""
-    words = [{t for t in tokenize(p) if len(t) > 1 or not _CJK.match(t)} for p in parts]
+    words = [content_words(p) for p in parts]
     return [own - set().union(*words[:i], *words[i + 1:]) for i, own in enumerate(words)]
 
 

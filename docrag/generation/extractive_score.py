@@ -211,10 +211,10 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
     if unit.kind != "figure" and not wants_contact and _BOILERPLATE.search(unit.text):
         out *= 0.5
     # a chart read from its caption and labels is a figure, not a caption
-    if unit.kind == "title" and len(unit.text) <= 120 and _STATES.search(unit.text) and _has_quantity(unit.text) \
-            and not _NOTE.match(unit.text):
-        pass   # ``stated_title`` (rule 129): a bold line stating a figure ("● Total revenue: $1.025 billion to ...")
-    elif unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure"):
+    # ``stated_title`` (rule 129): a bold line stating a figure ("● Total revenue: $1.025 billion to ...") is no title
+    stated = unit.kind == "title" and len(unit.text) <= 120 and bool(_STATES.search(unit.text)) \
+        and _has_quantity(unit.text) and not _NOTE.match(unit.text)
+    if not stated and (unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure")):
         out *= 0.6
     if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
         out *= 0.7

@@ -92,6 +92,11 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` as :func:`tokenize` writes them, Chinese words but not their single characters."""
+    return {t for t in tokenize(text) if len(t) > 1 or not _CJK.match(t)}
+
+
 def page_text(page: Page) -> str:
     """A page's text layer, else the text of its blocks."""
     return page.text or " ".join(b.text for b in page.blocks)

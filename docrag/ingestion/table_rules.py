@@ -20,7 +20,7 @@ def rule_segments(drawings: list[dict], to_display) -> tuple[list[Box], list[Box
     vert: list[Box] = []
     for d in drawings:
         colour = d.get("fill") or d.get("color")
-        dark = colour is not None and max(colour) <= _DARK
+        dark = bool(colour) and max(colour) <= _DARK   # no colour (or an empty one): not dark
         for item in d.get("items", []):
             op = item[0]
             if op == "l":
