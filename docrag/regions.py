@@ -42,8 +42,9 @@ _KIND = {BlockKind.TEXT: PARAGRAPH, BlockKind.CAPTION: PARAGRAPH, BlockKind.LIST
 _SOURCE = re.compile(r"^\s*[▲△▼■□●•*※]?\s*(source|sources|note|notes|资料来源|数据来源|来源|注)\s*[:：]",
                      re.IGNORECASE)
 _HEAD_NOTE = re.compile(r"^\s*[\[(（【]|单位|unit|in (thousands|millions|billions)|this table", re.IGNORECASE)
-FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图|圖)\s*[\dA-Z一二三四五六七八九十]", re.IGNORECASE)
-_TABLE_TITLE = re.compile(r"^\s*(?:表|table|exhibit)\s*(?:[\dA-Z一二三四五六七八九十]|[:：])", re.IGNORECASE)
+FIG_CAPTION = re.compile(r"^\s*(?:figure|fig\.|chart|graph|exhibit|图表|圖表|图|圖)\s*[\dA-Z一二三四五六七八九十]",
+                         re.IGNORECASE)
+_TABLE_TITLE = re.compile(r"^\s*(?:图表|圖表|表|table|exhibit)\s*(?:[\dA-Z一二三四五六七八九十]|[:：])", re.IGNORECASE)
 HEAD_OVERLAP_PT = 8.0    # ... or overlap its top by (a slide title touching its chart)
 HEAD_GAP_PT = 30.0       # how far above a table or chart its title and head note may sit
 SOURCE_GAP_PT = 14.0     # how far below a table or chart its source line may sit

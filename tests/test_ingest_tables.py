@@ -21,7 +21,7 @@ from docrag.generation.extractive_table_read import parse_tables
 from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.table_finder import merged_columns
-from docrag.ingestion.tables import text_rows
+from docrag.ingestion.tables import _segments_between_prose, is_two_row_table, text_rows
 from docrag.types import BlockKind, Word
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 
@@ -580,6 +580,7 @@ def test_a_grid_drawn_one_cell_at_a_time_is_one_table(tmp_path):
 
 DEV_PDFS = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs"
 REAL_STATSSA = DEV_PDFS / "en_statssa_cpi_release_2023-05.pdf"
+REAL_FANGZHENG = DEV_PDFS / "zh_fangzheng_jingong_shuizhongxingzhou_2023.pdf"
 
 
 @pytest.mark.skipif(not REAL_STATSSA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
@@ -616,3 +617,62 @@ def test_rule_pieces_join_only_when_dark_and_long_enough_and_no_colour_is_light(
     for colour in ({"fill": (0.9, 0.9, 0.9)}, {"fill": (), "color": ()}, {"color": ()}, {}):
         assert rule_segments([column(50, 10, 6, **colour)], to_display)[1] == []   # light, empty or none
     assert rule_segments([column(50, 3, 20, color=(0.0, 0.0, 0.0))], to_display)[1] == []   # 3-pt strokes
+
+
+def _line(y: float, *cells: tuple[float, str]) -> list[Word]:
+    """Words of one line: (x0, text) per cell, each word 6 pt a character wide."""
+    out = []
+    for x, text in cells:
+        for w in text.split():
+            out.append(Word(text=w, box=Box.points(x, y, x + 6 * len(w), y + 9, 595, 842)))
+            x += 6 * len(w) + 3
+    return out
+
+
+def test_a_caption_or_source_row_parts_the_tables_above_and_below_it():
+    """Tables stacked in a column with their captions and source lines between them (方正证券's 图表18/20/22
+    beside their charts, in one frame drawn round the page) are one table each: a numbered caption or a
+    source line in any cell of a row is no table row and no part of either table."""
+    lines = []
+    y = 100.0
+    for n in (18, 20):
+        lines.append(_line(y, (60, f"图表{n - 1}: 历史表现"), (300, f"图表{n}: 分年度表现")))
+        for i in range(3):
+            y += 12
+            lines.append(_line(y, (300, f"{2013 + i}年"), (360, f"{i + 1}.5%"), (420, f"{i}.2%"), (480, "3.1%")))
+        y += 12
+        lines.append(_line(y, (60, "资料来源: Wind"), (300, "资料来源: Wind")))
+        y += 12
+    rows = text_rows([w for ln in lines for w in ln])
+    segments = _segments_between_prose(rows, [])
+    assert [[r.cells[0][0].text for r in seg] for seg in segments] == [["2013年", "2014年", "2015年"]] * 2
+    english = text_rows(_line(100, (60, "Source: Wind, company filings")) + _line(112, (60, "Table 3. Returns")))
+    assert _segments_between_prose(english, []) == []
+
+
+@pytest.mark.skipif(not REAL_FANGZHENG.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_three_tables_stacked_beside_three_charts_are_three_tables(tmp_path):
+    """方正证券's page 7 (real): three yearly-return tables under one another, each beside its chart, in a frame
+    drawn round the page. They were one table from the first to the last row, captions and sources in it."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_FANGZHENG), from_page=6, to_page=6)
+    one.save(tmp_path / "p7.pdf")
+    ingest([tmp_path / "p7.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    tables = _tables(corpus.pages([corpus.find_documents("p7.pdf")[0].doc_id])[0])
+    assert [t.text.split("|")[0].strip() for t in tables] == ["沪深300增强", "中证500增强", "中证1000增强"]
+    assert not any("资料来源" in t.text or "图表" in t.text for t in tables)
+
+
+
+def test_a_header_over_one_row_of_figures_is_a_table_and_two_loose_lines_are_not():
+    """国泰君安's "表 1. RankIC 统计量" is a header and one row (均值 | 标准差 | 最小值 | 最大值 | T 值 over
+    Rank IC | 7.4% | ...): a table. Two lines that do not line up, or whose "header" holds figures, are not."""
+    head = [(274, "均值"), (329, "标准差"), (386, "最小值"), (446, "最大值"), (503, "T值")]
+    data = [(219, "Rank IC"), (274, "7.4%"), (329, "13.8%"), (386, "-25.6%"), (446, "45.0%"), (503, "5.9")]
+    assert is_two_row_table(text_rows(_line(660, *head) + _line(676, *data)))
+    shifted = [(219, "Rank IC"), (600, "7.4%"), (660, "13.8%"), (720, "-25.6%"), (780, "45.0%")]
+    assert not is_two_row_table(text_rows(_line(660, *head) + _line(676, *shifted)))
+    years = [(274, "2019"), (329, "2020"), (386, "2021"), (446, "2022"), (503, "2023")]
+    assert not is_two_row_table(text_rows(_line(660, *years) + _line(676, *data)))
+    assert not is_two_row_table(text_rows(_line(660, *head[:3]) + _line(676, *data[:3])))

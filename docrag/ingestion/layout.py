@@ -17,10 +17,10 @@ from docrag.ingestion.textlayer import PageFrame, join_words, to_display_box
 from docrag.types import Block, BlockKind
 
 _NUMERAL = r"[\dA-Za-z一二三四五六七八九十]"
-CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|table|source|note|图|表|资料来源|注)\s*"
+CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|table|source|note|图表|图|表|资料来源|注)\s*"
                         r"([\dA-Za-z一二三四五六七八九十:：.])", re.IGNORECASE)
-FIGURE_CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|图)\s*" + _NUMERAL, re.IGNORECASE)
-TABLE_CAPTION_RE = re.compile(r"^(table|表)\s*" + _NUMERAL, re.IGNORECASE)
+FIGURE_CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|图表|图)\s*" + _NUMERAL, re.IGNORECASE)
+TABLE_CAPTION_RE = re.compile(r"^(table|图表|表)\s*" + _NUMERAL, re.IGNORECASE)
 LIST_RE = re.compile(r"^([•●▪■◦‣\-–*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|[ivx]{1,4}[.)])\s")
 _WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and full-width forms
 

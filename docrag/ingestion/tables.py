@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 _LEADER = re.compile(r"^(?:\.\s?){2,}$|^[.…·]$")   # leader dots between a label and its value
+TWO_ROW_MIN_CELLS = 4       # a table of a header and one row: cells each row has at least
 FIND_TABLES_MAX_CHARS = 2000  # larger grid tables get cells from their rules: find_tables costs ~0.2 s there
 
 
@@ -129,7 +130,8 @@ def aligned_regions(rows: list[Row]) -> list[Box]:
     start = 0   # index in ``rows`` of the run's first row
 
     def close() -> None:
-        if sum(_is_tabular(r) for r in run) >= 3:
+        tabular = [r for r in run if _is_tabular(r)]
+        if len(tabular) >= 3 or is_two_row_table(tabular):
             value_x0 = _value_x0([r for r in run if _is_tabular(r)])
             above: list[Row] = []
             for r in reversed(rows[max(0, start - 4):start]):   # header lines right above the first row
@@ -293,7 +295,25 @@ def _is_table(rows: list[Row], cols: list[float] | None = None) -> bool:
     multi = sum(len(r.cells) >= 2 for r in rows)
     wrapped = sum(len(r.cells) == 1 and (_n_words(r.words) <= 3 or _in_one_column(r, cols or []))
                   for r in rows)
-    return len(rows) >= 3 and multi >= max(2, 0.4 * (len(rows) - wrapped))
+    return (len(rows) >= 3 and multi >= max(2, 0.4 * (len(rows) - wrapped))) or is_two_row_table(rows)
+
+
+def _x_overlap(a: list[Word], b: list[Word]) -> bool:
+    """The two cells share some width (2 pt of slack)."""
+    return min(w.box.x0 for w in a) < max(w.box.x1 for w in b) + 2.0 and \
+        min(w.box.x0 for w in b) < max(w.box.x1 for w in a) + 2.0
+
+
+def is_two_row_table(rows: list[Row]) -> bool:
+    """A header and one row of figures under it (a report's "表 1. RankIC 统计量": 均值 | 标准差 | ... over
+    Rank IC | 7.4% | 13.8% | ...): four or more cells each, three or more of the row's figures, and every
+    figure under a header cell."""
+    if len(rows) != 2 or len(rows[0].cells) < TWO_ROW_MIN_CELLS or len(rows[1].cells) < TWO_ROW_MIN_CELLS:
+        return False
+    head, data = rows
+    figures = [c for c in data.cells if _numeric(c)]
+    return (not any(_numeric(c) for c in head.cells) and len(figures) >= 3
+            and all(any(_x_overlap(c, h) for h in head.cells) for c in figures))
 
 
 def _numeric(cell: list[Word]) -> bool:
@@ -352,11 +372,21 @@ def _is_prose(row: Row, cols: list[float]) -> bool:
     return (len(row.cells) == 1 and _n_words(row.words) >= 7) or max(_n_words(c) for c in row.cells) >= 12
 
 
+_CAPTION_OR_SOURCE = re.compile(r"^\s*(?:(?:图表|圖表|图|圖|表|table|figure|exhibit|chart)\s*\d+\s*[:：.]"
+                                r"|(?:资料来源|数据来源|來源|来源|sources?)\s*[:：])", re.IGNORECASE)
+
+
+def _is_caption_or_source(row: Row) -> bool:
+    """A row holding a numbered caption ("图表20:", "Table 3.") or a source line ("资料来源:", "Source:") in
+    any of its cells: tables set one under another (or side by side) part there; neither is a table row."""
+    return any(_CAPTION_OR_SOURCE.match(join_words([w.text for w in c])) for c in row.cells)
+
+
 def _segments_between_prose(rows: list[Row], cols: list[float]) -> list[list[Row]]:
     value_x0 = _value_x0([r for r in rows if _is_tabular(r)])
     segments: list[list[Row]] = [[]]
     for r in rows:
-        if _is_prose(r, cols) and not is_label_line(r, value_x0):
+        if (_is_prose(r, cols) and not is_label_line(r, value_x0)) or _is_caption_or_source(r):
             segments.append([])
         else:
             segments[-1].append(r)
