@@ -9,7 +9,8 @@ document's *identity text* (file name, title, first two pages' text, first five 
 
 * the reference phrase is the one :func:`~docrag.generation.extractive_score.document_reference` finds (a
   leading "…年度报告中，" / "In …'s report,", a trailing "… according to the BLS release", or a possessive
-  owner "NVIDIA's"); a question without one names no document;
+  owner "NVIDIA's"); an English question without one names the documents whose *file name or title* holds
+  one of its capitalised names ("... did Apple return to shareholders?"), else none;
 * its candidate names are the CJK substrings of 2-10 characters, the capitalised words of three or more letters
   and adjacent capitalised pairs written together ("Stats SA" = ``statssa``);
 * a candidate is distinctive when the identity texts of at least one and at most ``max(2, n / 10)`` documents
@@ -44,6 +45,11 @@ _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "
               "was", "were", "is", "are", "among", "as", "at", "if", "per", "under", "its", "an", "and", "of"}
 
 
+def title_text(doc: Document) -> str:
+    """A document's own name: its file name's words and its title, in Simplified script and lower case."""
+    return simplified(" ".join(x for x in (re.sub(r"[_\-.]+", " ", doc.file_name), doc.title) if x)).lower()
+
+
 def identity_text(doc: Document, pages: Iterable[Page]) -> str:
     """What names a document: its file name's words, its title, the text of its first pages and the
     furniture (running headers and footers) of its first five, in Simplified script and lower case."""
@@ -71,8 +77,9 @@ def candidate_names(reference: str) -> set[str]:
 class DocumentNames:
     """The identity texts of a corpus's documents, with a posting list per CJK character pair and Latin word."""
 
-    def __init__(self, texts: dict[str, str]) -> None:
+    def __init__(self, texts: dict[str, str], titles: dict[str, str] | None = None) -> None:
         self.texts = texts
+        self.titles = titles or {}   # file name and title (:func:`title_text`): names said anywhere in a question
         self._postings: dict[str, set[str]] = defaultdict(set)
         for doc_id, text in texts.items():
             words = _LATIN_WORD.findall(text)
@@ -85,7 +92,9 @@ class DocumentNames:
     @classmethod
     def of_corpus(cls, corpus) -> DocumentNames:   # noqa: ANN001 -- a docrag.corpus.Corpus
         """Read from ``corpus`` (each document's first pages and furniture)."""
-        names = cls({d.doc_id: identity_text(d, corpus.pages([d.doc_id])) for d in corpus.documents()})
+        docs = corpus.documents()
+        names = cls({d.doc_id: identity_text(d, corpus.pages([d.doc_id])) for d in docs},
+                    {d.doc_id: title_text(d) for d in docs})
         log.debug("document names read for %d documents", len(names.texts))
         return names
 
@@ -100,11 +109,29 @@ class DocumentNames:
     def named(self, question: str) -> set[str]:
         """The documents ``question`` names distinctively (empty when it names none)."""
         _, reference = document_reference(simplified(question))   # "年度報告" ends a reference too
-        if not reference or not self.texts:
+        if not self.texts:
             return set()
         most = max(2, len(self.texts) // 10)
-        held = [docs for docs in map(self.holding, candidate_names(reference)) if 1 <= len(docs) <= most]
+        if reference:
+            held = [docs for docs in map(self.holding, candidate_names(reference)) if 1 <= len(docs) <= most]
+        else:
+            held = self._titled(question)
         if not held:
             return set()
         fewest = min(map(len, held))
         return set().union(*(docs for docs in held if len(docs) == fewest))
+
+    def _titled(self, question: str) -> list[set[str]]:
+        """An English question with no reference phrase ("What share of its net income did Apple return ...?"):
+        the document whose *file name or title* holds a capitalised name of the question (not its first word),
+        the only one that does. A name only somewhere in a document's first pages ("Settlement", "Spearman"),
+        and a word several titles hold ("Data" in three), name nothing here: said in passing, no report's name."""
+        if _CJK_RUN.search(question) or " " not in question.strip():
+            return []
+        body = question.strip().split(" ", 1)[1]
+        out = []
+        for name in candidate_names(body):
+            docs = {d for d in self.holding(name) if re.search(rf"\b{re.escape(name)}\b", self.titles.get(d, ""))}
+            if len(docs) == 1:
+                out.append(docs)
+        return out

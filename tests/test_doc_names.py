@@ -116,3 +116,19 @@ def test_a_question_naming_its_report_searches_that_report_only(real_corpus, ask
     assert "named_documents" not in unscoped.ask(_USDA_Q, k=5).meta
     # a question naming no report searches them all
     assert scoped.named("What were the figures for 2011?") == set()
+
+
+def test_a_name_said_anywhere_in_an_english_question_names_the_report_titled_with_it() -> None:
+    """No reference phrase ("What share ... did Apple return ...?"): a capitalised name of the question that the
+    report's file name or title holds names it; a name only somewhere in a report's first pages does not
+    ("Settlement" on the cover of one earnings release), nor does the question's first word."""
+    texts = {**_TEXTS, "apple": "en apple q1fy23 condensed financial statements apple inc.",
+             "kroger": "en kroger q2 2023 earnings release the kroger co. opioid settlement charge"}
+    titles = {d: " ".join(t.split()[:6]) for d, t in texts.items()}
+    titles["kroger"] = "en kroger q2 2023 earnings release"
+    names = DocumentNames(texts, titles)
+    assert names.named("What share of its Q1 fiscal 2023 net income did Apple return to shareholders?") == {"apple"}
+    assert names.named("What did the Board decide about the Settlement balances?") == set()
+    assert names.named("Apple and pears: which grew?") == set()
+    assert names.named("What did the Bureau report about the CPI?") == set()   # "cpi": two titles hold it
+    assert DocumentNames(texts).named("How much did Apple spend on repurchases?") == set()   # no titles read

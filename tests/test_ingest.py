@@ -341,3 +341,24 @@ def test_chinese_body_paragraphs_are_text_not_titles():
     kinds = [b.kind for b in classify(groups)]
     assert kinds[0] is BlockKind.TITLE and kinds[1::3] == [BlockKind.TITLE] * 4
     assert kinds[3::3] == [BlockKind.TEXT] * 4 and kinds[2::3] == [BlockKind.TEXT] * 4
+
+
+def test_a_sentence_about_a_numbered_table_or_figure_is_text_not_its_caption():
+    """国泰君安's "表 2 展示了每个样本区间…" paragraph and a paper's "Figure 2 shows …" start with a caption's
+    number but say what the table or figure shows: body text. "表 1 中国算力发展指标体系" and "Figure 3: Returns"
+    stay captions."""
+    from docrag.ingestion.layout import TextLine, classify
+
+    def group(y: float, *texts: str) -> list[TextLine]:
+        return [TextLine(Box(72, y + 14 * i, 520, y + 14 * i + 10, Space.POINT, (612, 792)), t, 10.0, False)
+                for i, t in enumerate(texts)]
+
+    groups = [group(60, "表 2 展示了每个样本区间符合上文定义的异常交易的样本占比,可以看",
+                    "出, 2007 、 2009 和 2015 年在牛市的作用下。"),
+              group(120, "Figure 2 shows the logarithm of the marginal likelihood of the model",
+                    "for different values."),
+              group(180, "表 1 中国算力发展指标体系"), group(220, "Figure 3: Returns by decile"),
+              group(260, "Body text of the report that runs over a line and says something about the page."),
+              group(300, "Body text again, long enough to weigh as the body size of the page and more.")]
+    kinds = [b.kind for b in classify(groups)]
+    assert kinds[:4] == [BlockKind.TEXT, BlockKind.TEXT, BlockKind.CAPTION, BlockKind.CAPTION]

@@ -21,6 +21,12 @@ CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|table|source|note|�
                         r"([\dA-Za-z一二三四五六七八九十:：.])", re.IGNORECASE)
 FIGURE_CAPTION_RE = re.compile(r"^(figure|fig\.|chart|graph|exhibit|图表|图)\s*" + _NUMERAL, re.IGNORECASE)
 TABLE_CAPTION_RE = re.compile(r"^(table|图表|表)\s*" + _NUMERAL, re.IGNORECASE)
+# "表 2 展示了每个样本区间…", "Figure 2 shows the logarithm …", "图 6 所示。": a sentence that starts with a
+# figure's or table's number and goes on to say what it shows is prose about it, not its caption
+REFERS_RE = re.compile(r"^\s*(?:图表|图|表|table|figure|fig\.|chart|exhibit)\s*[\dA-Za-z一二三四五六七八九十]+\s*"
+                       r"(?:展示|显示|列示|列出|给出|表明|反映|可以看出|可见|所示|呈现|shows?\b|presents?\b|reports?\b|"
+                       r"lists?\b|summari[sz]es\b|illustrates?\b|displays?\b|gives?\b|compares?\b|provides?\b|"
+                       r"indicates?\b|depicts?\b|plots?\b|suggests?\b|confirms?\b)", re.IGNORECASE)
 LIST_RE = re.compile(r"^([•●▪■◦‣\-–*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|[ivx]{1,4}[.)])\s")
 _WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and full-width forms
 
@@ -109,7 +115,7 @@ def classify(groups: list[list[TextLine]]) -> list[Block]:
         bold = sum(line.bold for line in g) > len(g) / 2
         n_words = len(text.split())
         short = len(g) <= 3 and n_words <= 20
-        if CAPTION_RE.match(g[0].text) and n_words <= 80:
+        if CAPTION_RE.match(g[0].text) and n_words <= 80 and not REFERS_RE.match(text):
             kind = BlockKind.CAPTION
         elif short and (size >= body * 1.15 or (bold and size >= body * 0.95)) and text[-1:] not in ".;,。；，":
             kind = BlockKind.TITLE
