@@ -21,7 +21,7 @@ from docrag.generation.extractive_table_read import parse_tables
 from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.table_finder import merged_columns
-from docrag.ingestion.tables import _segments_between_prose, is_two_row_table, text_rows
+from docrag.ingestion.tables import _segments_between_prose, _stacked_tables, is_two_row_table, text_rows
 from docrag.types import BlockKind, Word
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 
@@ -580,6 +580,7 @@ def test_a_grid_drawn_one_cell_at_a_time_is_one_table(tmp_path):
 
 DEV_PDFS = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs"
 REAL_STATSSA = DEV_PDFS / "en_statssa_cpi_release_2023-05.pdf"
+REAL_YINGSHI = DEV_PDFS / "zh_yingshi_chuangxin_zhaogushu.pdf"
 REAL_FANGZHENG = DEV_PDFS / "zh_fangzheng_jingong_shuizhongxingzhou_2023.pdf"
 
 
@@ -676,3 +677,31 @@ def test_a_header_over_one_row_of_figures_is_a_table_and_two_loose_lines_are_not
     years = [(274, "2019"), (329, "2020"), (386, "2021"), (446, "2022"), (503, "2023")]
     assert not is_two_row_table(text_rows(_line(660, *years) + _line(676, *data)))
     assert not is_two_row_table(text_rows(_line(660, *head[:3]) + _line(676, *data[:3])))
+
+
+def test_a_wrapped_cell_line_is_no_title_of_a_new_table():
+    """A filing number wrapped onto a line of its own in the table's last column, run into by the next row's
+    lines (影石创新's "深自贸备案" over "影石创新深圳研 | 前海", the lines of one row of wrapped cells), is the cell's
+    line: one table. A one-cell line clear of the next, after data rows and over a header, starts a table."""
+    def rows(next_y: float) -> list:
+        lines = [_line(100, (60, "序号"), (120, "项目名称"), (260, "总投资"), (340, "备案情况")),
+                 _line(112, (60, "1"), (120, "生产基地项目"), (260, "19,543.30"), (340, "2020-440402")),
+                 _line(124, (60, "2"), (120, "研发中心项目"), (260, "26,834.23"), (340, "2020-0047")),
+                 _line(136, (340, "深自贸备案")),
+                 _line(next_y, (120, "影石创新深圳研"), (260, "前海影石")),
+                 _line(next_y + 12, (60, "合计"), (260, "46,377.53"), (340, "-"))]
+        return text_rows([w for ln in lines for w in ln])
+    assert len(_stacked_tables(rows(141))) == 1
+    assert len(_stacked_tables(rows(150))) == 2
+
+
+@pytest.mark.skipif(not REAL_YINGSHI.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_project_table_with_wrapped_cells_is_one_table_to_its_total(tmp_path):
+    """影石创新's page 8 (real): the 募集资金 project grid was two tables, cut at a wrapped filing number."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_YINGSHI), from_page=7, to_page=7)
+    one.save(tmp_path / "p8.pdf")
+    ingest([tmp_path / "p8.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    (table,) = _tables(corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id])[0])
+    assert "序号" in table.text and "合计" in table.text and "46,377.53" in table.text

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 _LEADER = re.compile(r"^(?:\.\s?){2,}$|^[.…·]$")   # leader dots between a label and its value
+WRAPPED_OVERLAP_PT = 1.0    # a line the next one runs into by more than this is a wrapped cell's
 TWO_ROW_MIN_CELLS = 4       # a table of a header and one row: cells each row has at least
 FIND_TABLES_MAX_CHARS = 2000  # larger grid tables get cells from their rules: find_tables costs ~0.2 s there
 
@@ -227,7 +228,7 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
         if is_grid:
             inside = [_split_at_rules(r, vert) for r in inside]
         for segment in _segments_between_prose(inside, cols):
-            for part in _stacked_tables(segment):
+            for part in _stacked_tables(segment, cols):
                 if not _is_table(part, cols):
                     continue
                 for block in _table_blocks(page, frame, part, box, is_ruled, is_grid, drawings, exclude,
@@ -328,15 +329,23 @@ def _is_header(row: Row) -> bool:
     return len(row.cells) >= 2 and not any(_numeric(c) for c in row.cells)
 
 
-def _stacked_tables(rows: list[Row]) -> list[list[Row]]:
+def _stacked_tables(rows: list[Row], cols: list[float] | None = None) -> list[list[Row]]:
     """Tables set one under another in one ruled region (a 10-Q's "Revenue by Reportable Segments" under
     its income-statement percentages): a new table starts at one-cell title rows that follow data rows
-    and lead into a header row."""
+    and lead into a header row. A line inside one column of a grid (``cols``), or one the next line runs into
+    (the lines of a row of wrapped cells interleave: 影石创新's "深自贸备案" in its filing column, over
+    "影石创新深圳研 | 前海"), is a wrapped cell's, no title; it cut that project table in two."""
     parts: list[list[Row]] = [[]]
     i = 0
+
+    def title_like(k: int) -> bool:
+        row = rows[k]
+        return (len(row.cells) == 1 and not _in_one_column(row, cols or [])
+                and (k + 1 == len(rows) or rows[k + 1].y0 >= row.y1 - WRAPPED_OVERLAP_PT))
+
     while i < len(rows):
         j = i
-        while j < len(rows) and len(rows[j].cells) == 1:
+        while j < len(rows) and title_like(j):
             j += 1
         after_data = sum(_is_data(r) for r in parts[-1]) >= 2
         if j > i and j < len(rows) and after_data and _is_header(rows[j]) \
