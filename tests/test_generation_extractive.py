@@ -273,6 +273,14 @@ def test_the_document_a_question_names_is_where_to_look_not_what_to_find(tmp_pat
         "Table 1 what was the index?", "the BLS July 2025 CPI release")        # the table is asked for
     asked, _ = document_reference("国泰君安《综合期限多样性的趋势选股策略》的表3中，2010年超额收益是多少？")
     assert asked == "表3中，2010年超额收益是多少？"
+    # rule 132 doc_ref_zh: the document's date in brackets is the document's; it may end where the table it names
+    # begins, or at "所列"
+    assert document_reference("中国信通院《中国算力发展指数白皮书》（2021年）中，我国基础算力占比是多少？") == (
+        "我国基础算力占比是多少？", "中国信通院《中国算力发展指数白皮书》（2021年）")
+    assert document_reference("浙商证券金股报告表4中，0.8-1.0分位组合年化收益是多少？") == (
+        "表4中，0.8-1.0分位组合年化收益是多少？", "浙商证券金股报告")
+    assert document_reference("影石创新招股说明书所列前十名股东中，持股比例最高的是哪家？") == (
+        "前十名股东中，持股比例最高的是哪家？", "影石创新招股说明书")
     assert document_reference("What was revenue in 2020?") == ("What was revenue in 2020?", "")
     # the period of the document named after it (en-b-010: "..., by how much did ... rise")
     assert document_reference("According to the BLS Consumer Price Index release for July 2025, by how much did the "

@@ -109,9 +109,12 @@ def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]],
 
 
 # "金宇生物技术股份有限公司（生物股份，600201）2020年年度报告中，", "In Alphabet's 2022 annual report, ": which document
-# to read, not what to look for in it (a table or chart reference, "表3中", is kept: it names the evidence)
-_DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公告|白皮书|预案|纪要|公报|》))"
-                         r"(?:(?:中|显示)?[，,：:]|中|的)")
+# to read, not what to look for in it (a table or chart reference, "表3中", is kept: it names the evidence); the
+# document's date in brackets belongs to it ("《…白皮书》（2021年）中，"), and it may end where the table or chart
+# it names begins ("浙商证券金股报告表4中", rule 132 ``doc_ref_zh``)
+_DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公告|白皮书|预案|纪要|公报|》)"
+                         r"(?:[（(][^）)]{1,16}[）)])?)"
+                         r"(?:(?:中|显示)?[，,：:]|中|的|所列|(?=(?:图表|表|图)\s*\d))")
 _DOC_WORDS_EN = (r"report|release|10-K|10-Q|8-K|filing|prospectus|minutes|presentation|transcript|letter|paper|"
                  r"assessment|white ?paper|call|announcement|bulletin")
 _DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r")"
