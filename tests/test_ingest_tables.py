@@ -580,6 +580,7 @@ def test_a_grid_drawn_one_cell_at_a_time_is_one_table(tmp_path):
 
 DEV_PDFS = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs"
 REAL_STATSSA = DEV_PDFS / "en_statssa_cpi_release_2023-05.pdf"
+REAL_DINGTAI = DEV_PDFS / "zh_dingtai_xincai_shunfeng_chongzu_yuan_2016.pdf"
 REAL_YINGSHI = DEV_PDFS / "zh_yingshi_chuangxin_zhaogushu.pdf"
 REAL_FANGZHENG = DEV_PDFS / "zh_fangzheng_jingong_shuizhongxingzhou_2023.pdf"
 
@@ -705,3 +706,32 @@ def test_a_project_table_with_wrapped_cells_is_one_table_to_its_total(tmp_path):
     corpus = Corpus.open(tmp_path / "corpus")
     (table,) = _tables(corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id])[0])
     assert "序号" in table.text and "合计" in table.text and "46,377.53" in table.text
+
+
+def test_a_light_tint_behind_a_header_is_no_figure_but_a_chart_is():
+    """鼎泰新材's project table tints its header cells grey in pieces: light filled rectangles in one band, no
+    chart. Coloured bars, or light ones reaching higher than a header, are a chart's marks."""
+    from docrag.ingestion.figures import is_header_tint
+
+    def rect(x0: float, y0: float, x1: float, y1: float, fill: tuple) -> dict:
+        return {"type": "f", "items": [("re", pymupdf.Rect(x0, y0, x1, y1), 1)], "rect": pymupdf.Rect(x0, y0, x1, y1),
+                "fill": fill}
+    grey = (0.85, 0.85, 0.85)
+    assert is_header_tint([rect(84 + 60 * i, 701, 89 + 60 * i, 715, grey) for i in range(8)])
+    assert not is_header_tint([rect(84 + 30 * i, 600 - 20 * i, 104 + 30 * i, 715, grey) for i in range(8)])  # tall
+    assert not is_header_tint([rect(84 + 60 * i, 701, 89 + 60 * i, 715, (0.2, 0.4, 0.8)) for i in range(8)])
+    assert not is_header_tint([])
+
+
+@pytest.mark.skipif(not REAL_DINGTAI.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_table_whose_header_is_tinted_in_pieces_is_a_table_not_a_figure(tmp_path):
+    """鼎泰新材's pages 8 and 9 (real): the 募集资金 project table's tinted header was taken for a figure, its
+    rows left out of table detection."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_DINGTAI), from_page=7, to_page=8)
+    one.save(tmp_path / "p8.pdf")
+    ingest([tmp_path / "p8.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    for page in corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id]):
+        assert not [b for b in page.blocks if b.kind is BlockKind.FIGURE], page.page_no
+        assert any("项目名称" in t.text for t in _tables(page)), page.page_no

@@ -32,6 +32,8 @@ LABEL_GAP_PT = 14.0           # words this close to a figure are its labels (tic
 SHADING_MIN_RECTS = 8          # row shading: at least this many filled rectangles ...
 SHADING_MAX_HEIGHT_PT = 24.0   # ... a text row high (median) ...
 SHADING_REPEATS = 3.0          # ... each column span repeated this many times on average
+TINT_MIN_LEVEL = 0.75          # a header tint: light fills only (every colour channel this light) ...
+TINT_MAX_HEIGHT_PT = 40.0      # ... in a band no higher than a header of two or three lines
 CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
 TABLE_CAPTION_BELOW_PT = 25.0  # a caption below a table counts as this much farther than one above
 
@@ -92,6 +94,21 @@ def is_row_shading(rects: list[tuple[float, float, float] | None]) -> bool:
     heights = sorted(h for _, _, h in shapes)
     spans = {(x0, x1) for x0, x1, _ in shapes}
     return heights[len(heights) // 2] <= SHADING_MAX_HEIGHT_PT and len(shapes) >= SHADING_REPEATS * len(spans)
+
+
+def is_header_tint(drawings: list[dict]) -> bool:
+    """Light filled rectangles only (every colour channel >= ``TINT_MIN_LEVEL``) in a band at most
+    ``TINT_MAX_HEIGHT_PT`` high: the tint behind a table's header cells (鼎泰新材's project list, drawn cell by
+    cell in grey), not a chart's marks, which are coloured or reach higher."""
+    if not drawings:
+        return False
+    for d in drawings:
+        fill = d.get("fill")
+        if _filled_rect(d) is None or fill is None or min(fill) < TINT_MIN_LEVEL:
+            return False
+    top = min(d["rect"].y0 for d in drawings)
+    bottom = max(d["rect"].y1 for d in drawings)
+    return bottom - top <= TINT_MAX_HEIGHT_PT
 
 
 def _panels(drawings: list[dict], to_display) -> list[Box]:
@@ -181,7 +198,8 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
                    for d, half in kept]
         panels = _panels(drawings, to_display)
         for box, n, members in _cluster(graphic):
-            if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i][0]) for i in members]):
+            if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i][0]) for i in members]) \
+                    or is_header_tint([kept[i][0] for i in members]):
                 continue
             panel = max((p for p in panels if p.contains(box, tol=2.0) and p.area <= 0.5 * page_area
                          and p.area <= 6 * max(box.area, 1.0)), key=lambda p: p.area, default=None)  # outer frame
