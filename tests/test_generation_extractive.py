@@ -967,21 +967,3 @@ def test_copyright_and_contact_lines_answer_only_questions_asking_for_them(tmp_p
     for q in ("What is the e-mail address for technical information on the CPI?", "本白皮书的版权属于谁？"):
         assert wants(q)[4]
     assert not wants("How did rural consumption grow?")[4]   # "url" inside a word asks for no address
-
-
-def test_a_cell_weighs_more_for_a_quantity_question_unless_it_asks_of_a_chart_or_the_text(tmp_path):
-    """A report's figures are mostly printed in its tables: for a quantity question a cell weighs x1.1 (rule 10, as
-    for a table question); for a chart question x0.85, "according to the text" x0.8, and a sentence is unchanged."""
-    from docrag.generation.extractive_units import Unit
-
-    page = make_page(tmp_path, [Region((72, 100, 540, 120), GREY, "x", BlockKind.TABLE)], doc_id="cells")
-
-    def unit(kind: str, text: str = "1,234") -> Unit:
-        return Unit(text, page, 1, page.blocks[0], page.blocks[0].box, kind=kind)
-
-    cell, sentence = unit("cell"), unit("sentence", "Revenue was 1,234 million in 2023.")
-    assert prior(cell, True, False, False) == pytest.approx(1.1 * 1.15)
-    assert prior(cell, False, False, False) == pytest.approx(1.0)
-    assert prior(cell, True, True, False) == pytest.approx(0.85 * 1.15)
-    assert prior(cell, True, False, False, True) == pytest.approx(1.1 * 0.8 * 1.15)
-    assert prior(sentence, True, False, False) == pytest.approx(1.15)

@@ -9,7 +9,7 @@ A unit's score is ``prior x (w x lexical + (1 - w) x semantic) x year_fit x cues
   sub-words weigh ``_CJK_PART_WEIGHT`` (:func:`cjk_weight`);
 * **semantic**: sentence-model similarity (:mod:`~docrag.generation.extractive_embed`);
 * **prior** (:func:`prior`): the kind of unit the question wants (title x0.6, short fragment x0.7, figure
-  x1.5 / x0.7, cell x1.1 for table and quantity questions / x0.85 / x0.8, quantity x1.15 / x0.8);
+  x1.5 / x0.7, cell x1.1 / x0.85 / x0.8, quantity x1.15 / x0.8);
 * **year fit** (:func:`year_fit`): the year the question names (x1.15 / x0.75);
 * **cues** (:func:`cue_product`): the question cues of :mod:`~docrag.generation.extractive_cues`,
   :mod:`~docrag.generation.extractive_counts`, :mod:`~docrag.generation.extractive_extremes` and
@@ -227,7 +227,7 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
     if unit.kind == "figure":
         out *= 1.5 if wants_chart else 0.7
     elif unit.kind == "cell":
-        out *= 1.1 if wants_table else (0.85 if wants_chart else (1.1 if wants_number else 1.0))
+        out *= 1.1 if wants_table else (0.85 if wants_chart else 1.0)
         if wants_text:
             out *= 0.8
     if wants_number and unit.kind != "figure":
