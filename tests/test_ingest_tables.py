@@ -585,16 +585,21 @@ REAL_YINGSHI = DEV_PDFS / "zh_yingshi_chuangxin_zhaogushu.pdf"
 REAL_FANGZHENG = DEV_PDFS / "zh_fangzheng_jingong_shuizhongxingzhou_2023.pdf"
 
 
+def _real_pages(pdf: Path, first: int, last: int, tmp_path: Path) -> list:
+    """Pages ``first``..``last`` (1-based) of a real dev-set PDF, ingested on their own."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(pdf), from_page=first - 1, to_page=last - 1)
+    one.save(tmp_path / "extract.pdf")
+    ingest([tmp_path / "extract.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    return corpus.pages([corpus.find_documents("extract.pdf")[0].doc_id])
+
+
 @pytest.mark.skipif(not REAL_STATSSA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
 def test_stats_sa_table_a_is_one_table_from_its_header_to_its_last_province(tmp_path):
     """The real page: its column rules are drawn one row at a time; the table was cut to the rows of its tall
     (wrapped) cells, leaving the provinces loose."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_STATSSA), from_page=3, to_page=3)
-    one.save(tmp_path / "table_a.pdf")
-    ingest([tmp_path / "table_a.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    tables = _tables(corpus.pages([corpus.find_documents("table_a.pdf")[0].doc_id])[0])
+    tables = _tables(_real_pages(REAL_STATSSA, 4, 4, tmp_path)[0])
     assert len(tables) == 1, [t.text[:80] for t in tables]
     assert "Weight" in tables[0].text and "Free State" in tables[0].text and "Limpopo" in tables[0].text
 
@@ -656,12 +661,7 @@ def test_a_caption_or_source_row_parts_the_tables_above_and_below_it():
 def test_three_tables_stacked_beside_three_charts_are_three_tables(tmp_path):
     """方正证券's page 7 (real): three yearly-return tables under one another, each beside its chart, in a frame
     drawn round the page. They were one table from the first to the last row, captions and sources in it."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_FANGZHENG), from_page=6, to_page=6)
-    one.save(tmp_path / "p7.pdf")
-    ingest([tmp_path / "p7.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    tables = _tables(corpus.pages([corpus.find_documents("p7.pdf")[0].doc_id])[0])
+    tables = _tables(_real_pages(REAL_FANGZHENG, 7, 7, tmp_path)[0])
     assert [t.text.split("|")[0].strip() for t in tables] == ["沪深300增强", "中证500增强", "中证1000增强"]
     assert not any("资料来源" in t.text or "图表" in t.text for t in tables)
 
@@ -699,12 +699,7 @@ def test_a_wrapped_cell_line_is_no_title_of_a_new_table():
 @pytest.mark.skipif(not REAL_YINGSHI.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
 def test_a_project_table_with_wrapped_cells_is_one_table_to_its_total(tmp_path):
     """影石创新's page 8 (real): the 募集资金 project grid was two tables, cut at a wrapped filing number."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_YINGSHI), from_page=7, to_page=7)
-    one.save(tmp_path / "p8.pdf")
-    ingest([tmp_path / "p8.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    (table,) = _tables(corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id])[0])
+    (table,) = _tables(_real_pages(REAL_YINGSHI, 8, 8, tmp_path)[0])
     assert "序号" in table.text and "合计" in table.text and "46,377.53" in table.text
 
 
@@ -727,11 +722,6 @@ def test_a_light_tint_behind_a_header_is_no_figure_but_a_chart_is():
 def test_a_table_whose_header_is_tinted_in_pieces_is_a_table_not_a_figure(tmp_path):
     """鼎泰新材's pages 8 and 9 (real): the 募集资金 project table's tinted header was taken for a figure, its
     rows left out of table detection."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_DINGTAI), from_page=7, to_page=8)
-    one.save(tmp_path / "p8.pdf")
-    ingest([tmp_path / "p8.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    for page in corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id]):
+    for page in _real_pages(REAL_DINGTAI, 8, 9, tmp_path):
         assert not [b for b in page.blocks if b.kind is BlockKind.FIGURE], page.page_no
         assert any("项目名称" in t.text for t in _tables(page)), page.page_no
