@@ -133,7 +133,7 @@ def aligned_regions(rows: list[Row]) -> list[Box]:
     def close() -> None:
         tabular = [r for r in run if _is_tabular(r)]
         if len(tabular) >= 3 or is_two_row_table(tabular):
-            value_x0 = _value_x0([r for r in run if _is_tabular(r)])
+            value_x0 = _value_x0(tabular)
             above: list[Row] = []
             for r in reversed(rows[max(0, start - 4):start]):   # header lines right above the first row
                 nxt = above[0] if above else run[0]
