@@ -52,9 +52,9 @@ def title_text(doc: Document) -> str:
 
 
 def identity_text(doc: Document, pages: Iterable[Page]) -> str:
-    """What names a document: its file name's words, its title, the text of its first pages and the
-    furniture (running headers and footers) of its first five, in Simplified script and lower case."""
-    parts = [re.sub(r"[_\-.]+", " ", doc.file_name), doc.title]
+    """What names a document: its file name's words and title (:func:`title_text`), the text of its first pages
+    and the furniture (running headers and footers) of its first five, in Simplified script and lower case."""
+    parts = [title_text(doc)]
     for p in pages:
         if p.page_no <= IDENTITY_PAGES:
             parts.append(p.text)
