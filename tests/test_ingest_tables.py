@@ -725,3 +725,14 @@ def test_a_table_whose_header_is_tinted_in_pieces_is_a_table_not_a_figure(tmp_pa
     for page in _real_pages(REAL_DINGTAI, 8, 9, tmp_path):
         assert not [b for b in page.blocks if b.kind is BlockKind.FIGURE], page.page_no
         assert any("项目名称" in t.text for t in _tables(page)), page.page_no
+
+
+def test_a_currency_sign_set_close_after_a_figure_starts_the_next_cell():
+    """Alphabet's repurchase table sets each price's "$" a few points after the share count to its left
+    ("55,374 $ 95.89"): read as one cell, "55,374 $" was no figure and the row's values shifted a column.
+    The sign starts the next cell; a sign before a figure, or after a word, stays where it is."""
+    texts = [("November", 40, 80), ("55,374", 150, 176), ("$", 178, 183), ("95.89", 185, 207),
+             ("Total", 240, 262), ("$", 264, 269)]
+    words = [Word(text=t, box=Box.points(x0, 100, x1, 108, 612, 792)) for t, x0, x1 in texts]
+    cells = [" ".join(w.text for w in c) for c in text_rows(words)[0].cells]
+    assert cells == ["November", "55,374", "$ 95.89", "Total $"]

@@ -226,7 +226,7 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
         out *= 0.6   # "The following table includes information on ...": it points at the evidence
     if unit.kind == "figure":
         out *= 1.5 if wants_chart else 0.7
-    elif unit.kind == "cell":
+    elif unit.kind == "cell" or unit.extra.get("table_row"):   # a text table's row is read as its cells are
         out *= 1.1 if wants_table else (0.85 if wants_chart else 1.0)
         if wants_text:
             out *= 0.8

@@ -25,6 +25,7 @@ from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, d
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Table, TableCell, is_number, is_serial, merged_charts
+from docrag.generation.extractive_text_tables import table_title, text_table_rows
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
@@ -169,17 +170,6 @@ def _pseudo_blocks(page: Page) -> list[Block]:
     return blocks
 
 
-def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
-    """Text, title and caption blocks just above ``block`` (a table's title and head note)."""
-    out = []
-    for b in blocks:
-        if b is block or b.kind in (BlockKind.TABLE, BlockKind.FIGURE):
-            continue
-        if 0 <= block.box.y0 - b.box.y1 <= gap and b.box.x0 < block.box.x1 and b.box.x1 > block.box.x0:
-            out.append(b)
-    return out
-
-
 def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     """The caption or title nearest above or below a figure, overlapping it horizontally."""
     best, best_d = None, 60.0
@@ -229,13 +219,7 @@ def _chart_labels_from_tables(blocks: list[Block], page: Page) -> list[Block]:
 
 
 def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
-    # titles and head notes ("[In thousands ...]") above the table name it; body text above does not
-    # (a chart's "Figure N" caption just above names the chart, not the table)
-    context = " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
-                       if not _FIG_CAPTION.match(b.text)
-                       and (b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
-                            or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
-                            or b.text.lstrip().startswith(("[", "("))))
+    context = table_title(block, blocks)
     units = []
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells() if not is_serial(tc)):
         # the row's other keys name it too: "Hangul" beside code "Hang", the range "300-399"
@@ -316,9 +300,10 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if not block.text.strip():
             continue
         if block.kind is BlockKind.TABLE:
-            cells = _cell_units(block, page, rank, blocks)
+            rows = [Unit(r.text, page, rank, block, r.box, context=r.context, extra={"table_row": True})
+                    for r in text_table_rows(block, blocks)]
+            units.extend(cells := _cell_units(block, page, rank, blocks) + rows)
             if cells:
-                units.extend(cells)
                 continue
             texts = [t for t in block.text.splitlines() if t.strip()]
             units.extend(Unit(t.strip(), page, rank, block, block.box, kind="sentence") for t in texts)

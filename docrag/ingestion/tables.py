@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 _LEADER = re.compile(r"^(?:\.\s?){2,}$|^[.…·]$")   # leader dots between a label and its value
+_CURRENCY = re.compile(r"^(?:US)?[$€£¥￥]$")
+_ENDS_FIGURE = re.compile(r"[\d%)]$")
 WRAPPED_OVERLAP_PT = 1.0    # a line the next one runs into by more than this is a wrapped cell's
 TWO_ROW_MIN_CELLS = 4       # a table of a header and one row: cells each row has at least
 FIND_TABLES_MAX_CHARS = 2000  # larger grid tables get cells from their rules: find_tables costs ~0.2 s there
@@ -85,8 +87,10 @@ def text_rows(words: list[Word]) -> list[Row]:
         h = statistics.median(w.box.height for w in ws)
         cells: list[list[Word]] = [[ws[0]]]
         for prev, w in zip(ws, ws[1:], strict=False):
-            # a wide gap parts two cells, and so do leader dots ("Fraud. . . . . 173.7", however close)
-            if w.box.x0 - prev.box.x1 > max(0.9 * h, 4.0) or (_LEADER.match(prev.text) and not _LEADER.match(w.text)):
+            # a wide gap parts two cells, and so do leader dots ("Fraud. . . . . 173.7", however close) and a
+            # currency sign set close after a figure: it belongs to the next column's figure ("55,374 $ 95.89")
+            if (w.box.x0 - prev.box.x1 > max(0.9 * h, 4.0) or (_LEADER.match(prev.text) and not _LEADER.match(w.text))
+                    or (_CURRENCY.match(w.text) and _ENDS_FIGURE.search(prev.text))):
                 cells.append([w])
             else:
                 cells[-1].append(w)

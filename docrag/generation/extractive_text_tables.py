@@ -1,0 +1,96 @@
+"""Rows of text tables as candidate answers (rule 133, ``text_table_rows``, docs/extractive-rules.md).
+
+A table whose cells are mostly words (a voting table, an indicator system, a regulation-by-regulation
+comparison) has few or no value cells to score; its rows are its evidence. Each data row printing no figure
+(those are read as cells) becomes one candidate: its cells joined as printed (quoted), scored with the table's
+title and its header row (as a cell is with its column headers), and with the row label of the row above when
+its own first cell is empty (a label set once for the rows under it). The header row names columns and is no
+candidate (it named every column and answered "which unit does X have"). A candidate cites the whole table
+(a person boxes the table; grounding finds the cells in it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docrag.generation.extractive_tables import is_number
+from docrag.geometry import Box
+from docrag.regions import FIG_CAPTION
+from docrag.types import Block, BlockKind
+
+TEXT_SHARE = 0.75  # a table is a text table when at least this share of its value cells are not figures
+MIN_ROWS = 2       # data rows a text table has at least
+HEAD_MAX_CHARS = 40  # a first row with a longer cell is a data row: the table has no header
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One printed row of a text table: what to quote, what to score it with, where it is."""
+
+    text: str
+    context: str
+    box: Box           # the table's: a person boxes the table, grounding finds the cells in it
+
+
+def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
+    """Text, title and caption blocks just above ``block`` (a table's title and head note)."""
+    out = []
+    for b in blocks:
+        if b is block or b.kind in (BlockKind.TABLE, BlockKind.FIGURE):
+            continue
+        if 0 <= block.box.y0 - b.box.y1 <= gap and b.box.x0 < block.box.x1 and b.box.x1 > block.box.x0:
+            out.append(b)
+    return out
+
+
+def table_title(block: Block, blocks: list[Block]) -> str:
+    """Titles and head notes ("[In thousands ...]") above a table name it; body text above does not
+    (a chart's "Figure N" caption just above names the chart, not the table)."""
+    return " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
+                    if not FIG_CAPTION.match(b.text)
+                    and (b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
+                         or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
+                         or b.text.lstrip().startswith(("[", "("))))
+
+
+def _grid(block: Block) -> list[list[str]]:
+    raw = block.meta.get("rows")
+    if isinstance(raw, list) and all(isinstance(r, list) for r in raw):
+        return [[" ".join(str(c).split()) for c in r] for r in raw]
+    return [[" ".join(c.split()) for c in line.split("|")] for line in block.text.splitlines() if line.strip()]
+
+
+def is_text_table(rows: list[list[str]]) -> bool:
+    """At least :data:`MIN_ROWS` data rows under the first, and at least :data:`TEXT_SHARE` of their filled cells
+    right of the label column words, not figures (a label-and-value table with some text values is read as cells)."""
+    cells = [c for r in rows[1:] for c in r[1:] if c]
+    return len(rows) > MIN_ROWS and bool(cells) and sum(not is_number(c) for c in cells) >= TEXT_SHARE * len(cells)
+
+
+def text_table_rows(block: Block, blocks: list[Block]) -> list[TableRow]:
+    """The data rows of table ``block`` when it is a text table (:func:`is_text_table`), else none;
+    ``blocks`` are its page's (the title above it names it)."""
+    rows = _grid(block)
+    if not is_text_table(rows):
+        return []
+    title = table_title(block, blocks)
+    heads = [c for c in rows[0] if c]
+    has_header = all(_is_head(c) for c in heads)
+    header = " ".join(heads) if has_header else ""
+    out: list[TableRow] = []
+    label = ""
+    for row in rows[1:] if has_header else rows:
+        filled = [c for c in row if c]
+        carried = label if not row[0] else ""
+        label = row[0] or label
+        if len(filled) < 2 <= len(row) or any(is_number(c) for c in row[1:]):
+            continue   # a label set once for the rows beside it (a spanning cell); a row of figures is read as cells
+        context = " ".join(x for x in (title, header, carried) if x)
+        out.append(TableRow(" | ".join(filled), context, block.box))
+    return out
+
+
+def _is_head(cell: str) -> bool:
+    """A column header is a short name, not a figure and not a sentence."""
+    return len(cell) <= HEAD_MAX_CHARS and not is_number(cell)

@@ -1,0 +1,72 @@
+"""Rows of text tables as candidate answers (rule 133, ``docrag.generation.extractive_text_tables``)."""
+
+from __future__ import annotations
+
+from docrag.generation import get_generator
+from docrag.generation.extractive_text_tables import is_text_table, text_table_rows
+from docrag.geometry import Box
+from docrag.types import Block, BlockKind
+from tests.support.synthetic_pages import Region, make_page
+
+GREY = (200, 200, 200)
+VOTES = [["Member", "Vote"], ["Dr. Shashanka Bhide", "Yes"], ["Dr. Ashima Goyal", "No"],
+         ["Prof. Jayanth R. Varma", "No"], ["Shri Shaktikanta Das", "Yes"]]
+# 中国信通院's indicator system: a first-level label set once, beside the middle one of the rows it spans
+INDICATORS = [["一级指标", "二级指标", "三级指标", "单位"],
+              ["", "基础算力", "服务器算力规模", "EFlops"],
+              ["算力规模", "智能算力", "AI 加速器算力规模", "EFlops"],
+              ["", "网络环境", "互联网省际出口带宽", "Tbps"],
+              ["算力环境", "", "", ""],
+              ["", "算力投入", "IT 支出规模", "亿元"],
+              ["", "消费应用水平", "移动互联网月均流量", "EB"]]
+_PROSE = ("利用 AHP 方法确定指标权重:针对形成评价体系的一级、二级、三级指标,通过层次分析法得到每个一级、二级、三级指标"
+          "之间的相对权重。")
+
+
+def make_box(y0: float = 130, y1: float = 300) -> Box:
+    return Box.points(72, y0, 540, y1, 612, 792)
+
+
+def _page(tmp_path, rows: list[list[str]], title: str):
+    text = "\n".join(" | ".join(r) for r in rows)
+    page = make_page(tmp_path, [Region((72, 100, 540, 116), GREY, title, BlockKind.TITLE),
+                                Region((72, 130, 540, 300), GREY, text, BlockKind.TABLE),
+                                Region((72, 320, 540, 360), GREY, _PROSE)],
+                     doc_id="t", page_no=1)
+    page.blocks[1].meta["rows"] = rows
+    return page
+
+
+def test_a_text_tables_rows_are_scored_with_its_title_and_header_and_the_label_above():
+    table = Block(BlockKind.TABLE, make_box(), "", meta={"rows": INDICATORS})
+    title = Block(BlockKind.TITLE, make_box(y0=80, y1=95), "表 1 中国算力发展指标体系")
+    rows = text_table_rows(table, [title, table])
+    texts = [r.text for r in rows]
+    assert "一级指标 | 二级指标 | 三级指标 | 单位" not in texts         # the header names columns, answers nothing
+    assert "算力环境" not in texts                                    # a spanning label alone is no row
+    invest = rows[texts.index("算力投入 | IT 支出规模 | 亿元")]
+    assert invest.context == "表 1 中国算力发展指标体系 一级指标 二级指标 三级指标 单位 算力环境"
+    assert invest.box == table.box                                    # a person boxes the table
+
+
+def test_a_table_of_figures_or_of_too_few_rows_is_no_text_table():
+    assert is_text_table(VOTES) and is_text_table(INDICATORS)
+    assert not is_text_table([["Segment", "2023", "2022"], ["Cloud", "1,200", "980"], ["Devices", "310", "402"],
+                              ["Gaming", "n/a", "77"]])
+    assert not is_text_table(VOTES[:2])
+    # a label-and-value table whose values are mostly figures stays a table of cells
+    assert not is_text_table([["项目", "金额"], ["营业收入", "57,854.21"], ["净利润", "599.40"],
+                              ["实收资本", "1,000.00"], ["股东构成", "公司持有其100.00%股权"]])
+
+
+def test_which_row_of_a_text_table_answers_and_not_its_header(tmp_path):
+    """中国信通院's "二级指标“算力投入”对应的三级指标和单位是什么？" was answered with the header row (it names
+    二级指标, 三级指标 and 单位): the row of 算力投入, scored with that header, answers."""
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("表1“中国算力发展指标体系”中，二级指标“算力投入”对应的三级指标和单位是什么？",
+                       [_page(tmp_path, INDICATORS, "表 1 中国算力发展指标体系")])
+    assert "IT 支出规模" in ans.answer and "亿元" in ans.answer, ans.answer
+    assert "一级指标" not in ans.answer
+    votes = gen.generate("In the voting table, how did Dr. Ashima Goyal vote on the resolution?",
+                         [_page(tmp_path, VOTES, "Voting on the Resolution to keep the policy repo rate unchanged")])
+    assert votes.answer.startswith("Dr. Ashima Goyal | No"), votes.answer
