@@ -13,11 +13,14 @@ from docrag.generation.extractive_cues import (
     class_fit,
     language_fit,
     missing_nouns,
+    month_fit,
+    month_years,
     most_specific,
     named_reference,
     reference_fit,
 )
-from docrag.generation.extractive_units import units_of
+from docrag.generation.extractive_score import document_reference
+from docrag.generation.extractive_units import quantities_in, units_of
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
 
@@ -203,3 +206,32 @@ def test_a_lettered_table_is_named_like_a_numbered_one(tmp_path):
     units = units_of(page, 1)
     assert reference_fit(units, "In Table B of the CPI release, what was the rate for Food?") == [0.7, 1.4]
     assert reference_fit(units, "What does the table show for Food?") == [1.0, 1.0]
+
+
+def test_a_month_asked_passes_over_text_dated_another_month_of_that_year(tmp_path):
+    """Alphabet's 10-K: "how many Class C shares did it repurchase in November 2022" was answered with "As of
+    December 31, 2022, there were ... stockholders of record of our Class A stock and Class C stock": text dated
+    another month of the asked year loses (``month_fit``); the month named in the document's reference does not
+    count, nor does text of another year or of no month."""
+    page = make_page(tmp_path, [
+        Region((72, 100, 540, 130), GREY, "As of December 31, 2022, there were approximately 6,670 and 1,657 "
+                                         "stockholders of record of our Class A stock and Class C stock."),
+        Region((72, 140, 540, 170), GREY, "In November 2022 the company repurchased Class C shares."),
+        Region((72, 180, 540, 210), GREY, "At 31 December 2021 the program had no repurchases."),
+        Region((72, 220, 540, 250), GREY, "Class C shares carry no voting rights."),
+    ], doc_id="goog")
+    units = units_of(page, 1)
+    fit = dict(zip((u.text[:12] for u in units), month_fit(units, "How many Class C shares were repurchased in "
+                                                                   "November 2022?"), strict=True))
+    assert fit == {"As of Decemb": 0.8, "In November ": 1.0, "At 31 Decemb": 1.0, "Class C shar": 1.0}
+    assert month_years("2019年12月股份有限公司第一次增资; Nov. 1 - 30, 2022") == {(12, "2019"), (11, "2022")}
+    asked, _ = document_reference("According to the BLS release for December 2022, how many shares were repurchased?")
+    assert set(month_fit(units, asked)) == {1.0}
+
+
+def test_a_notes_mark_is_no_quantity_but_a_figure_in_parentheses_is():
+    """Alphabet's note "(2) Average price paid per share includes costs ..." outranked the price cells for "at what
+    average price": its mark "(2)" counted as a figure the sentence states."""
+    assert quantities_in("(2) Average price paid per share includes costs associated with the repurchases.") == 0
+    assert quantities_in("(1)报告期,连接器销售量增长") == 0
+    assert quantities_in("(12)") == 1 and quantities_in("(1,009.4) net loss") == 1

@@ -91,3 +91,22 @@ def test_what_was_a_named_measure_asks_for_a_figure(tmp_path):
     assert _QUANTITY_Q.search(q) and not _QUANTITY_Q.search("What were the reasons for the decline?")
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert "16.6%" in ans.answer, ans.answer
+
+
+def test_a_net_loss_compared_with_the_adjustments_to_it_is_its_signed_value(tmp_path):
+    """Lyft's reconciliation of net loss to Adjusted EBITDA: "the largest adjustment added back" is stock-based
+    compensation (724.6), not the net loss (1,009.4) the adjustments start from; a loss is compared by its size
+    only among losses ("which year's net loss was the largest")."""
+    rows = [["(in millions)", "2021", "2020"], ["Net loss", "(1,009.4)", "(1,752.9)"],
+            ["Interest expense", "52.8", "34.3"], ["Depreciation and amortization", "139.3", "157.4"],
+            ["Stock-based compensation", "724.6", "565.8"]]
+    page = _table_page(tmp_path, rows, "The following table provides a reconciliation of net loss to Adjusted EBITDA.",
+                       doc_id="lyft")
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("In the reconciliation of net loss to Adjusted EBITDA for 2021, what was the largest adjustment "
+                       "added back?", [page]).answer
+    assert ans.startswith("724.6") and "Stock-based compensation" in ans.split("…")[0], ans
+    losses = [["Segment", "Operating loss"], ["Rides", "(120.5)"], ["Bikes", "(45.2)"], ["Autonomous", "(300.1)"]]
+    ans = gen.generate("Which segment had the largest operating loss?",
+                       [_table_page(tmp_path, losses, "Segment results, 2021.", doc_id="lyft2")]).answer
+    assert ans.startswith("(300.1)"), ans

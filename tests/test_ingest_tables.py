@@ -18,6 +18,7 @@ import pytest
 from docrag.corpus import Corpus
 from docrag.generation import get_generator
 from docrag.generation.extractive_table_read import parse_tables
+from docrag.generation.extractive_tables import _cells as line_cells
 from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.table_finder import merged_columns
@@ -736,3 +737,4 @@ def test_a_currency_sign_set_close_after_a_figure_starts_the_next_cell():
     words = [Word(text=t, box=Box.points(x0, 100, x1, 108, 612, 792)) for t, x0, x1 in texts]
     cells = [" ".join(w.text for w in c) for c in text_rows(words)[0].cells]
     assert cells == ["November", "55,374", "$ 95.89", "Total $"]
+    assert [c.text for c in line_cells(words)] == cells   # the reader cuts its lines alike

@@ -333,3 +333,39 @@ def class_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: flo
         named = {m.upper() for m in _CLASS.findall(f"{u.text} {u.context}")}
         out.append(1.0 if not named else gain if named & asked else loss)
     return out
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_NAME = (r"(?-i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?"
+               r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
+# "November 2022", "December 31, 2022", "31 December 2020", "Nov. 1 - 30, 2022", "2019年12月"
+_MONTH_YEAR = re.compile(rf"\b({_MONTH_NAME})\.?(?:\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?)?\s+((?:19|20)\d\d)\b"
+                         rf"|\b\d{{1,2}}\s+({_MONTH_NAME})\s+((?:19|20)\d\d)\b|((?:19|20)\d\d)\s?年\s?(1[0-2]|0?[1-9])\s?月")
+
+
+def month_years(text: str) -> set[tuple[int, str]]:
+    """The (month 1-12, year) pairs ``text`` names."""
+    out = set()
+    for m in _MONTH_YEAR.finditer(text):
+        if m.group(1):
+            out.add((_MONTHS.index(m.group(1)[:3].lower()) + 1, m.group(2)))
+        elif m.group(3):
+            out.add((_MONTHS.index(m.group(3)[:3].lower()) + 1, m.group(4)))
+        else:
+            out.add((int(m.group(6)), m.group(5)))
+    return out
+
+
+def month_fit(units: Sequence[Unit], asked: str, loss: float = 0.8) -> list[float]:
+    """``month_fit``: a question about one month of a year ("repurchase in November 2022") is not answered by
+    text dated another month of that year only ("As of December 31, 2022, there were ... stockholders");
+    ``asked`` is the question without the document it names."""
+    wanted = month_years(asked)
+    years = {y for _, y in wanted}
+    if not wanted:
+        return [1.0] * len(units)
+    out = []
+    for u in units:
+        named = month_years(f"{u.text} {u.context}")
+        out.append(loss if named and not named & wanted and any(y in years for _, y in named) else 1.0)
+    return out

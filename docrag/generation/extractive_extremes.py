@@ -289,18 +289,24 @@ def _pick(cells: Sequence[Unit], wants: dict[str, list[str]]) -> Unit | None:
         values = [(u, parse_number(u.cell.value)) for u in cells]
         signed = [u for u, v in values if v and (v < 0) == ("neg" in wants)]
         return signed[0] if len(signed) == 1 else None
-    return (max if "max" in wants else min)(cells, key=_size)
+    losses = all(_is_loss(u) for u in cells)   # a net loss compared with the adjustments to it is its signed value
+    return (max if "max" in wants else min)(cells, key=lambda u: _size(u, losses))
 
 
 # a loss printed negative ("-15.24%" 最大回撤) is smallest when closest to zero
 _LOSS = re.compile(r"\bdrawdowns?\b|\blosse?s?\b|回撤|亏损|跌幅", re.IGNORECASE)
 
 
-def _size(u: Unit) -> float:
-    """The value compared for "the highest / the smallest": its magnitude for a loss measure."""
+def _is_loss(u: Unit) -> bool:
+    assert u.cell is not None
+    return bool(_LOSS.search(f"{u.cell.row.label} {u.cell.header_text}"))
+
+
+def _size(u: Unit, losses: bool) -> float:
+    """The value compared for "the highest / the smallest": its magnitude when ``losses`` are compared."""
     assert u.cell is not None
     v = parse_number(u.cell.value) or 0.0
-    return abs(v) if _LOSS.search(f"{u.cell.row.label} {u.cell.header_text}") else v
+    return abs(v) if losses else v
 
 
 def _across_row(units: Sequence[Unit], rows: dict[tuple[int, int], tuple[float, float, float]],

@@ -30,6 +30,7 @@ from docrag.generation.extractive_cues import (
     key_fit,
     label_fit,
     language_fit,
+    month_fit,
     rate_fit,
     reference_fit,
     share_fit,
@@ -52,7 +53,7 @@ _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 def cue_product(units: Sequence[Unit], question: str) -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
-    out = [1.0] * len(units)
+    out = month_fit(units, document_reference(question)[0])
     for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
                 share_fit, rate_fit, class_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]

@@ -24,6 +24,7 @@ from typing import Any
 
 from docrag.generation.extractive_table_heads import column_heads
 from docrag.geometry import Box, union
+from docrag.ingestion.tables import currency_after_figure
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
@@ -258,7 +259,8 @@ def _cells(line: list[Word]) -> list[Cell]:
         joined = prev.text in "-–" or w.text in "-–"  # ranges "1.35 - 1.42" stay one cell
         date_end = bool(re.search(r"(?:19|20)\d\d$", prev.text)) and w.text[:1].isalpha()  # "May 21,2009 | May"
         if gap > 0.85 * h and not (joined and gap < 2.5 * h) or (is_number(prev.text) and is_number(w.text)
-                                                                 and gap > 0.45 * h) or (date_end and gap > 0.3 * h):
+                                                                 and gap > 0.45 * h) or (date_end and gap > 0.3 * h) \
+                or currency_after_figure(prev.text, w.text):   # "55,374 $ 95.89": the sign is the next cell's
             groups.append([w])
         else:
             groups[-1].append(w)

@@ -364,7 +364,8 @@ _NUMBER = re.compile(r"\S*\d\S*")
 
 
 _REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*"
-                        r"|(?<=[A-Za-z])\(\d[a-z]?\)", re.IGNORECASE)   # "Table 324", "journald.conf(5)"
+                        r"|(?<=[A-Za-z])\(\d[a-z]?\)"   # "Table 324", "journald.conf(5)"
+                        r"|^\s*[(\[]\d{1,2}[)\]]\s*(?=[^\W\d_])", re.IGNORECASE)   # a note's mark: "(2) Average ..."
 
 
 def quantities_in(text: str) -> int:

@@ -90,12 +90,17 @@ def text_rows(words: list[Word]) -> list[Row]:
             # a wide gap parts two cells, and so do leader dots ("Fraud. . . . . 173.7", however close) and a
             # currency sign set close after a figure: it belongs to the next column's figure ("55,374 $ 95.89")
             if (w.box.x0 - prev.box.x1 > max(0.9 * h, 4.0) or (_LEADER.match(prev.text) and not _LEADER.match(w.text))
-                    or (_CURRENCY.match(w.text) and _ENDS_FIGURE.search(prev.text))):
+                    or currency_after_figure(prev.text, w.text)):
                 cells.append([w])
             else:
                 cells[-1].append(w)
         out.append(Row(ws, cells))
     return out
+
+
+def currency_after_figure(prev: str, word: str) -> bool:
+    """``word`` is a currency sign set close after a figure: it belongs to the next column's figure."""
+    return bool(_CURRENCY.match(word) and _ENDS_FIGURE.search(prev))
 
 
 def _is_tabular(row: Row) -> bool:
