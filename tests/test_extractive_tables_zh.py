@@ -11,6 +11,7 @@ from docrag.generation.extractive_counts import count_fit, counted_noun
 from docrag.generation.extractive_cues import label_fit
 from docrag.generation.extractive_extremes import extreme_row
 from docrag.generation.extractive_math import operation_of
+from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_units import units_of
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
@@ -287,3 +288,27 @@ def test_which_parameter_value_reads_the_row_across_the_columns_it_heads(tmp_pat
         "最极端收益率结合前t分钟（t=1至3）时，哪个t对应的年化收益率最高？最大回撤是多少？", [page])
     assert "19.64% — 年化收益率, t=2" in both.answer and "8.39% — 最大回撤, t=2" in both.answer, both.answer
     assert "_chosen" not in both.meta   # the chosen cell serves the next part only: nothing unserialisable stays
+
+
+def test_a_label_centred_over_the_rows_it_spans_names_each_of_them(tmp_path):
+    """航天电器 2019 年报's 产销量情况分析表 sets "电子元器件制造业 (连接器)" in the first column, centred over its
+    销售量, 生产量 and 库存量 rows; the table finder reads its two printed lines as label-only rows between them,
+    and read top-down they named the wrong product's rows (64,227.98, the 连接器's 销售量, was read as 继电器's)."""
+    def row(y0: float, item: str, value: str) -> tuple[list[str], list]:
+        return ["", item, "万只", value], [None, *([x0, y0, x0 + 80, y0 + 20] for x0 in (136.6, 216.6, 296.6))]
+
+    def label(y0: float, text: str) -> tuple[list[str], list]:   # one printed line of the spanning label
+        return [text, "", "", ""], [[57.0, y0, 130.0, y0 + 9], None, None, None]
+
+    head = [[57.0 + 80 * i, 554.0, 136.6 + 80 * i, 574.0] for i in range(4)]
+    lines = [(["行业分类", "项目", "单位", "2019 年"], head),
+             row(574, "销售量", "788.57"), label(592, "电子元器件制造业"), row(594, "生产量", "823.43"),
+             label(608, "(继电器)"), row(614, "库存量", "170.86"),
+             row(634, "销售量", "64,227.98"), label(652, "电子元器件制造业"), row(654, "生产量", "68,953.76"),
+             label(668, "(连接器)"), row(674, "库存量", "6,226.78")]
+    grid, boxes = [t for t, _ in lines], [b for _, b in lines]
+    page = _table_page(tmp_path, grid, "(2). 产销量情况分析表", doc_id="ht")
+    page.blocks[1].meta["cell_boxes"] = boxes
+    labels = {tc.value: tc.row.label for t in parse_tables(page.blocks[1], page) for tc in t.cells()}
+    assert labels["64,227.98"] == "销售量 (电子元器件制造业 (连接器))", labels
+    assert labels["170.86"] == "库存量 (电子元器件制造业 (继电器))" and labels["788.57"].endswith("(继电器))")

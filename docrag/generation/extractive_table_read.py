@@ -116,8 +116,38 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
         label = first.text if has_label else ""
         notes = [c.text for c in rest if not any(c is v for v in values)]
         rows.append(Row(label, first.box if has_label else None, values, len(rows), notes))
-    rows = _with_sections(rows)
+    rows = _centred_sections(rows) or _with_sections(rows)
     return Table(block, title, header, [r for r in rows if r.cells])
+
+
+def _centred_sections(rows: list[Row]) -> list[Row] | None:
+    """``centred_label`` (rule 135): a label set in a column left of the row labels, centred over the rows it
+    spans (年报's 产销量情况分析表: "电子元器件制造业 (连接器)" beside 销售量, 生产量, 库存量), is read by the table
+    finder as label-only lines between those rows, one per printed line (lines less than a line apart are one
+    label); each row takes the label whose centre is nearest its own. None (sections read top-down) unless the
+    table opens and ends with rows of values and every label lies left of the row labels."""
+    if not rows or not rows[0].cells or not rows[-1].cells or any(r.label_box is None for r in rows):
+        return None
+    data = [r for r in rows if r.cells]
+    lines = [r for r in rows if not r.cells]
+    left = min(r.label_box.x0 for r in data if r.label_box is not None) + 1.0
+    if not lines or any(r.label_box is None or r.label_box.x1 > left for r in lines):
+        return None
+    groups: list[list[Row]] = []
+    for r in lines:
+        last = groups[-1][-1].label_box if groups else None
+        if last is not None and r.label_box is not None and r.label_box.y0 - last.y1 <= last.height:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    named = [(" ".join(r.label for r in g), sum((r.label_box.y0 + r.label_box.y1) / 2 for r in g if r.label_box)
+              / len(g)) for g in groups]
+    for r in data:
+        assert r.label_box is not None
+        centre = (r.label_box.y0 + r.label_box.y1) / 2
+        r.section = min(named, key=lambda g: abs(g[1] - centre))[0]
+        r.label = f"{r.label} ({r.section})"
+    return data
 
 
 def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
