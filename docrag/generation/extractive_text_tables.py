@@ -2,7 +2,7 @@
 
 A table whose cells are mostly words (a voting table, an indicator system, a regulation-by-regulation
 comparison) has few or no value cells to score; its rows are its evidence. Each data row printing no figure
-(those are read as cells) becomes one candidate: its cells joined as printed (quoted), scored with the table's
+(those are read as cells) becomes one candidate: its cells quoted under their headers, scored with the table's
 title and its header row (as a cell is with its column headers), and with the row label of the row above when
 its own first cell is empty (a label set once for the rows under it). The header row names columns and is no
 candidate (it named every column and answered "which unit does X have"). A candidate cites the whole table
@@ -87,8 +87,19 @@ def text_table_rows(block: Block, blocks: list[Block]) -> list[TableRow]:
         if len(filled) < 2 <= len(row) or any(is_number(c) for c in row[1:]):
             continue   # a label set once for the rows beside it (a spanning cell); a row of figures is read as cells
         context = " ".join(x for x in (title, header, carried) if x)
-        out.append(TableRow(" | ".join(filled), context, block.box))
+        out.append(TableRow(_quoted(row, rows[0] if has_header else []), context, block.box))
     return out
+
+
+def _quoted(row: list[str], head: list[str]) -> str:
+    """A row as a person would quote it: its first filled cell, then each other cell under its column's header
+    ("算力投入 — 三级指标: IT 支出规模; 单位: 亿元"); a row of two cells as a pair ("Dr. Ashima Goyal — No": the
+    first line of a label-and-value table is no header); cells joined as printed when the table has no header."""
+    cells = [(head[k] if k < len(head) else "", c) for k, c in enumerate(row) if c]
+    if not head:
+        return " | ".join(c for _, c in cells)
+    rest = "; ".join(f"{h}: {c}" if h and len(head) > 2 else c for h, c in cells[1:])
+    return f"{cells[0][1]} — {rest}" if rest else cells[0][1]
 
 
 def _is_head(cell: str) -> bool:
