@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from docrag.generation import get_generator
+from docrag.generation.extractive_score import quoted_fit, titled_table
 from docrag.generation.extractive_text_tables import is_text_table, text_table_rows
+from docrag.generation.extractive_units import units_of
 from docrag.geometry import Box
 from docrag.types import Block, BlockKind
 from tests.support.synthetic_pages import Region, make_page
@@ -70,3 +74,27 @@ def test_which_row_of_a_text_table_answers_and_not_its_header(tmp_path):
     votes = gen.generate("In the voting table, how did Dr. Ashima Goyal vote on the resolution?",
                          [_page(tmp_path, VOTES, "Voting on the Resolution to keep the policy repo rate unchanged")])
     assert votes.answer.startswith("Dr. Ashima Goyal — No"), votes.answer
+
+
+def test_a_table_named_by_its_title_is_read_wherever_its_page_ranked_and_a_quoted_value_counts(tmp_path):
+    """RBI's minutes: "In the voting table ..., which members voted 'No' ..." was answered from the page ranked
+    first, whose sentences restate the decision (rule 136: the table named by its title answers as if ranked
+    first); 'No' is a stopword a quote makes a value to find (rule 137)."""
+    first = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "No member voted against keeping the policy repo "
+                                        "rate unchanged at 6.50 per cent in the April meeting of the MPC.")],
+                      doc_id="rbi", page_no=1)
+    second = _page(tmp_path, VOTES, "Voting on the Resolution to keep the policy repo rate unchanged at 6.50 per cent")
+    second = replace(second, page_no=2, doc_id="rbi")
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("In the voting table, which member voted 'No' on keeping the policy repo rate unchanged at "
+                       "6.50 per cent?", [first, second])
+    assert ans.answer.split(" … ")[0] in ("Dr. Ashima Goyal — No", "Prof. Jayanth R. Varma — No"), ans.answer
+    assert ans.citations[0].page_id == second.page_id
+    units = units_of(second, 2) + units_of(first, 1)
+    assert [u.page.page_no for u, t in zip(units, titled_table(units, "In the voting table, who voted No?"),
+                                           strict=True) if t] == [2] * (len(VOTES) - 1)
+    assert not any(titled_table(units, "In the following table, who voted No?"))
+    fit = quoted_fit(units, "which member voted 'No'?")
+    assert [u.text for u, f in zip(units, fit, strict=True) if f > 1] == [
+        "Dr. Ashima Goyal — No", "Prof. Jayanth R. Varma — No", first.blocks[0].text]   # "No" as a word of its own
+    assert set(quoted_fit(units, "Who voted for the 'Nothing' option?")) == {1.0}

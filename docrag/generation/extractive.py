@@ -78,6 +78,8 @@ from docrag.generation.extractive_score import (
     lexical_scores,
     period_axes,
     prior,
+    quoted_fit,
+    titled_table,
     wants,
     year_fit,
 )
@@ -246,8 +248,9 @@ class ExtractiveGenerator:
         years = set(_YEAR.findall(question))
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
-        cues = cue_product(units, question)
-        named = named_reference(units, question)   # the table or figure named by number: ranked as first
+        cues = [c * q for c, q in zip(cue_product(units, question), quoted_fit(units, asked), strict=True)]
+        # the table or figure named by number or by its title: ranked as first
+        named = [a or b for a, b in zip(named_reference(units, question), titled_table(units, asked), strict=True)]
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
                   / (1.0 + self.rank_prior * (0 if ref else u.rank - 1))
                   for lx, sm, u, cue, ref in zip(lex, sem, units, cues, named, strict=True)]

@@ -241,3 +241,40 @@ def wants(question: str) -> tuple[bool, bool, bool, bool, bool]:
     :func:`prior` flags)."""
     return (bool(_QUANTITY_Q.search(question)), bool(_CHART_Q.search(question)), bool(_TABLE_Q.search(question)),
             bool(_TEXT_Q.search(question)), bool(_CONTACT_Q.search(question)))
+
+
+# "In the voting table of ...", "the Sub-Fund Derivatives Usage table" (not "Table 1"); "…的法规标准对照表中"
+_TITLED_EN = re.compile(r"\b(?:in|from|of|according to)\s+(?:the|its|their)\s+((?:[\w’'&-]+\s+){1,4}?)table\b"
+                        r"(?!\s*(?:\d|[A-Z]\b))", re.IGNORECASE)
+_TITLED_ZH = re.compile(r"([\u4e00-\u9fff]{1,10}表)(?=中|里|内)")
+_TITLE_STOP = frozenset({"following", "above", "below", "this", "that", "same", "first", "second", "last", "报告"})
+
+
+def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
+    """``titled_table`` (rule 136): the units of the table the question names by its title ("In the voting table",
+    "产销量情况分析表中": every content word of the name in the table's title) are the evidence wherever the
+    retriever ranked their page, as a table named by number is (rule 96)."""
+    names = [m.group(1) for m in _TITLED_EN.finditer(asked)] + _TITLED_ZH.findall(asked)
+    wanted = [w for w in ({t for t in tokenize(n) if len(t) > 1 or not _CJK.match(t)} - _TITLE_STOP for n in names)
+              if w]
+    if not wanted:
+        return [False] * len(units)
+    out = []
+    for u in units:
+        title = u.table.title if u.table is not None else str(u.extra.get("title", "")) if u.extra else ""
+        have = set(tokenize(title)) if title else set()
+        out.append(any(w <= have for w in wanted))
+    return out
+
+
+_QUOTED = re.compile(r"(?<![\w’'])['‘\"“]([A-Za-z][\w.%-]*(?: [\w.%-]+){0,2})['’\"”](?![\w’'])")
+QUOTED_GAIN = 1.25   # ``quoted_value`` (rule 137)
+
+
+def quoted_fit(units: Sequence[Unit], asked: str) -> list[float]:
+    """``quoted_value`` (rule 137): a short Latin-script value the question quotes ("which members voted 'No'")
+    is one a stopword list would drop; units printing it as a word of their own gain ``QUOTED_GAIN``."""
+    quoted = [re.compile(rf"(?<![\w-]){re.escape(q)}(?![\w-])") for q in _QUOTED.findall(asked)]
+    if not quoted:
+        return [1.0] * len(units)
+    return [QUOTED_GAIN if any(q.search(u.text) for q in quoted) else 1.0 for u in units]

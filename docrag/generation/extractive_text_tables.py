@@ -31,6 +31,7 @@ class TableRow:
     text: str
     context: str
     box: Box           # the table's: a person boxes the table, grounding finds the cells in it
+    title: str = ""    # what names the table (the title and head notes above it)
 
 
 def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
@@ -87,7 +88,7 @@ def text_table_rows(block: Block, blocks: list[Block]) -> list[TableRow]:
         if len(filled) < 2 <= len(row) or any(is_number(c) for c in row[1:]):
             continue   # a label set once for the rows beside it (a spanning cell); a row of figures is read as cells
         context = " ".join(x for x in (title, header, carried) if x)
-        out.append(TableRow(_quoted(row, rows[0] if has_header else []), context, block.box))
+        out.append(TableRow(_quoted(row, rows[0] if has_header else []), context, block.box, title))
     return out
 
 

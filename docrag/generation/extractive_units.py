@@ -300,8 +300,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if not block.text.strip():
             continue
         if block.kind is BlockKind.TABLE:
-            rows = [Unit(r.text, page, rank, block, r.box, context=r.context, extra={"table_row": True})
-                    for r in text_table_rows(block, blocks)]
+            rows = [Unit(r.text, page, rank, block, r.box, context=r.context,
+                         extra={"table_row": True, "title": r.title}) for r in text_table_rows(block, blocks)]
             units.extend(cells := _cell_units(block, page, rank, blocks) + rows)
             if cells:
                 continue
