@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from docrag.generation import get_generator
 from docrag.generation.extractive_score import quoted_fit, titled_table
-from docrag.generation.extractive_text_tables import is_text_table, text_table_rows
+from docrag.generation.extractive_text_tables import is_text_table, table_title, text_table_rows
 from docrag.generation.extractive_units import units_of
 from docrag.geometry import Box
 from docrag.types import Block, BlockKind
@@ -44,7 +44,7 @@ def _page(tmp_path, rows: list[list[str]], title: str):
 def test_a_text_tables_rows_are_scored_with_its_title_and_header_and_the_label_above():
     table = Block(BlockKind.TABLE, make_box(), "", meta={"rows": INDICATORS})
     title = Block(BlockKind.TITLE, make_box(y0=80, y1=95), "表 1 中国算力发展指标体系")
-    rows = text_table_rows(table, [title, table])
+    rows = text_table_rows(table, table_title(table, [title, table]))
     texts = [r.text for r in rows]
     assert not any(t.startswith("一级指标") for t in texts)         # the header names columns, answers nothing
     assert "算力环境" not in texts                                    # a spanning label alone is no row

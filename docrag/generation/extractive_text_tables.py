@@ -69,13 +69,12 @@ def is_text_table(rows: list[list[str]]) -> bool:
     return len(rows) > MIN_ROWS and bool(cells) and sum(not is_number(c) for c in cells) >= TEXT_SHARE * len(cells)
 
 
-def text_table_rows(block: Block, blocks: list[Block]) -> list[TableRow]:
-    """The data rows of table ``block`` when it is a text table (:func:`is_text_table`), else none;
-    ``blocks`` are its page's (the title above it names it)."""
+def text_table_rows(block: Block, title: str) -> list[TableRow]:
+    """The data rows of table ``block`` when it is a text table (:func:`is_text_table`), else none; ``title`` is
+    what names it (:func:`table_title`)."""
     rows = _grid(block)
     if not is_text_table(rows):
         return []
-    title = table_title(block, blocks)
     heads = [c for c in rows[0] if c]
     has_header = all(_is_head(c) for c in heads)
     header = " ".join(heads) if has_header else ""

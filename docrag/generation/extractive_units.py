@@ -218,8 +218,8 @@ def _chart_labels_from_tables(blocks: list[Block], page: Page) -> list[Block]:
     return out
 
 
-def _cell_units(block: Block, page: Page, rank: int, blocks: list[Block]) -> list[Unit]:
-    context = table_title(block, blocks)
+def _cell_units(block: Block, page: Page, rank: int, context: str) -> list[Unit]:
+    """The value cells of table ``block`` (``context``: its title and head notes) and the charts merged into it."""
     units = []
     for table, tc in ((t, tc) for t in parse_tables(block, page, context) for tc in t.cells() if not is_serial(tc)):
         # the row's other keys name it too: "Hangul" beside code "Hang", the range "300-399"
@@ -300,9 +300,10 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if not block.text.strip():
             continue
         if block.kind is BlockKind.TABLE:
+            title = table_title(block, blocks)
             rows = [Unit(r.text, page, rank, block, r.box, context=r.context,
-                         extra={"table_row": True, "title": r.title}) for r in text_table_rows(block, blocks)]
-            units.extend(cells := _cell_units(block, page, rank, blocks) + rows)
+                         extra={"table_row": True, "title": r.title}) for r in text_table_rows(block, title)]
+            units.extend(cells := _cell_units(block, page, rank, title) + rows)
             if cells:
                 continue
             texts = [t for t in block.text.splitlines() if t.strip()]
