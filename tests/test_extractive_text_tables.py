@@ -79,7 +79,7 @@ def test_which_row_of_a_text_table_answers_and_not_its_header(tmp_path):
 def test_a_table_named_by_its_title_is_read_wherever_its_page_ranked_and_a_quoted_value_counts(tmp_path):
     """RBI's minutes: "In the voting table ..., which members voted 'No' ..." was answered from the page ranked
     first, whose sentences restate the decision (rule 136: the table named by its title answers as if ranked
-    first); 'No' is a stopword a quote makes a value to find (rule 137)."""
+    first); 'No' is a stopword a quote makes a value to find (rule 137); "which members" lists both (rule 138)."""
     first = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "No member voted against keeping the policy repo "
                                         "rate unchanged at 6.50 per cent in the April meeting of the MPC.")],
                       doc_id="rbi", page_no=1)
@@ -90,6 +90,9 @@ def test_a_table_named_by_its_title_is_read_wherever_its_page_ranked_and_a_quote
                        "6.50 per cent?", [first, second])
     assert ans.answer.split(" … ")[0] in ("Dr. Ashima Goyal — No", "Prof. Jayanth R. Varma — No"), ans.answer
     assert ans.citations[0].page_id == second.page_id
+    both = gen.generate("In the voting table, which members voted 'No' on keeping the policy repo rate unchanged?",
+                        [first, second]).answer   # rule 138: every row that fits a plural question
+    assert "Dr. Ashima Goyal — No" in both and "Prof. Jayanth R. Varma — No" in both and "Yes" not in both, both
     units = units_of(second, 2) + units_of(first, 1)
     assert [u.page.page_no for u, t in zip(units, titled_table(units, "In the voting table, who voted No?"),
                                            strict=True) if t] == [2] * (len(VOTES) - 1)

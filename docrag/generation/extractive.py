@@ -83,6 +83,7 @@ from docrag.generation.extractive_score import (
     wants,
     year_fit,
 )
+from docrag.generation.extractive_text_tables import sibling_rows
 from docrag.generation.extractive_units import (
     _CJK,
     _MAX_ANSWER_CHARS,
@@ -298,6 +299,9 @@ class ExtractiveGenerator:
                 if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
                     parts = [f"{res.text} ({best.text})"]
                     meta["arithmetic"] = {"op": op, "value": res.value, "inputs": "sentence"}
+        for i in sibling_rows(bi, units, scores, question):   # "which members ...": every row that fits (rule 138)
+            used.append(units[i])
+            parts.append(units[i].text)
         # the document's name is not evidence to complete: only asked terms count for complementary units
         named_only = set(tokenize(reference)) - set(tokenize(asked))
         covered = complement(used, parts, units, order, scores, scores[bi], docs,

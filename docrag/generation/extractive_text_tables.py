@@ -12,7 +12,9 @@ candidate (it named every column and answered "which unit does X have"). A candi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docrag.generation.extractive_tables import is_number
 from docrag.geometry import Box
@@ -105,3 +107,19 @@ def _quoted(row: list[str], head: list[str]) -> str:
 def _is_head(cell: str) -> bool:
     """A column header is a short name, not a figure and not a sentence."""
     return len(cell) <= HEAD_MAX_CHARS and not is_number(cell)
+
+
+_PLURAL_Q = re.compile(r"\bwhich\s+(?:of\s+the\s+)?[a-z]+s\b(?!\s*(?:was|is|has|had)\b)|哪些", re.IGNORECASE)
+SIBLING_SHARE = 0.9   # ``sibling_rows`` (rule 138): rows scoring this share of the best are listed with it
+MAX_SIBLINGS = 4
+
+
+def sibling_rows(best: int, units: Sequence[Any], scores: Sequence[float], question: str) -> list[int]:
+    """``sibling_rows`` (rule 138): a question asking for several ("which members voted 'No'", "哪些") answered
+    by a row of a table of words is answered by every row of that table scoring nearly as well, best first."""
+    u = units[best]
+    if not (u.extra or {}).get("table_row") or not _PLURAL_Q.search(question):
+        return []
+    near = [i for i, v in enumerate(units) if i != best and v.block is u.block and v.page is u.page
+            and (v.extra or {}).get("table_row") and scores[i] >= SIBLING_SHARE * scores[best]]
+    return sorted(near, key=lambda i: -scores[i])[:MAX_SIBLINGS]
