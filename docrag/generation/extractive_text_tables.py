@@ -1,4 +1,4 @@
-"""Rows of text tables as candidate answers (rule 133, ``text_table_rows``, docs/extractive-rules.md).
+"""Rows of text tables as candidate answers (rules 133 and 138, docs/extractive-rules.md).
 
 A table whose cells are mostly words (a voting table, an indicator system, a regulation-by-regulation
 comparison) has few or no value cells to score; its rows are its evidence. Each data row printing no figure
@@ -6,7 +6,8 @@ comparison) has few or no value cells to score; its rows are its evidence. Each 
 title and its header row (as a cell is with its column headers), and with the row label of the row above when
 its own first cell is empty (a label set once for the rows under it). The header row names columns and is no
 candidate (it named every column and answered "which unit does X have"). A candidate cites the whole table
-(a person boxes the table; grounding finds the cells in it).
+(a person boxes the table; grounding finds the cells in it). A plural question answered by one row lists the
+rows of its table scoring nearly as well (rule 138, :func:`sibling_rows`).
 """
 
 from __future__ import annotations
