@@ -78,7 +78,6 @@ from docrag.generation.extractive_score import (
     lexical_scores,
     period_axes,
     prior,
-    quoted_fit,
     titled_table,
     wants,
     year_fit,
@@ -249,7 +248,7 @@ class ExtractiveGenerator:
         years = set(_YEAR.findall(question))
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
-        cues = [c * q for c, q in zip(cue_product(units, question), quoted_fit(units, asked), strict=True)]
+        cues = cue_product(units, question, asked)
         # the table or figure named by number or by its title: ranked as first
         named = [a or b for a, b in zip(named_reference(units, question), titled_table(units, asked), strict=True)]
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue

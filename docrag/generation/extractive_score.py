@@ -51,9 +51,11 @@ _CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer wo
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 
-def cue_product(units: Sequence[Unit], question: str) -> list[float]:
-    """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit."""
-    out = month_fit(units, document_reference(question)[0])
+def cue_product(units: Sequence[Unit], question: str, asked: str) -> list[float]:
+    """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit; ``asked`` is
+    the question without the document it names (:func:`document_reference`), what the month and a quoted value
+    are read from."""
+    out = [a * b for a, b in zip(month_fit(units, asked), quoted_fit(units, asked), strict=True)]
     for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
                 share_fit, rate_fit, class_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
@@ -259,11 +261,13 @@ def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
               if w]
     if not wanted:
         return [False] * len(units)
+    words: dict[str, set[str]] = {}   # a table's cells share its title: tokenized once
     out = []
     for u in units:
-        title = u.table.title if u.table is not None else str(u.extra.get("title", "")) if u.extra else ""
-        have = set(tokenize(title)) if title else set()
-        out.append(any(w <= have for w in wanted))
+        title = u.table.title if u.table is not None else str(u.extra.get("title", ""))
+        if title not in words:
+            words[title] = set(tokenize(title))
+        out.append(any(w <= words[title] for w in wanted))
     return out
 
 

@@ -7,7 +7,8 @@ title and its header row (as a cell is with its column headers), and with the ro
 its own first cell is empty (a label set once for the rows under it). The header row names columns and is no
 candidate (it named every column and answered "which unit does X have"). A candidate cites the whole table
 (a person boxes the table; grounding finds the cells in it). A plural question answered by one row lists the
-rows of its table scoring nearly as well (rule 138, :func:`sibling_rows`).
+rows of its table scoring nearly as well (rule 138, :func:`sibling_rows`). :func:`table_title` (the title and head
+notes above a table) serves the value cells of every table too.
 """
 
 from __future__ import annotations
@@ -119,8 +120,8 @@ def sibling_rows(best: int, units: Sequence[Any], scores: Sequence[float], quest
     """``sibling_rows`` (rule 138): a question asking for several ("which members voted 'No'", "哪些") answered
     by a row of a table of words is answered by every row of that table scoring nearly as well, best first."""
     u = units[best]
-    if not (u.extra or {}).get("table_row") or not _PLURAL_Q.search(question):
+    if not u.extra.get("table_row") or not _PLURAL_Q.search(question):
         return []
     near = [i for i, v in enumerate(units) if i != best and v.block is u.block and v.page is u.page
-            and (v.extra or {}).get("table_row") and scores[i] >= SIBLING_SHARE * scores[best]]
+            and v.extra.get("table_row") and scores[i] >= SIBLING_SHARE * scores[best]]
     return sorted(near, key=lambda i: -scores[i])[:MAX_SIBLINGS]
