@@ -235,3 +235,19 @@ def test_a_notes_mark_is_no_quantity_but_a_figure_in_parentheses_is():
     assert quantities_in("(2) Average price paid per share includes costs associated with the repurchases.") == 0
     assert quantities_in("(1)报告期,连接器销售量增长") == 0
     assert quantities_in("(12)") == 1 and quantities_in("(1,009.4) net loss") == 1
+
+
+def test_dates_times_periods_and_names_are_no_quantity_but_an_amount_in_words_is():
+    """Lyft's "Revenue per Active Rider increased in each of the three months periods ended March 31, June 30, ..."
+    counted four figures (the days of the months) and "COVID-19" a fifth, so it weighed as a sentence stating an
+    amount for "How many Active Riders"; "In Q4, we expect to get several billion dollars" counted "Q4" and not
+    the amount it states."""
+    assert quantities_in("Revenue per Active Rider increased in each of the three months periods ended March 31, "
+                         "June 30, September 30, and December 31, 2021, during the COVID-19 pandemic") == 0
+    assert quantities_in("截至2024年12月31日") == 0 and quantities_in("12月31日召开") == 0
+    assert quantities_in("Earnings Call Aug 28, 2024, 5:00 p.m.") == 0
+    assert quantities_in("Q4 FY2025 2024-25 Q3'23 2Q23 H1 H200") == 0
+    assert quantities_in("In Q4, we expect to get several billion dollars in Blackwell revenue.") == 1
+    assert quantities_in("截至2024年12月31日,发行人拥有9家子公司") == 1
+    assert quantities_in("March 31.5 million") == 1 and quantities_in("5G users rose 7.2 per cent") == 2
+    assert quantities_in("RMB100 million, US$5 and $4.5 billion") == 3

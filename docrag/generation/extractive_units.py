@@ -29,6 +29,7 @@ from docrag.generation.extractive_text_tables import table_title, text_table_row
 from docrag.geometry import Box, union
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
+from docrag.quantities import dates
 from docrag.regions import FIG_CAPTION as _FIG_CAPTION
 from docrag.regions import label_charts as chart_regions
 from docrag.types import Block, BlockKind, Page
@@ -369,9 +370,26 @@ _REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.
                         r"|^\s*[(\[]\d{1,2}[)\]]\s*(?=[^\W\d_])", re.IGNORECASE)   # a note's mark: "(2) Average ..."
 
 
+# a day of a month named without its year ("March 31, June 30 ... and December 31, 2021", "12月31日"), and a
+# period or a name written as a token ("Q4", "2Q23", "Q4'23", "H1", "FY2025", "2024-25"; "COVID-19", "H200"): dates,
+# periods and names, not amounts
+_DAY_OF_MONTH = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
+                           r"(?![.,]\d)|(?<!\d)\d{1,2}\s?月\s?\d{1,2}\s?日|\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?")
+# an amount in words: "several billion dollars", "hundreds of millions" (a period token or a date is none)
+_WORD_AMOUNT = re.compile(r"\b(?:several|a few|few|many|tens|hundreds|thousands|millions|billions)\s+(?:of\s+)?"
+                          r"(?:thousands?|millions?|billions?|trillions?)\b", re.IGNORECASE)
+_PERIOD_TOKEN = re.compile(r"^(?:(?!USD|RMB|EUR|GBP|INR|HKD|CNY|JPY|Rs)[A-Za-z]{1,12}-?\d{1,4}[A-Za-z]?"   # a name
+                           r"|Q[1-4]|[1-4]Q\d{2}|Q[1-4]['’]\d{2}|H[12]|[12]H\d{2}|FY\s?\d{2,4}|(?:19|20)\d\d[-/]\d{2})$",
+                           re.IGNORECASE)
+
+
 def quantities_in(text: str) -> int:
-    """How many numbers ``text`` states other than years and references ("Table 324")."""
-    return sum(1 for t in _NUMBER.findall(_REFERENCE.sub(" ", text)) if not _YEARISH.match(t.strip(",;:()[].")))
+    """How many numbers ``text`` states other than years, dates, periods and references ("Table 324")."""
+    for _, start, end in reversed(dates(text)):
+        text = f"{text[:start]} {text[end:]}"
+    text = _DAY_OF_MONTH.sub(" ", _REFERENCE.sub(" ", text))
+    return sum(1 for t in _NUMBER.findall(text) if not _YEARISH.match(t.strip(",;:()[].")) and not
+               _PERIOD_TOKEN.match(t.strip(",;:()[]."))) + len(_WORD_AMOUNT.findall(text))
 
 
 def _has_quantity(text: str) -> bool:
