@@ -225,6 +225,8 @@ def test_a_month_asked_passes_over_text_dated_another_month_of_that_year(tmp_pat
                                                                    "November 2022?"), strict=True))
     assert fit == {"As of Decemb": 0.8, "In November ": 1.0, "At 31 Decemb": 1.0, "Class C shar": 1.0}
     assert month_years("2019年12月股份有限公司第一次增资; Nov. 1 - 30, 2022") == {(12, "2019"), (11, "2022")}
+    # a table header cut into lines (BLS Table 1: "Apr., 2025-, May, 2025")
+    assert month_years("Seasonally adjusted percent change Apr., 2025- May, 2025") == {(4, "2025"), (5, "2025")}
     asked, _ = document_reference("According to the BLS release for December 2022, how many shares were repurchased?")
     assert set(month_fit(units, asked)) == {1.0}
 

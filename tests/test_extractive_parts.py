@@ -196,3 +196,15 @@ def test_a_later_part_is_not_answered_again_by_the_unit_of_an_earlier_one(tmp_pa
     assert distinct_best(order, [1.0, DISTINCT_PART_MIN - 0.1], units, {id(summary)}, own) == 0   # too far behind
     assert distinct_best(order, [1.0, 0.7], units, set(), own) == 0          # no earlier part took it
     assert distinct_best(order, [1.0, 0.7], units, {id(summary)}, {"胜率"}) == 0   # it holds the part's own words
+
+
+def test_the_parts_answers_are_joined_each_quote_once():
+    """zh-a-071's three parts were each completed by the same diagram caption, which the answer then quoted three
+    times; a quote the parts share is quoted once, where it first came."""
+    from docrag.generation.extractive_answer import joined_quotes
+
+    cap = "1 、三联锻造设立以来股本演变情况概图"
+    cell = "45.00 元 (万) — 王芳琴, 认缴出资额, (万元)"
+    parts = [f"{cell} … {cap}", f"新增注册资本由新股东三联合伙以每股 4.50 元的价格认购 … {cap}", f"{cell} … {cap}"]
+    assert joined_quotes(parts) == f"{cell} … {cap} … 新增注册资本由新股东三联合伙以每股 4.50 元的价格认购"
+    assert joined_quotes(["a", "b"]) == "a … b" and joined_quotes(["a", "a"]) == "a"

@@ -101,3 +101,22 @@ def test_a_table_named_by_its_title_is_read_wherever_its_page_ranked_and_a_quote
     assert [u.text for u, f in zip(units, fit, strict=True) if f > 1] == [
         "Dr. Ashima Goyal — No", "Prof. Jayanth R. Varma — No", first.blocks[0].text]   # "No" as a word of its own
     assert set(quoted_fit(units, "Who voted for the 'Nothing' option?")) == {1.0}
+
+
+def test_a_cell_of_a_row_the_question_names_whole_keeps_half_the_rank_prior(tmp_path):
+    """Lyft's 10-K (en-a-074, rule 139): "How many Active Riders did Lyft have ..." was answered from sentences
+    on the page ranked first; the "Active Riders" row on the page ranked second is named whole. A one-word label
+    ("Revenue") or one the question only partly names ("Revenue per Active Rider") is not. A "% Change" column
+    named in the table's title is no unit of its figures (18,728 had been quoted as "18,728%")."""
+    from docrag.generation.extractive_answer import fmt_cell
+    from docrag.generation.extractive_score import ROW_NAMED_PRIOR, row_named
+
+    rows = [["", "2021", "2020", "% Change"], ["Active Riders", "18,728", "12,552", "49%"],
+            ["Revenue per Active Rider", "$51.79", "$45.74", "13%"], ["Revenue", "969,917", "570,539", "70%"]]
+    page = _page(tmp_path, rows, "Active Riders 2021 2020 % Change (in thousands, except for dollar amounts)")
+    cells = [u for u in units_of(page, 2) if u.cell is not None]
+    named = row_named(cells, "How many Active Riders did Lyft have in the three months ended December 31, 2021?")
+    assert {u.cell.row.label for u, n in zip(cells, named, strict=True) if n} == {"Active Riders"}
+    assert 0 < ROW_NAMED_PRIOR < 1
+    riders = next(u for u in cells if u.text == "18,728")
+    assert fmt_cell(riders) == "18,728 (thousands) — Active Riders, 2021"

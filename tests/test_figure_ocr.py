@@ -107,15 +107,17 @@ def test_a_pages_figures_are_read_in_the_pages_language():
     assert langs_for("", ["en", "ch"]) == ["en"] and langs_for("zh", ["en"]) == ["en"]
 
 
-def test_figures_are_read_as_sparse_text(monkeypatch):
-    """Tesseract's page mode (3) left most of a real deck's bar labels out ($1,034 among them); sparse-text
-    mode (11) read all nine (BENCHMARKS.md, "Charts drawn as pictures")."""
+def test_figures_are_read_by_rapidocr_else_as_sparse_text(monkeypatch):
+    """Tesseract read a CAICT bar chart's bars as letters and two of its six data labels ("35.8" as "25:2");
+    RapidOCR, a dependency, read all six, so a figure goes to RapidOCR even where Tesseract reads the pages.
+    Without RapidOCR, Tesseract reads it as sparse text (mode 11): its page mode (3) left most of a real deck's
+    bar labels out ($1,034 among them)."""
     from PIL import Image
 
     from docrag.ingestion import ocr
 
     if _ocr_engine() != "tesseract":
-        pytest.skip("page segmentation modes are Tesseract's")
+        pytest.skip("the choice between engines is made where Tesseract is installed")
     import pytesseract
 
     seen: list[str] = []
@@ -127,9 +129,12 @@ def test_figures_are_read_as_sparse_text(monkeypatch):
 
     monkeypatch.setattr(pytesseract, "image_to_data", spy)
     blank = Image.new("RGB", (200, 100), "white")
-    ocr.ocr_image(blank, ["en"], sparse=True)
-    ocr.ocr_image(blank, ["en"])
-    assert seen == ["--psm 11", "--psm 3"]
+    if ocr._rapid_installed():
+        assert ocr.ocr_image(blank, ["en"], sparse=True).engine == "rapidocr"
+    assert ocr.ocr_image(blank, ["en"]).engine == "tesseract"
+    monkeypatch.setattr(ocr, "_rapid_installed", lambda: False)
+    assert ocr.ocr_image(blank, ["en"], sparse=True).engine == "tesseract"
+    assert seen == ["--psm 3", "--psm 11"]
 
 
 def test_a_picture_of_words_is_no_chart_to_read(tmp_path):
@@ -153,3 +158,17 @@ def test_a_picture_of_words_is_no_chart_to_read(tmp_path):
     assert figure_units("证券研究报告 分析师 登记编号: S1220522030005 2023") == []
     assert len(figure_units("Q1'23 Q2'23 Q3'23 $843 $875 $1,034")) == 1
     assert len(figure_units("Organic revenue growth", caption="Figure 3: Organic revenue growth")) == 1
+
+
+def test_english_words_rapidocr_ran_together_are_apart_again():
+    """RapidOCR read the RBI's fan-chart legend as "50percentCI 70percentCI 90percentCI" and its title as
+    "Chart1:QuarterlyProjection of RealGDPGrowth(y-o-y)": no word of "which confidence intervals" matched. Periods,
+    names and Chinese text keep their form."""
+    from docrag.ingestion.ocr import unglue
+
+    assert unglue("Chart1:QuarterlyProjection of") == "Chart 1: Quarterly Projection of"
+    assert unglue("RealGDPGrowth(y-o-y)") == "Real GDP Growth(y-o-y)"
+    assert unglue("50percentCI 70percentCI") == "50 percent CI 70 percent CI"
+    for kept in ("Q2:2021-22", "FY2025 H200 Q4'23 10x $1,034M 3.5bn", "iPhone eBay JPMorgan",
+                 "我国数字经济规模（万亿元）"):
+        assert unglue(kept) == kept

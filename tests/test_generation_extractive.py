@@ -614,6 +614,20 @@ def test_a_charts_title_row_is_no_axis_and_a_drawing_needs_one():
     assert data_labels(footer) != {} and data_labels(footer, need_axis=True) == {}
 
 
+def test_a_horizontal_bar_charts_figures_stand_right_of_its_categories():
+    """CAICT's 图2 (zh-b-001) as RapidOCR read it: the years down the left, each bar's figure to the right of its
+    year, "增长1倍多" (an arrow's note) and the title off the column. "2016年我国数字经济规模" had been answered
+    "only read off the drawing": the labels were looked for above the years only."""
+    from docrag.generation.extractive_chart_labels import data_labels
+    years, values = ["2021", "2020", "2019", "2018", "2017", "2016"], ["45.5", "39.2", "35.8", "31.3", "27.2", "22.6"]
+    labels = [_label(y, 7, 81 + 60 * i, 49, 99 + 60 * i) for i, y in enumerate(years)]
+    labels += [_label(v, 765 - 70 * i, 80 + 60 * i, 809 - 70 * i, 100 + 60 * i) for i, v in enumerate(values)]
+    labels += [_label("我国数字经济规模（万亿元）", 252, 12, 567, 36), _label("增长1倍多", 680, 301, 797, 326)]
+    want = dict(zip(years, values, strict=True))
+    assert data_labels(labels) == want and data_labels(labels, need_axis=True) == want
+    assert data_labels([b for b in labels if b.text not in values[1:]]) == {}   # one figure of six: no labels
+
+
 def test_a_chart_labelling_the_asked_category_is_the_chart_asked_about(tmp_path):
     """Twilio's deck (issue 23): "what revenue is shown for Q3'23 in the Quarterly Revenue chart" was answered
     from a KPI graphic captioned "Q4'23 COMMUNICATIONS" beside the chart whose data labels name Q3'23."""

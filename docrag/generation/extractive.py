@@ -53,6 +53,7 @@ from docrag.generation.extractive_answer import (
     complement,
     confidence,
     figure_answer,
+    joined_quotes,
 )
 from docrag.generation.extractive_breaks import (
     carry_table_titles,
@@ -72,12 +73,14 @@ from docrag.generation.extractive_parts import answers_every_part, compares, dis
 from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
+    ROW_NAMED_PRIOR,
     cue_product,
     document_reference,
     idf_weights,
     lexical_scores,
     period_axes,
     prior,
+    row_named,
     titled_table,
     wants,
     year_fit,
@@ -176,7 +179,7 @@ class ExtractiveGenerator:
             for c in a.citations:
                 cit = citations.setdefault(c.page_id, Citation(page_id=c.page_id, image_index=c.image_index))
                 cit.boxes.extend(b for b in c.boxes if not any(b.coords == x.coords for x in cit.boxes))
-        text = " … ".join(dict.fromkeys(a.answer for a in pieces))
+        text = joined_quotes(a.answer for a in pieces)
         meta = {**whole.meta, "parts": parts, "units": [u for a in pieces for u in a.meta.get("units", [])]}
         return Answer(question=question, answer=text, citations=list(citations.values()),
                       warnings=list(dict.fromkeys(w for a in pieces for w in a.warnings)), generator=self.name,
@@ -251,9 +254,10 @@ class ExtractiveGenerator:
         cues = cue_product(units, question, asked)
         # the table or figure named by number or by its title: ranked as first
         named = [a or b for a, b in zip(named_reference(units, question), titled_table(units, asked), strict=True)]
+        rowed = row_named(units, asked)   # a cell of a row the question names whole (rule 139)
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
-                  / (1.0 + self.rank_prior * (0 if ref else u.rank - 1))
-                  for lx, sm, u, cue, ref in zip(lex, sem, units, cues, named, strict=True)]
+                  / (1.0 + self.rank_prior * (0 if ref else u.rank - 1) * (ROW_NAMED_PRIOR if row else 1.0))
+                  for lx, sm, u, cue, ref, row in zip(lex, sem, units, cues, named, rowed, strict=True)]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = distinct_best(order, scores, units, *taken)
         best = units[bi]

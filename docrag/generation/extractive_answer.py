@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, of_sign
@@ -66,6 +66,15 @@ _PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
 _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
+
+
+QUOTE_SEP = " … "
+
+
+def joined_quotes(answers: Iterable[str]) -> str:
+    """The answers of a question's parts as one, each quote once: parts answered from the same evidence (a
+    diagram completing two parts, a cell two parts read) repeated its quotes, three times in zh-a-071."""
+    return QUOTE_SEP.join(dict.fromkeys(q for a in answers for q in a.split(QUOTE_SEP) if q))
 
 
 def fmt_cell(u: Unit, row_names: bool = False) -> str:

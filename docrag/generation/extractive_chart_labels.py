@@ -39,8 +39,10 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
         return gaps[len(gaps) // 2] >= _AXIS_GAP * heights[len(heights) // 2]   # a title's words run close
 
     axis = [o for o in cats if in_row(o)]
-    if need_axis and not axis:
-        return {}
+    if not axis:   # no row of categories: a horizontal bar chart's stand in a column at its left
+        across = _bars_across(cats, nums)
+        if across or need_axis:
+            return across
     out: dict[str, str] = {}
     for c in axis or cats:   # with an axis row, a word off it ("CAB", an OCR misread in a bar) names no bar
         cx = (c.box.x0 + c.box.x1) / 2
@@ -53,3 +55,27 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
     if axis and len(out) < 0.5 * len(axis):
         return {}   # labels over a few axis categories only: stray OCR'd marks, not the chart's data labels
     return out
+
+
+def _bars_across(cats: list[Block], nums: list[Block]) -> dict[str, str]:
+    """Horizontal bars (rule 78 ``chart_labels``, across): three or more categories stacked in a column set apart
+    (CAICT's "2021 / 2020 / ... / 2016" down the left of its bars), each bar's figure printed to the right of
+    its category, on its row; the figures of a row left to right."""
+    def in_column(b: Block) -> bool:
+        cx = (b.box.x0 + b.box.x1) / 2
+        column = sorted((o for o in cats if o.box.x0 <= cx <= o.box.x1), key=lambda o: o.box.y0)
+        if len(column) < 3:
+            return False
+        gaps = sorted(n.box.y0 - o.box.y1 for o, n in zip(column, column[1:], strict=False))
+        heights = sorted(o.box.height for o in column)
+        return gaps[len(gaps) // 2] >= _AXIS_GAP * heights[len(heights) // 2]
+
+    axis = [o for o in cats if in_column(o)]
+    out: dict[str, str] = {}
+    for c in axis:
+        cy = (c.box.y0 + c.box.y1) / 2
+        row = sorted((n for n in nums if n.box.x0 >= c.box.x1 - 1
+                      and abs((n.box.y0 + n.box.y1) / 2 - cy) <= 0.5 * c.box.height), key=lambda n: n.box.x0)
+        if row:
+            out[re.sub(r"\s+", " ", c.text).strip()] = ", ".join(n.text.strip() for n in row)
+    return out if axis and len(out) >= 0.5 * len(axis) else {}

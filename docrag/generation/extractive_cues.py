@@ -338,8 +338,9 @@ def class_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: flo
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_NAME = (r"(?-i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?"
                r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
-# "November 2022", "December 31, 2022", "31 December 2020", "Nov. 1 - 30, 2022", "2019年12月"
-_MONTH_YEAR = re.compile(rf"\b({_MONTH_NAME})\.?(?:\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?)?\s+((?:19|20)\d\d)\b"
+# "November 2022", "December 31, 2022", "31 December 2020", "Nov. 1 - 30, 2022", "Apr., 2025" (a table's header
+# cut into lines), "2019年12月"
+_MONTH_YEAR = re.compile(rf"\b({_MONTH_NAME})\.?,?(?:\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?)?\s+((?:19|20)\d\d)\b"
                          rf"|\b\d{{1,2}}\s+({_MONTH_NAME})\s+((?:19|20)\d\d)\b|((?:19|20)\d\d)\s?年\s?(1[0-2]|0?[1-9])\s?月")
 
 

@@ -271,6 +271,24 @@ def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
     return out
 
 
+ROW_NAMED_PRIOR = 0.5   # ``row_named`` (rule 139): the share of the rank prior a cell of a row named whole keeps
+
+
+def row_named(units: Sequence[Unit], asked: str) -> list[bool]:
+    """``row_named`` (rule 139): a cell whose row label (two words or more) the question names whole ("How many
+    Active Riders ...", "growth of Azure and other cloud services revenue") is evidence on whichever page it is
+    printed: it keeps ``ROW_NAMED_PRIOR`` of the rank prior."""
+    asked_words = {t for t in tokenize(asked) if len(t) > 1 or not _CJK.match(t)}
+    words: dict[str, set[str]] = {}
+    out = []
+    for u in units:
+        label = u.cell.row.label if u.cell is not None else ""
+        if label and label not in words:
+            words[label] = {t for t in tokenize(label) if len(t) > 1 or not _CJK.match(t)}
+        out.append(bool(label) and len(words[label]) >= 2 and words[label] <= asked_words)
+    return out
+
+
 _QUOTED = re.compile(r"(?<![\w’'])['‘\"“]([A-Za-z][\w.%-]*(?: [\w.%-]+){0,2})['’\"”](?![\w’'])")
 QUOTED_GAIN = 1.25   # ``quoted_value`` (rule 137)
 

@@ -383,14 +383,15 @@ _RATE = re.compile(r"率|比例|比重|占比|百分比|\b(?:margin|ratio|rate|s
 def unit_of(tc: TableCell, table: Table) -> str:
     """The unit of one value: from its row label, else its column headers, else the table's title. A title
     naming two ("单位：万元，%": amounts in 万元, rates in %) gives a rate's row its % and the others the first;
-    a percentage stated in the title ("99.08%") is a value, not the table's unit."""
+    a percentage stated in the title ("99.08%") is a value and "% Change" a column's name, not the table's unit."""
     for text in (tc.row.label, " ".join(tc.headers)):
         m = _UNIT.search(text)
         if m:
             return m.group(0)
-    title = table.title   # "占营业收入99.08%" in a title states a value; its % is no unit
+    title = table.title   # "占营业收入99.08%" in a title states a value, "% Change" names a column: no unit
     units = list(dict.fromkeys(m.group(0) for m in _UNIT.finditer(title)
-                               if not (m.group(0) == "%" and m.start() and title[m.start() - 1].isdigit())))
+                               if not (m.group(0) == "%" and (m.start() and title[m.start() - 1].isdigit()
+                                                              or re.match(r"\s?[A-Za-z]", title[m.end():])))))
     if len(units) > 1 and "%" in units:
         named = " ".join([tc.row.label, *tc.headers])
         return "%" if _RATE.search(named) else next(u for u in units if u != "%")
