@@ -29,16 +29,7 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
     cats = [b for b in labels if (year(b) or not is_number(b.text.strip())) and len(b.text.split()) <= 3
             and len(b.text.strip()) >= 2]
     nums = [b for b in labels if not year(b) and _PLAIN_NUMBER.fullmatch(b.text.strip())]
-    def in_row(b: Block) -> bool:   # a category of a row of three or more set apart (the axis labels)
-        cy = (b.box.y0 + b.box.y1) / 2
-        row = sorted((o for o in cats if o.box.y0 <= cy <= o.box.y1), key=lambda o: o.box.x0)
-        if len(row) < 3:
-            return False
-        gaps = sorted(n.box.x0 - o.box.x1 for o, n in zip(row, row[1:], strict=False))
-        heights = sorted(o.box.height for o in row)
-        return gaps[len(gaps) // 2] >= _AXIS_GAP * heights[len(heights) // 2]   # a title's words run close
-
-    axis = [o for o in cats if in_row(o)]
+    axis = [o for o in cats if _set_apart(o, cats, down=False)]
     if not axis:   # no row of categories: a horizontal bar chart's stand in a column at its left
         across = _bars_across(cats, nums)
         if across or need_axis:
@@ -57,20 +48,25 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
     return out
 
 
+def _set_apart(b: Block, cats: list[Block], *, down: bool) -> bool:
+    """Whether ``b`` is one of three or more categories in a row (``down``: a column) standing apart, the median
+    gap at least ``_AXIS_GAP`` label heights: an axis's labels (a title's words run a space apart)."""
+    mid = (b.box.x0 + b.box.x1) / 2 if down else (b.box.y0 + b.box.y1) / 2
+    line = sorted((o for o in cats if (o.box.x0 <= mid <= o.box.x1 if down else o.box.y0 <= mid <= o.box.y1)),
+                  key=lambda o: o.box.y0 if down else o.box.x0)
+    if len(line) < 3:
+        return False
+    gaps = sorted(n.box.y0 - o.box.y1 if down else n.box.x0 - o.box.x1
+                  for o, n in zip(line, line[1:], strict=False))
+    heights = sorted(o.box.height for o in line)
+    return gaps[len(gaps) // 2] >= _AXIS_GAP * heights[len(heights) // 2]
+
+
 def _bars_across(cats: list[Block], nums: list[Block]) -> dict[str, str]:
     """Horizontal bars (rule 78 ``chart_labels``, across): three or more categories stacked in a column set apart
     (CAICT's "2021 / 2020 / ... / 2016" down the left of its bars), each bar's figure printed to the right of
     its category, on its row; the figures of a row left to right."""
-    def in_column(b: Block) -> bool:
-        cx = (b.box.x0 + b.box.x1) / 2
-        column = sorted((o for o in cats if o.box.x0 <= cx <= o.box.x1), key=lambda o: o.box.y0)
-        if len(column) < 3:
-            return False
-        gaps = sorted(n.box.y0 - o.box.y1 for o, n in zip(column, column[1:], strict=False))
-        heights = sorted(o.box.height for o in column)
-        return gaps[len(gaps) // 2] >= _AXIS_GAP * heights[len(heights) // 2]
-
-    axis = [o for o in cats if in_column(o)]
+    axis = [o for o in cats if _set_apart(o, cats, down=True)]
     out: dict[str, str] = {}
     for c in axis:
         cy = (c.box.y0 + c.box.y1) / 2
