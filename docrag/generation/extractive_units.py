@@ -370,9 +370,8 @@ _REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.
                         r"|^\s*[(\[]\d{1,2}[)\]]\s*(?=[^\W\d_])", re.IGNORECASE)   # a note's mark: "(2) Average ..."
 
 
-# a day of a month named without its year ("March 31, June 30 ... and December 31, 2021", "12月31日"), and a
-# period or a name written as a token ("Q4", "2Q23", "Q4'23", "H1", "FY2025", "2024-25"; "COVID-19", "H200"): dates,
-# periods and names, not amounts
+# a day of a month without its year ("March 31, June 30 ... and December 31, 2021", "12月31日"), a period or name
+# token ("Q4", "2Q23", "Q4'23", "H1", "FY2025", "2024-25"; "COVID-19", "H200"): dates, periods, names, not amounts
 _DAY_OF_MONTH = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b"
                            r"(?![.,]\d)|(?<!\d)\d{1,2}\s?月\s?\d{1,2}\s?日|\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?")
 # an amount in words: "several billion dollars", "hundreds of millions" (a period token or a date is none)

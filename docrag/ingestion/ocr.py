@@ -167,7 +167,7 @@ def _rapid_engine():
     from rapidocr_onnxruntime import RapidOCR
 
     # one thread: ingest runs a worker process per core, and onnxruntime's own threads on top of them made the
-    # dev set's ingest 2.6 times slower, not faster
+    # dev set's ingest slower, not faster (137.6 s against 121.8 s, BENCHMARKS.md "Ingest")
     return RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1)
 
 
