@@ -628,6 +628,18 @@ def test_a_horizontal_bar_charts_figures_stand_right_of_its_categories():
     assert data_labels([b for b in labels if b.text not in values[1:]]) == {}   # one figure of six: no labels
 
 
+def test_a_value_axis_over_a_legend_word_is_no_bars_labels():
+    """The RBI's fan chart as OCR read it (en-b-028): no row of categories, the value axis "14 12 10 8" stacked over
+    the legend's "Interval", which then "had" the labels "14, 12, 10". Where no axis row names the bars, a word takes
+    at most the two labels one bar prints (its figure and its growth)."""
+    from docrag.generation.extractive_chart_labels import data_labels
+    ticks = [_label(v, 10, 20 + 30 * i, 28, 32 + 30 * i) for i, v in enumerate(["14", "12", "10", "8"])]
+    legend = [_label("Interval", 5, 200, 60, 212), _label("Confidence", 70, 200, 140, 212)]
+    assert data_labels(ticks + legend) == {}
+    bar = [_label("$242", 100, 60, 140, 72), _label("26%", 104, 80, 136, 92), _label("Q2'22", 98, 200, 142, 212)]
+    assert data_labels(bar) == {"Q2'22": "$242, 26%"}   # one bar, no axis row: its figure and its growth
+
+
 def test_a_chart_labelling_the_asked_category_is_the_chart_asked_about(tmp_path):
     """Twilio's deck (issue 23): "what revenue is shown for Q3'23 in the Quarterly Revenue chart" was answered
     from a KPI graphic captioned "Q4'23 COMMUNICATIONS" beside the chart whose data labels name Q3'23."""

@@ -9,6 +9,7 @@ from docrag.generation.extractive_tables import is_number
 from docrag.types import Block
 
 _PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
+_MOST_OFF_AXIS = 2   # labels one bar prints (its figure, its growth) where no axis row names the bars
 _AXIS_GAP = 0.8   # axis labels stand this many label heights apart (median); a title's words a space apart
 _YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
 
@@ -40,7 +41,9 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
         above = [n for n in nums if n.box.y1 <= c.box.y0 + 1 and n.box.x0 - 6 <= cx <= n.box.x1 + 6]
         above = [n for n in above if not any(o is not c and n.box.y1 <= o.box.y0 and o.box.y1 <= c.box.y0 + 1
                                               and o.box.x0 < n.box.x1 and o.box.x1 > n.box.x0 for o in axis)]
-        if above:   # every series' label in the column, top to bottom (a bar's figure, then its growth line's)
+        if above and (axis or len(above) <= _MOST_OFF_AXIS):   # a column of more over a word off any axis row is
+            # the value axis over a legend word ("14, 12, 10 — Interval"), not a bar's labels
+            # every series' label in the column, top to bottom (a bar's figure, then its growth line's)
             column = sorted(above, key=lambda n: n.box.y0)
             out[re.sub(r"\s+", " ", c.text).strip()] = ", ".join(n.text.strip() for n in column)
     if axis and len(out) < 0.5 * len(axis):
