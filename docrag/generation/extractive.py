@@ -48,6 +48,7 @@ from docrag.cancel import checkpoint
 from docrag.errors import InputError
 from docrag.generation.base import GENERATORS
 from docrag.generation.extractive_answer import (
+    QUOTE_SEP,
     adjusted_confidence,
     cell_answer,
     complement,
@@ -320,7 +321,7 @@ class ExtractiveGenerator:
             cit = citations.setdefault(u.page.page_id, Citation(page_id=u.page.page_id, image_index=u.rank))
             if not any(b.coords == u.box.coords for b in cit.boxes):
                 cit.boxes.append(u.box)
-        text = quoted_whole(" … ".join(dict.fromkeys(p for p in parts if p)), used)
+        text = quoted_whole(QUOTE_SEP.join(dict.fromkeys(p for p in parts if p)), used)
         if len(text) > _MAX_ANSWER_CHARS:
             text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
             warnings.append(f"the quoted text was cut to {_MAX_ANSWER_CHARS} characters")

@@ -38,7 +38,15 @@ from docrag.generation.extractive_cues import (
 )
 from docrag.generation.extractive_extremes import extreme_fit
 from docrag.generation.extractive_tables import _MONTH, is_date
-from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
+from docrag.generation.extractive_units import (
+    _CJK,
+    _QUANTITY_Q,
+    Unit,
+    _has_quantity,
+    content_words,
+    page_text,
+    tokenize,
+)
 from docrag.types import BlockKind
 
 _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|curve|series|axis)\b|图|曲线|趋势",
@@ -257,8 +265,7 @@ def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
     "产销量情况分析表中": every content word of the name in the table's title) are the evidence wherever the
     retriever ranked their page, as a table named by number is (rule 96)."""
     names = [m.group(1) for m in _TITLED_EN.finditer(asked)] + _TITLED_ZH.findall(asked)
-    wanted = [w for w in ({t for t in tokenize(n) if len(t) > 1 or not _CJK.match(t)} - _TITLE_STOP for n in names)
-              if w]
+    wanted = [w for w in (content_words(n) - _TITLE_STOP for n in names) if w]
     if not wanted:
         return [False] * len(units)
     words: dict[str, set[str]] = {}   # a table's cells share its title: tokenized once
@@ -278,13 +285,13 @@ def row_named(units: Sequence[Unit], asked: str) -> list[bool]:
     """``row_named`` (rule 139): a cell whose row label (two words or more) the question names whole ("How many
     Active Riders ...", "growth of Azure and other cloud services revenue") is evidence on whichever page it is
     printed: it keeps ``ROW_NAMED_PRIOR`` of the rank prior."""
-    asked_words = {t for t in tokenize(asked) if len(t) > 1 or not _CJK.match(t)}
+    asked_words = content_words(asked)
     words: dict[str, set[str]] = {}
     out = []
     for u in units:
         label = u.cell.row.label if u.cell is not None else ""
         if label and label not in words:
-            words[label] = {t for t in tokenize(label) if len(t) > 1 or not _CJK.match(t)}
+            words[label] = content_words(label)
         out.append(bool(label) and len(words[label]) >= 2 and words[label] <= asked_words)
     return out
 

@@ -74,12 +74,10 @@ def _tesseract_langs() -> frozenset[str] | None:
 def available_engine() -> str:
     if _tesseract_langs() is not None:
         return "tesseract"
-    try:
-        import rapidocr_onnxruntime  # noqa: F401
-    except ImportError:
+    if not _rapid_installed():
         line = sysdeps.missing("tesseract-ocr") or "pytesseract is not installed: pip install pytesseract"
         raise MissingDependencyError(f"OCR needs Tesseract or RapidOCR (pip install rapidocr-onnxruntime), or "
-                                     f"--ocr never; {line}") from None
+                                     f"--ocr never; {line}")
     return "rapidocr"
 
 
