@@ -79,6 +79,13 @@ GREY = (200, 200, 200)
      ["what was the June growth projection", "what was the median survey forecast", "what was the April projection"]),
     ("How did organic revenue growth compare with reported revenue growth, and what do the notes say?",
      ["what was organic revenue growth", "what was reported revenue growth", "what do the notes say"]),
+    # a clause comparing the figure asked before with another asks for that one too (rule 140 ``parts_gap``)
+    ("2024年工作报告提出的2024年地区生产总值增长目标是多少？与2023年实际增速相比相差多少个百分点？",
+     ["2024年工作报告提出的2024年地区生产总值增长目标是多少", "2023年实际地区生产总值增长是多少"]),
+    ("报告中，2024年计划精细治理背街小巷多少条？比2023年实际治理提升的数量多还是少、相差多少条？",
+     ["报告中，2024年计划精细治理背街小巷多少条", "报告中，2023年实际治理提升精细治理背街小巷是多少"]),
+    ("预案中，2015年持续经营业务的毛利率与其整体毛利率相比高多少？",
+     ["预案中，2015年持续经营业务的毛利率是多少", "预案中，其整体毛利率是多少"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
 ])
@@ -208,3 +215,68 @@ def test_the_parts_answers_are_joined_each_quote_once():
     parts = [f"{cell} … {cap}", f"新增注册资本由新股东三联合伙以每股 4.50 元的价格认购 … {cap}", f"{cell} … {cap}"]
     assert joined_quotes(parts) == f"{cell} … {cap} … 新增注册资本由新股东三联合伙以每股 4.50 元的价格认购"
     assert joined_quotes(["a", "b"]) == "a … b" and joined_quotes(["a", "a"]) == "a"
+
+
+def test_the_gap_between_two_parts_figures_is_computed_in_one_unit(tmp_path):
+    """北京市政府工作报告 (issue 23, zh-b-024): the 2024 target (5% 左右) is on one page, 2023's outcome (5.2%) on
+    another; the answer quoted both and never said how far apart they are. Asked "相差多少个百分点", the two parts'
+    figures give it, both pages cited (rule 140 ``parts_gap``)."""
+    review = make_page(tmp_path, [Region((72, 100, 540, 160), GREY,
+                                         "2023年，我们坚持从实际出发，全市地区生产总值增长5.2%，一般公共预算收入增长8.2%。")],
+                       doc_id="bj", page_no=1)
+    plan = make_page(tmp_path, [Region((72, 300, 540, 360), GREY,
+                                       "2024年全市经济社会发展的主要预期目标是：地区生产总值增长5%左右，城镇调查失业率控制在5%以内。")],
+                     doc_id="bj", page_no=5)
+    q = "2024年地区生产总值增长目标是多少？与2023年实际增速相比相差多少个百分点？"
+    ans = get_generator("extractive", embed=False).generate(q, [review, plan])
+    assert ans.answer.startswith("0.2个百分点 = 5.2% − 5%"), ans.answer
+    assert {c.page_id for c in ans.citations} == {"bj:1", "bj:5"}
+    assert ans.meta["arithmetic"]["op"] == "difference"
+
+
+def test_no_gap_between_figures_of_different_units_or_when_none_is_asked():
+    from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
+
+    parts = ["营业收入是多少", "上年营业收入是多少"]
+    q = "营业收入与上年相比相差多少？"
+    assert parts_gap(q, ["营业收入为 5.2 亿元。", "上年营业收入为 4,800 万元。"], parts) is None
+    assert parts_gap("门店数量与上年相比多多少？", ["门店数量为 2,340 家。", "门店数量增长 3.1%。"], parts) is None
+    assert parts_gap("营业收入与上年相比相差多少？", ["营业收入为 5.2 亿元。", "上年营业收入为 4.8 亿元。"],
+                     parts) == "0.4亿元 = 5.2亿元 − 4.8亿元"
+    assert not gap_asked("营业收入是多少？净利润是多少？")
+    assert gap_asked("How does Data Center revenue compare with Compute & Networking segment revenue?")
+    # a cell's answer gives its first figure; a sentence the figure its words name, never a year
+    assert figure_of("75,246 — Data Center (Revenue by Market Platform), Apr 26, 2026", "Data Center revenue").number \
+        == "75,246"
+    fig = figure_of("In 2023 the store count was 2,340 and revenue grew 5.1%.", "how many stores: the store count")
+    assert fig is not None and (fig.number, fig.unit) == ("2,340", "")
+
+
+def test_a_figure_compared_is_read_from_a_close_cell_not_a_sentence_naming_none(tmp_path):
+    """NVIDIA's 10-Q (issue 23, en-a-036): "how does Data Center revenue compare with Compute & Networking segment
+    revenue?" -- the second part ranked a sentence on the segment's operating income first (its only figure, a $4.5
+    billion charge, is not what the part names); the segment table's cell a little behind it is the figure compared,
+    and the two give the gap (rule 140)."""
+    def table(doc: str, page_no: int, title: str, rows: list[list[str]], note: str = ""):
+        regions = [Region((72, 100, 540, 130), GREY, title, BlockKind.TITLE),
+                   Region((72, 140, 540, 240), GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE)]
+        if note:
+            regions.append(Region((72, 260, 540, 320), GREY, note))
+        page = make_page(tmp_path, regions, doc_id=doc, page_no=page_no)
+        page.blocks[1].meta["rows"] = rows
+        return page
+
+    platform = table("nv", 5, "NVIDIA Corporation: Revenue by Market Platform (In millions)",
+                     [["", "Apr 26, 2026", "Apr 27, 2025"], ["Data Center", "75,246", "39,112"],
+                      ["Gaming", "3,810", "3,763"]])
+    segment = table("nv", 7, "NVIDIA Corporation: Revenue by Reportable Segments (In millions)",
+                    [["", "Apr 26, 2026", "Apr 27, 2025"], ["Compute & Networking", "74,550", "39,589"],
+                     ["Graphics", "7,102", "4,473"]],
+                    "In this 10-Q, NVIDIA said Compute & Networking segment revenue growth drove the increase in "
+                    "Compute & Networking segment operating income, with the non-recurrence of a $4.5 billion charge "
+                    "associated with H20 excess inventory.")
+    q = ("In NVIDIA's 10-Q, how does Data Center market-platform revenue compare with Compute & Networking segment "
+         "revenue?")
+    ans = get_generator("extractive", embed=False).generate(q, [segment, platform])
+    assert ans.answer.startswith("696 (millions) = 75,246 (millions) − 74,550 (millions)"), ans.answer
+    assert {c.page_id for c in ans.citations} == {"nv:5", "nv:7"}

@@ -69,6 +69,7 @@ from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_formula import named_operands
+from docrag.generation.extractive_gap import OPERAND_CELL_MIN, figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
@@ -168,13 +169,18 @@ class ExtractiveGenerator:
         whole.meta.pop("_chosen", None)   # the option a which-question chose serves its next part only
         whole.meta.pop("_best", None)
         parts = parts_of(question)
-        if len(parts) < 2 or not whole.citations or answers_every_part(whole.answer, parts):
+        if len(parts) < 2 or not whole.citations:
+            return whole
+        covered, gap_wanted = answers_every_part(whole.answer, parts), gap_asked(question)
+        if covered and not gap_wanted:
             return whole
         answers = self._one_document(question, parts, pages, units, t0)
         answered = [a for a in answers if a.citations]
-        if not answered:
+        # rule 140: the gap between the figures two parts were answered with, when the question asks it
+        gap = parts_gap(question, [a.answer for a in answers], parts) if len(answered) == len(parts) else None
+        if not answered or (covered and gap is None):
             return whole
-        pieces = answered if len(answered) == len(parts) else [whole, *answered]
+        pieces = answered if len(answered) == len(parts) and not covered else [whole, *answered]
         citations: dict[str, Citation] = {}
         for a in pieces:
             for c in a.citations:
@@ -182,6 +188,9 @@ class ExtractiveGenerator:
                 cit.boxes.extend(b for b in c.boxes if not any(b.coords == x.coords for x in cit.boxes))
         text = joined_quotes(a.answer for a in pieces)
         meta = {**whole.meta, "parts": parts, "units": [u for a in pieces for u in a.meta.get("units", [])]}
+        if gap is not None:
+            text = f"{gap}{QUOTE_SEP}{text}"
+            meta["arithmetic"] = {"op": "difference", "inputs": "two parts' answers"}
         return Answer(question=question, answer=text, citations=list(citations.values()),
                       warnings=list(dict.fromkeys(w for a in pieces for w in a.warnings)), generator=self.name,
                       latency_s=time.perf_counter() - t0, meta=meta, confidence=whole.confidence)
@@ -212,20 +221,23 @@ class ExtractiveGenerator:
         answers: list[Answer] = []
         after: Unit | None = None
         taken: set[int] = set()   # the units earlier parts were answered by (rule 122 ``distinct_parts``)
-        for p, own in zip(parts, own_words(parts), strict=True):
+        compared = gap_asked(question)   # the first two parts ask for the figures compared (rule 140)
+        for i, (p, own) in enumerate(zip(parts, own_words(parts), strict=True)):
             checkpoint("answering a part of the question")
             answers.append(self._answer(p, pages, units, t0, context=_said_before(question, p), after=after,
-                                        taken=(taken, own)))
+                                        taken=(taken, own), operand=compared and i < 2))
             after = answers[-1].meta.pop("_chosen", None)
             taken.update(answers[-1].meta.pop("_best", ()))
         return answers
 
     def _answer(self, question: str, pages: list[Page], units: list[Unit], t0: float, context: str = "",
-                after: Unit | None = None, taken: tuple[set[int], set[str]] = (set(), set())) -> Answer:
+                after: Unit | None = None, taken: tuple[set[int], set[str]] = (set(), set()),
+                operand: bool = False) -> Answer:
         """One answer to one (part of a) question from the units of ``pages``; ``context``: the whole
         question a part comes from (its other terms weigh less); ``after``: the cell a which-part before it
         chose (``which_then``: "哪个t…最高？最大回撤是多少？" asks the second of the t chosen); ``taken``: the
-        units (``id``) earlier parts were answered by and this part's own words (``distinct_parts``)."""
+        units (``id``) earlier parts were answered by and this part's own words (``distinct_parts``); ``operand``:
+        the part asks for one of two figures the question compares (``parts_gap``)."""
         warnings: list[str] = []
         meta: dict[str, Any] = {"pages_read": [p.page_id for p in pages]}
 
@@ -281,6 +293,11 @@ class ExtractiveGenerator:
             if row is not None:   # the option chosen, for the question's next part (rule 117)
                 meta["_chosen"] = row
             op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
+            if operand and not op and best.kind == "sentence" and figure_of(best.text, question) is None:
+                # rule 140: a figure compared; a sentence that names none for it gives way to a close cell
+                cell = next((i for i in order if units[i].kind == "cell"), None)
+                if cell is not None and scores[cell] >= OPERAND_CELL_MIN * scores[bi]:
+                    bi, best = cell, units[cell]
             # the text states the percentage or the ratio itself
             stated = (op in ("growth", "share") and "%" in best.text) or (
                 op == "ratio" and _RATIO_STATED.search(best.text))

@@ -105,6 +105,42 @@ def _items(clause: str) -> list[str]:
     return [f"{subject}{x}{tail}" for x in items]
 
 
+# rule 140 ``parts_gap``: a clause comparing the figure asked before with another ("与2023年实际增速相比相差多少个
+# 百分点", "比2023年实际治理提升的数量多还是少、相差多少条"), and a clause comparing two ("A的毛利率与其整体毛利率相比
+# 高多少"): each figure is asked for, and the gap computed from the two answers (extractive_gap)
+_GAP_TAIL = r"(?:相比|相较|比较)?[，,、]?(?:(?:多还是少|高还是低)[，,、]?)?(?:相差|差|高|低|多|少|快|慢)了?(?:多少|几)"
+_GAP_CLAUSE = re.compile(rf"^(?:与|和|同|跟|比|较)(?P<other>[^，,、？?]{{2,30}}?){_GAP_TAIL}")
+_GAP_WITHIN = re.compile(r"^(?P<a>[^？?]{2,60}?)(?:与|和|同|跟)(?P<b>[^与和？?]{2,30}?)相比[，,]?"
+                         r"(?:(?:多还是少|高还是低)[，,、]?)?(?:相差|高|低|多|少|快|慢)了?(?:多少|几)")
+
+
+_GENERIC = re.compile(r"的?(?:增速|增幅|增长率|数量|数目|数额|金额|水平|幅度|情况)$")   # "2023年实际增速"
+_PLAN = re.compile(r"目标|计划|预期|预计|承诺")
+_ASKED_TAIL = re.compile(r"(?:是|为)?(?:多少|几)[^，,？?]{0,2}[？?]?$")   # "是多少", "多少条"
+_YEAR_ZH = re.compile(r"(?:19|20)\d\d\s*年(?:度|末|底)?")
+
+
+def _gap_part(previous: str, other: str) -> str:
+    """The part asking for the figure compared with the one ``previous`` asked for: "2023年实际增速" of
+    "……2024年地区生产总值增长目标是多少" asks "2023年实际地区生产总值增长是多少" (the measure said before, its
+    plan words and period left out; a generic word of ``other`` such as 增速 or 数量 stands for it)."""
+    lead = previous[: previous.rfind("，") + 1]
+    asked = previous[len(lead):]
+    years = list(_YEAR_ZH.finditer(asked))
+    measure = asked[years[-1].end():] if years else asked[asked.rfind("的") + 1:]
+    measure = _PLAN.sub("", _ASKED_TAIL.sub("", measure)).strip("，, ")
+    return f"{lead}{_GENERIC.sub('', other)}{measure}是多少"
+
+
+def _compared_zh(clause: str) -> list[str]:
+    """"A与B相比高多少": "A是多少", "B是多少" (rule 140); [] when the clause compares nothing that way or the
+    comparison stands inside a title or quotes."""
+    m = _GAP_WITHIN.match(clause)
+    if m is None or not _outside(clause)[m.end("a")]:
+        return []
+    return [f"{m.group('a')}是多少", f"{m.group('b')}是多少"]
+
+
 def _parts_zh(q: str) -> list[str]:
     free = _outside(q)
     clauses, start = [], 0
@@ -126,8 +162,12 @@ def _parts_zh(q: str) -> list[str]:
             # "营业收入是多少？同比增长多少？": the change of 营业收入 (not of "哪个行业…最高", a which-question)
             parts.append(f"{_HOW_MUCH_END.sub('', parts[-1]).rstrip('，,')}{clause}")
             continue
+        gap = _GAP_CLAUSE.match(clause) if parts and not context else None
+        if gap is not None:   # rule 140: "与2023年实际增速相比相差多少": the other figure, asked for itself
+            parts.append(_gap_part(parts[-1], gap.group("other")))
+            continue
         lead = "，".join(context)
-        parts += [f"{lead}，{x}" if lead else x for x in _items(clause)]
+        parts += [f"{lead}，{x}" if lead else x for x in _compared_zh(clause) or _items(clause)]
         context = []
     if context and parts:
         parts[-1] = f"{parts[-1]}，{'，'.join(context)}"

@@ -1,0 +1,92 @@
+"""The gap between two facts a question compares, each found by a part of it (rule 140 ``parts_gap``).
+
+"2024年地区生产总值增长目标是多少？与2023年实际增速相比相差多少个百分点？" is answered in two parts (the
+target on one page, the outcome on another, :mod:`~docrag.generation.extractive_parts`); each part's
+answer quoted the figure, and no answer said 0.2. :func:`parts_gap` reads the figure each part's answer
+gives for what the question names and states their difference ("0.2 个百分点 = 5.2% − 5%") when both are
+of one unit (two percentages give percentage points; an amount in 亿元 is not taken from one in 万元,
+nor a count from a percentage), so a reader checks it against the two cited boxes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docrag.generation.extractive_math import compute
+from docrag.generation.extractive_parts import compares
+from docrag.generation.extractive_units import _CJK, content_words, tokenize
+
+# "相差多少", "高多少", "多还是少", "how much higher"; "how does A compare with B" is asked by its parts
+# (:func:`~docrag.generation.extractive_parts.compares`). "相差的部分来自哪里" asks no amount.
+_GAP_ASKED = re.compile(r"(?:相差|差距|差额|差)了?(?:多少|几|多大)|多还是少|高还是低|"
+                        r"(?:相比|比较|较).{0,4}(?:高|低|多|少|快|慢)了?(?:多少|几)|"
+                        r"\b(?:difference between|how (?:much|many) (?:more|less|fewer|higher|lower))\b", re.IGNORECASE)
+_UNIT = (r"\s*(?P<unit>%|％|\s?percent(?:age points?)?|\s?per cent|个百分点|[万亿千百]?元|万亿|亿|万|条|部|个|家|人|户|"
+         r"\((?:millions|thousands|billions)\)|\s?(?:million|billion|thousand|bn|mn)\b)?")
+_FIGURE = re.compile(r"(?<![A-Za-z0-9_.])(?P<num>[-+]?\$?\d[\d,]*(?:\.\d+)?)(?![\d年月日])" + _UNIT, re.IGNORECASE)
+_YEARLIKE = re.compile(r"\$?(?:19|20)\d\d")
+_RANGE_AFTER = re.compile(r"\s*(?:to|-|–|~|至|到)\s*\$?\d", re.IGNORECASE)   # "2.30 to 2.50": a range, no one figure
+# a cell's answer or a computed one: "75,246 — Data Center", "93.0% = …"
+_CELL_OR_SUM = re.compile(r"^\s*[-+(]?\$?\d[\d,.]*\S*\s*(?:\([^)]*\)\s*)?(?:—|=)")
+_PERCENT_UNITS = frozenset({"%", "％", "percent", "per cent", "个百分点", "percentage point", "percentage points"})
+_NEAR_EN, _NEAR_ZH = 60, 14   # characters before a figure that name it
+_MIN_NAMING_WORDS = 2   # words of the question a sentence's figure needs just before it to be the one asked
+OPERAND_CELL_MIN = 0.7   # a part asking for a figure compared takes a cell scoring this share of a figureless sentence
+
+
+@dataclass(frozen=True)
+class Figure:
+    number: str   # as printed, without its unit ("1,730", "5.2")
+    unit: str     # "%" for any percentage, else the unit word as printed ("条", "(millions)", "")
+
+
+def gap_asked(question: str) -> bool:
+    """The question asks how far apart two facts are ("相差多少", "高多少", "how does A compare with B")."""
+    return bool(_GAP_ASKED.search(question)) or compares(question)
+
+
+def _unit(raw: str | None) -> str:
+    u = (raw or "").strip().lower()
+    return "%" if u in _PERCENT_UNITS else u
+
+
+def figure_of(answer: str, asked: str) -> Figure | None:
+    """The figure ``answer`` (one part's answer) gives for what ``asked`` names: the first figure of a cell's
+    answer ("75,246 — Data Center …") or of a computed one, else the figure of a quoted sentence whose words
+    just before it share most with ``asked`` (at least two words); never a year, nor an end of a range."""
+    found = [m for m in _FIGURE.finditer(answer) if not _YEARLIKE.fullmatch(m.group("num"))
+             and not _RANGE_AFTER.match(answer, m.end("num")) and not _RANGE_AFTER.match(answer, m.end())]
+    if not found:
+        return None
+    if _CELL_OR_SUM.match(answer):
+        m = found[0]
+        return Figure(m.group("num").lstrip("$+"), _unit(m.group("unit")))
+    want = content_words(asked)
+    best, best_fit = None, min(_MIN_NAMING_WORDS, len(want)) - 1
+    for m in found:
+        near = answer[max(0, m.start() - (_NEAR_ZH if _CJK.search(answer) else _NEAR_EN)):m.start()]
+        fit = len(want & set(tokenize(near)))
+        if fit > best_fit:
+            best, best_fit = m, fit
+    return Figure(best.group("num").lstrip("$+"), _unit(best.group("unit"))) if best is not None else None
+
+
+def parts_gap(question: str, answers: list[str], parts: list[str]) -> str | None:
+    """``parts_gap``: "0.2 个百分点 = 5.2% − 5%" from the first two parts' answers when the question asks how
+    far apart they are and both give a figure of one unit; None otherwise (the larger less the smaller: the
+    question says which way)."""
+    if len(answers) < 2 or len(parts) < 2 or not gap_asked(question):
+        return None
+    a, b = figure_of(answers[0], parts[0]), figure_of(answers[1], parts[1])
+    if a is None or b is None or a.unit != b.unit or a.number == b.number:
+        return None
+    res = compute("difference", a.number, b.number)
+    if res is None:
+        return None
+    big, small = (a, b) if res.value < 0 else (b, a)
+    value = res.text.split(" = ")[0].lstrip("-")
+    zh = bool(_CJK.search(question))
+    shown = "%" if big.unit == "%" else ("" if not big.unit else (big.unit if zh else f" {big.unit}"))
+    gap_unit = ("个百分点" if zh else " percentage points") if big.unit == "%" else shown
+    return f"{value}{gap_unit} = {big.number}{shown} − {small.number}{shown}"
