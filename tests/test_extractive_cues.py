@@ -253,3 +253,23 @@ def test_dates_times_periods_and_names_are_no_quantity_but_an_amount_in_words_is
     assert quantities_in("截至2024年12月31日,发行人拥有9家子公司") == 1
     assert quantities_in("March 31.5 million") == 1 and quantities_in("5G users rose 7.2 per cent") == 2
     assert quantities_in("RMB100 million, US$5 and $4.5 billion") == 3
+
+
+def test_an_amount_asked_passes_over_text_stating_only_rates(tmp_path):
+    """航天电器's annual report (issue 23, zh-c-006) and the BLS CPI release (en-b-062): "连接器的销售量是多少？" and
+    "what was the CPI-U index level" ask for an amount; a sentence stating only rates ("销售量……较上年增长177.78%",
+    "increased 0.2 percent") loses to one stating the amount (rule 141 ``amount_not_rate``); a rate asked keeps both."""
+    from docrag.generation.extractive_cues import AMOUNT_NOT_RATE_LOSS, amount_fit, asks_rate, percent_only
+    from docrag.generation.extractive_units import units_of
+
+    assert percent_only("( 1 )报告期,连接器销售量、生产量分别较上年增长 177.78% 、 183.06% ,一是 2019 年 3 月新设公司")
+    assert not percent_only("销售量 64,227.98 万只,较上年增长 177.78%")
+    assert not percent_only("《次新股开板投资攻略》 2017.02.10")   # a date is no figure at all
+    assert asks_rate("同比增长多少？") and asks_rate("what 12-month change does it report")
+    assert not asks_rate("连接器的销售量是多少")
+    page = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, "The CPI-U increased 0.2 percent in July. The CPI-U "
+                                                                  "rose to an index level of 323.048 in July.")])
+    rates, level = units_of(page, 1)[:2]
+    fit = amount_fit([rates, level], "What was the CPI-U index level in July?")
+    assert fit == [AMOUNT_NOT_RATE_LOSS, 1.0] and fit[0] < 1.0
+    assert amount_fit([rates, level], "By what percent did the CPI-U rise in July?") == [1.0, 1.0]

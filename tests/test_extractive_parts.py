@@ -280,3 +280,12 @@ def test_a_figure_compared_is_read_from_a_close_cell_not_a_sentence_naming_none(
     ans = get_generator("extractive", embed=False).generate(q, [segment, platform])
     assert ans.answer.startswith("696 (millions) = 75,246 (millions) − 74,550 (millions)"), ans.answer
     assert {c.page_id for c in ans.citations} == {"nv:5", "nv:7"}
+
+
+def test_an_answer_stating_only_rates_does_not_answer_a_part_asking_an_amount():
+    """zh-c-006: "连接器的销售量是多少？同比增长多少？" -- the sentence stating the growth rates names 销售量 and
+    增长 and has figures enough, but no amount: the parts are answered (rule 109)."""
+    parts = parts_of("航天电器2019年连接器的销售量是多少？同比增长多少？")
+    rates = "连接器销售量、生产量、库存量同比分别增长 177.78% 、 183.06% 、 314.84%"
+    assert not answers_every_part(rates, parts)
+    assert answers_every_part("64,227.98 — 销售量 (连接器), 2019 年; 177.78% — 销售量 (连接器), 同比增长", parts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from docrag.generation.extractive_cues import asks_rate, percent_only
 from docrag.generation.extractive_extremes import _PAREN
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, content_words, quantities_in, tokenize
 
@@ -296,6 +297,8 @@ def answers_every_part(answer: str, parts: list[str]) -> bool:
     ("110,143.08 — 归属于母公司所有者的净利润; 4,810,115.48 — 营业收入"): then the parts add nothing."""
     if sum(bool(_QUANTITY_Q.search(p)) for p in parts) > quantities_in(answer):
         return False   # it names each amount asked ("营业收入或净利润任一指标") but states fewer figures (rule 109)
+    if any(_QUANTITY_Q.search(p) and not asks_rate(p) for p in parts) and percent_only(answer):
+        return False   # an amount asked ("销售量是多少"), only rates stated ("销售量……较上年增长177.78%") (rule 109)
     have = set(tokenize(answer))
     return all(not own or len(own & have) >= 0.8 * len(own) for own in own_words(parts))
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_counts import count_fit
 from docrag.generation.extractive_cues import (
+    amount_fit,
     category_fit,
     class_fit,
     key_fit,
@@ -65,7 +66,7 @@ def cue_product(units: Sequence[Unit], question: str, asked: str) -> list[float]
     are read from."""
     out = [a * b for a, b in zip(month_fit(units, asked), quoted_fit(units, asked), strict=True)]
     for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
-                share_fit, rate_fit, class_fit):
+                share_fit, rate_fit, class_fit, amount_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
