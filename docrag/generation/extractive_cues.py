@@ -276,8 +276,8 @@ def rate_fit(units: Sequence[Unit], question: str, gain: float = 1.25, loss: flo
 
 
 # a question asking for a rate or a change, not an amount: "同比增长多少", "what share", "operating margin"
-_RATE_WORDS = re.compile(r"率|比例|比重|占比|增长|增速|增幅|下降|减少|变动|变化|百分|同比|环比|"
-                         r"\b(?:percent(?:age)?s?|rates?|margins?|shares?|growth|change[ds]?|ratios?|yields?|returns?|"
+_RATE_WORDS = re.compile(r"率|比例|比重|占比|增长|增速|增幅|增减|增加|减少|下降|上升|提高|降低|变动|变化|百分|同比|"
+                         r"环比|\b(?:percent(?:age)?s?|rates?|margins?|shares?|growth|change[ds]?|ratios?|yields?|returns?|"
                          r"grow|rise|fall|increase|decrease)\b", re.IGNORECASE)
 _FIGURE_PRINTED = re.compile(r"(?<![A-Za-z0-9_.])\d[\d,]*(?:\.\d+)?(?![\d年月日])(\s*(?:%|％|个百分点|percent|per "
                              r"cent))?", re.IGNORECASE)
