@@ -61,6 +61,13 @@ GREY = (200, 200, 200)
     ("How much did Apple spend on repurchases of common stock and on dividends in the quarter ended December 31, 2022?",
      ["How much did Apple spend on repurchases of common stock in the quarter ended December 31, 2022",
       "How much did Apple spend on dividends in the quarter ended December 31, 2022"]),
+    # "of" said again: two items of one measure, the period said once after the second (rule 46)
+    ("What were revenues of its largest operating segment and of services in 2022?",
+     ["What were revenues of its largest operating segment in 2022", "What were revenues of services in 2022"]),
+    # two spans, then a question referring back to both
+    ("What were the annual inflation rates of goods and of services in May 2023, and how did they compare with April?",
+     ["What were the annual inflation rates of goods in May 2023",
+      "What were the annual inflation rates of services in May 2023"]),
     # short items of one list after "what were", the owner and the period said once
     ("According to the annual report, what were RIL's revenue and net profit for the year ended March 31, 2022?",
      ["According to the annual report, what were RIL's revenue for the year ended March 31, 2022",
@@ -100,7 +107,6 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "Which is larger for the company, its exports or its market capitalisation, and by how much?",
     "What was the change in CPI between July 2024 and July 2025?",                     # one span, two ends
     "What were Apple's cash and cash equivalents at the end of the quarter?",          # a fixed pair
-    "What were revenues of its largest operating segment and of services in 2022?",   # long items
     "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
     "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
     "A公司和B公司的合计营业收入是多少？",                                              # one summed figure

@@ -993,3 +993,21 @@ def test_copyright_and_contact_lines_answer_only_questions_asking_for_them(tmp_p
     for q in ("What is the e-mail address for technical information on the CPI?", "本白皮书的版权属于谁？"):
         assert wants(q)[4]
     assert not wants("How did rural consumption grow?")[4]   # "url" inside a word asks for no address
+
+
+def test_a_clause_after_a_semicolon_opening_with_a_conjunction_is_one_sentence_with_the_one_before(tmp_path):
+    """Stats SA's CPI release (issue 23, en-c-014): "In May the annual inflation rate of goods was 8,0%, down from 9,0%
+    in April; and for services it was 4,7%, unchanged from 4,7% in April." had been cut at the ";", and the services
+    clause ("and for services it was 4,7%"), naming no inflation rate, lost to the headline sentence; a clause that
+    opens with its own subject is still a sentence of its own (rule 142)."""
+    text = ("In May the annual inflation rate of goods was 8,0%, down from 9,0% in April; and for services it was "
+            "4,7%, unchanged from 4,7% in April. Annual consumer price inflation was 6,3% in May 2023; Food rose "
+            "11,8%.")
+    page = make_page(tmp_path, [Region((72, 100, 540, 200), GREY, text)], doc_id="cpi")
+    assert [u.text for u in units_of(page, 1) if u.kind == "sentence"] == [
+        "In May the annual inflation rate of goods was 8,0%, down from 9,0% in April; and for services it was 4,7%, "
+        "unchanged from 4,7% in April.", "Annual consumer price inflation was 6,3% in May 2023;", "Food rose 11,8%."]
+    q = ("What were the annual inflation rates of goods and of services in May 2023, and how did they compare with "
+         "April?")
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert "8,0%" in ans.answer and "4,7%" in ans.answer, ans.answer

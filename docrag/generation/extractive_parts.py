@@ -180,16 +180,22 @@ def _parts_zh(q: str) -> list[str]:
 # (a comma before a digit, "December 31, 2022", is part of a span)
 _TWO_SPANS = re.compile(r"^(?P<head>.+)\s+(?P<p1>in|for|during|over|at|on)\s+(?P<a>[^,;?]+?)\s+and\s+"
                         r"(?P<p2>in|for|during|over|at|on)\s+(?P<b>(?:[^,;?]|,\s*\d)+?)\??$", re.IGNORECASE)
+# "the rates of goods and of services": "of" said again
+_TWO_OFS = re.compile(r"^(?P<head>.+)\s+(?P<p1>of)\s+(?P<a>[^,;?]+?)\s+and\s+(?P<p2>of)\s+"
+                      r"(?P<b>(?:[^,;?]|,\s*\d)+?)\??$", re.IGNORECASE)
 _PERIOD_TAIL = re.compile(r"\s+(?:in|for|during|as of)\s+(?:the\s+)?(?:(?:fiscal\s+)?(?:quarter|year|month|"
-                          r"period|first|second|third|fourth|full)|(?:Q[1-4]|FY|fiscal)\s*'?\d|(?:19|20)\d\d)"
+                          r"period|first|second|third|fourth|full)|(?:Q[1-4]|FY|fiscal)\s*'?\d|(?:19|20)\d\d|"
+                          r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:19|20)\d\d)"
                           r"(?:[^,;?]|,\s*\d)*$", re.IGNORECASE)
 
 
 def _two_spans(q: str) -> list[str]:
-    m = _TWO_SPANS.match(q)
+    m = _TWO_SPANS.match(q) or _TWO_OFS.match(q)
     if m is None or not _ASKS.search(m.group("head")) or _WH.search(m.group("b")):   # "and at what price"
         return [q]
-    tail = _PERIOD_TAIL.search(m.group("b")) if m.group("p1").lower() == "on" else None
+    # the period said once after the second item is the first's too ("spend on A and on B in the quarter", "rates of
+    # goods and of services in May 2023")
+    tail = _PERIOD_TAIL.search(m.group("b")) if m.group("p1").lower() in ("on", "of") else None
     first = f"{m.group('head')} {m.group('p1')} {m.group('a')}{tail.group(0) if tail else ''}"
     return [first, f"{m.group('head')} {m.group('p2')} {m.group('b')}"]
 
@@ -285,7 +291,15 @@ def parts_of(question: str) -> list[str]:
     if len(shared) > 1:
         return shared
     pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
-    if len(pieces) < 2 or not _ASKS.search(pieces[0]) or any(_refers_back(p) for p in pieces[1:]):
+    if len(pieces) < 2 or not _ASKS.search(pieces[0]):
+        spans = _two_spans(q)
+        return spans if len(spans) > 1 else _items_en(q)
+    if any(_refers_back(p) for p in pieces[1:]):
+        # "what were the rates of goods and of services in May, and how did they compare with April?": the two spans
+        # of the first question (what refers back to both is read in the whole question)
+        spans = _two_spans(pieces[0])
+        if len(spans) > 1:
+            return spans
         spans = _two_spans(q)
         return spans if len(spans) > 1 else _items_en(q)
     return pieces

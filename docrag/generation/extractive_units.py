@@ -1,11 +1,10 @@
 """Candidate answer units of the ``extractive`` generator and the shared text helpers.
 
-A unit is a span the generator may quote and the region it would cite: a sentence of a text block,
-one value cell of a table (with its row label, column headers, unit and scale), or a whole figure
-(its caption, axis text and data labels; cited with its caption). Blocks marked as page furniture
-at ingest (:mod:`docrag.ingestion.furniture`), or recognisable as furniture on their own page, never
-become units. Rules (``docs/extractive-rules.md``, 11, 30-35): quantities, list items, definitions,
-section context, sentence ends, chart words, caption and head-note distances.
+A unit is a span the generator may quote and the region it would cite: a sentence of a text block, one value cell
+of a table (with its row label, column headers, unit and scale), or a whole figure (its caption, axis text and data
+labels; cited with its caption). Blocks marked as page furniture at ingest (:mod:`docrag.ingestion.furniture`), or
+recognisable as furniture on their own page, never become units. Rules (``docs/extractive-rules.md``, 11, 30-35,
+142): quantities, list items, definitions, section context, sentence ends, chart words, caption and head-note distances.
 """
 
 from __future__ import annotations
@@ -138,8 +137,10 @@ class Unit:
         return self.scored_text
 
 
-# "!", "?" or "." closing a command or code token (":q!", "%d.", "-f?") does not end a sentence
+# "!", "?" or "." closing a command or code token (":q!", "%d.", "-f?") does not end a sentence; nor does ";" before a
+# clause opening with a conjunction ("goods was 8,0%, down from 9,0% in April; and for services it was 4,7%", rule 142)
 _CODE_END = re.compile(r"(?:^|\s)[:%<\-/\\@$][^\s]*[.!?]$")
+_GOES_ON = re.compile(r"(?:and|but|while|whereas|or)\b")
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -149,7 +150,7 @@ def _split_sentences(text: str) -> list[str]:
         s = s.strip()
         if not s:
             continue
-        if parts and _CODE_END.search(parts[-1]):
+        if parts and (_CODE_END.search(parts[-1]) or parts[-1].endswith(";") and _GOES_ON.match(s)):
             parts[-1] = f"{parts[-1]} {s}"
         else:
             parts.append(s)
@@ -363,12 +364,9 @@ _QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|per
                          r"ratios?|prices?|amounts?|numbers?|values?|percentages?|totals?|levels?|sales|profits?|"
                          r"loss(?:es)?|earnings|costs?|expenses?|returns?|yields?|eps)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\S*\d\S*")
-
-
 _REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*"
                         r"|(?<=[A-Za-z])\(\d[a-z]?\)"   # "Table 324", "journald.conf(5)"
                         r"|^\s*[(\[]\d{1,2}[)\]]\s*(?=[^\W\d_])", re.IGNORECASE)   # a note's mark: "(2) Average ..."
-
 
 # a day of a month without its year ("March 31, June 30 ... and December 31, 2021", "12月31日"), a period or name
 # token ("Q4", "2Q23", "Q4'23", "H1", "FY2025", "2024-25"; "COVID-19", "H200"): dates, periods, names, not amounts
