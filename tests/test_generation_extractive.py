@@ -1011,3 +1011,20 @@ def test_a_clause_after_a_semicolon_opening_with_a_conjunction_is_one_sentence_w
          "April?")
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert "8,0%" in ans.answer and "4,7%" in ans.answer, ans.answer
+
+
+def test_a_sum_of_the_two_amounts_of_one_sentence():
+    """NVIDIA's earnings call (issue 23, en-c-025): "what total authorization does it give together with the remaining
+    amount" -- the sentence states both amounts and not their total: "$57.5 billion = $50 billion + $7.5 billion"
+    (rule 82). No sum of a total and its part (其中), of amounts in two scales, or of more than two."""
+    from docrag.generation.extractive_prose_math import prose_arithmetic
+
+    said = ("Our board of directors recently approved a $50 billion share repurchase authorization to add to our "
+            "remaining $7.5 billion of authorization at the end of Q2.")
+    res = prose_arithmetic("sum", "What total authorization does it give together with the remaining amount?", said)
+    assert res is not None and res.text == "$57.5 billion = $50 billion + $7.5 billion"
+    assert prose_arithmetic("sum", "合计多少？", "公司拟投资 3.5 亿元，其中自有资金 1.2 亿元。") is None
+    both = prose_arithmetic("sum", "合计多少？", "募集资金 3.5 亿元，银行贷款 1.2 亿元。")
+    assert both is not None and both.text == "4.7亿元 = 3.5亿元 + 1.2亿元"
+    assert prose_arithmetic("sum", "How much in total?", "Revenue was $5 billion and costs $3 million.") is None
+    assert prose_arithmetic("sum", "How much in total?", "It paid $1 billion, $2 billion and $3 billion.") is None

@@ -1,8 +1,9 @@
 """Arithmetic on the figures of one quoted sentence (rule 82 ``prose_math``): "fell from 6.8 per cent in
 2022-23 to 4.0 per cent in 2023-24" answers "by how many percentage points did it fall" with 2.8; "projected at
 0.6 and 1.3 percent for 2024 and 2025, respectively" and "2013 年、2014 年和 2015 年……分别为 4,028.10 万元、
-2,412.44 万元和 2,513.06 万元" give each period its figure, and the two periods the question names are combined.
-The result shows its inputs, as table arithmetic does (:mod:`~docrag.generation.extractive_math`).
+2,412.44 万元和 2,513.06 万元" give each period its figure, and the two periods the question names are combined; a
+sum adds the sentence's two amounts ("$50 billion ... to add to our remaining $7.5 billion"). The result shows its
+inputs, as table arithmetic does (:mod:`~docrag.generation.extractive_math`).
 """
 
 from __future__ import annotations
@@ -82,12 +83,45 @@ def prose_share(question: str, text: str) -> Result | None:
     return compute("share", part[1], whole[1])
 
 
+# an amount with its currency or scale: "$50 billion", "7.5 亿元" (a bare number or a percentage is none)
+_AMOUNT = re.compile(r"(?P<cur>[$€£¥])\s?(?P<num>\d[\d,]*(?:\.\d+)?)"
+                     r"(?:\s?(?P<scale>trillion|billion|million|thousand)\b)?"
+                     r"|(?P<num2>\d[\d,]*(?:\.\d+)?)\s?(?P<scale2>万亿元|亿元|万元|元)", re.IGNORECASE)
+_PART_OF = re.compile(r"其中|of which|\bincluding\b", re.IGNORECASE)   # a total and its part: no sum
+
+
+def prose_sum(text: str) -> Result | None:
+    """``prose_math`` sum: "approved a $50 billion share repurchase authorization to add to our remaining $7.5 billion"
+    answers "what total authorization does it give together with the remaining amount" with "$57.5 billion = $50
+    billion + $7.5 billion": the sentence's two amounts, of one currency and scale, added; None unless there are
+    exactly two, or when one is part of the other ("投资 3.5 亿元，其中自有资金 1.2 亿元")."""
+    if _PART_OF.search(text):
+        return None
+    found = [(m.group("cur") or "", (m.group("scale") or m.group("scale2") or "").lower(), m.group("num") or
+              m.group("num2")) for m in _AMOUNT.finditer(text)]
+    if len(found) != 2 or found[0][:2] != found[1][:2]:
+        return None
+    (cur, scale, a), (_, _, b) = found
+    res = compute("sum", a, b)
+    if res is None:
+        return None
+    total = res.text.split(" = ")[0]
+    unit = f" {scale}" if cur and scale else scale
+
+    def shown(x: str) -> str:
+        return f"{cur}{x}{unit}"
+
+    return Result("sum", res.value, f"{shown(total)} = {shown(a)} + {shown(b)}")
+
+
 def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
     """``op`` (difference or growth) on the two figures of ``text`` the question asks about, or None: a
     "from A to B" change, or the figures of the two periods the question names in a "respectively" /
     "分别为" sentence. A difference is shown as the larger minus the smaller (the question says which way)."""
     if op == "share":
         return prose_share(question, text)
+    if op == "sum":
+        return prose_sum(text)
     if op not in ("difference", "growth"):
         return None
     keyed = _keyed(text)
