@@ -256,6 +256,12 @@ def test_no_gap_between_figures_of_different_units_or_when_none_is_asked():
         == "75,246"
     fig = figure_of("In 2023 the store count was 2,340 and revenue grew 5.1%.", "how many stores: the store count")
     assert fig is not None and (fig.number, fig.unit) == ("2,340", "")
+    # en-a-012: a quarter's year ("Q4’23") is no figure, and "$1,076M" is no figure of the unit of "23"
+    assert figure_of("8% Q4’23 ORGANIC REVENUE", "what was Twilio's Q4'23 organic revenue growth") is None
+    compared = ["what was A revenue", "what was B revenue"]
+    q = "How does A revenue compare with B revenue?"
+    assert parts_gap(q, ["$1,076M — A revenue", "23 — B revenue"], compared) is None
+    assert parts_gap(q, ["$1,076M — A revenue", "$1,001M — B revenue"], compared) == "$75M = $1,076M − $1,001M"
 
 
 def test_a_figure_compared_is_read_from_a_close_cell_not_a_sentence_naming_none(tmp_path):

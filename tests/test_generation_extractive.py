@@ -384,8 +384,21 @@ def test_a_highlights_figure_is_read_with_its_label(tmp_path):
     cover = make_page(tmp_path, [Region((100, 600, 300, 615), GREY, "指导单位"),
                                  Region((100, 618, 200, 633), GREY, "2022 年 6 月")], doc_id="cover", page_no=1)
     assert callouts(cover.blocks) == []
-    assert [(a.text, b.text) for a, b in callouts(page.blocks)] == [("BY REVENUE", "₹ 7,92,756 crore"),
-                                                                  ("BY NET PROFIT", "₹ 67,845 crore")]
+    assert [([x.text for x in a], b.text) for a, b in callouts(page.blocks)] == [
+        (["BY REVENUE"], "₹ 7,92,756 crore"), (["BY NET PROFIT"], "₹ 67,845 crore")]
+    # a label below the figure is read too, unless it is the next figure's label above (en-a-053, rule 62)
+    csr = make_page(tmp_path, [
+        Region((300, 58, 540, 137), GREY, "Reliance Industries Limited (RIL) is a Fortune 500 company."),
+        Region((304, 620, 420, 632), GREY, "COMMUNITY DEVELOPMENT"),
+        Region((304, 633, 403, 662), GREY, "₹ 1,186 crore", BlockKind.TITLE),
+        Region((304, 664, 377, 675), GREY, "CSR contribution"),
+        Region((304, 690, 420, 702), GREY, "EMPLOYMENT CREATION"),
+        Region((304, 703, 403, 732), GREY, "2,32,822", BlockKind.TITLE),
+        Region((304, 733, 378, 744), GREY, "New jobs created")], doc_id="ril", page_no=3)
+    assert [([x.text for x in a], b.text) for a, b in callouts(csr.blocks)] == [
+        (["COMMUNITY DEVELOPMENT", "CSR contribution"], "₹ 1,186 crore"),
+        (["EMPLOYMENT CREATION", "New jobs created"], "2,32,822")]
+    assert "1,186" in gen.generate("What was RIL's CSR contribution?", [csr]).answer
 
 
 def test_arithmetic_the_question_writes_out_takes_the_cells_it_names(tmp_path):

@@ -23,8 +23,9 @@ _GAP_ASKED = re.compile(r"(?:相差|差距|差额|差)了?(?:多少|几|多大)|
                         r"(?:相比|比较|较).{0,4}(?:高|低|多|少|快|慢)了?(?:多少|几)|"
                         r"\b(?:difference between|how (?:much|many) (?:more|less|fewer|higher|lower))\b", re.IGNORECASE)
 _UNIT = (r"\s*(?P<unit>%|％|\s?percent(?:age points?)?|\s?per cent|个百分点|[万亿千百]?元|万亿|亿|万|条|部|个|家|人|户|"
-         r"\((?:millions|thousands|billions)\)|\s?(?:million|billion|thousand|bn|mn)\b)?")
-_FIGURE = re.compile(r"(?<![A-Za-z0-9_.])(?P<num>[-+]?\$?\d[\d,]*(?:\.\d+)?)(?![\d年月日])" + _UNIT, re.IGNORECASE)
+         r"\((?:millions|thousands|billions)\)|\s?(?:million|billion|thousand|bn|mn)\b|(?-i:[MBK])(?![A-Za-z]))?")
+# a figure, not a year's last digits ("Q4'23") nor a part of a name ("Q4", "H20")
+_FIGURE = re.compile(r"(?<![A-Za-z0-9_.'’])(?P<num>[-+]?\$?\d[\d,]*(?:\.\d+)?)(?![\d年月日])" + _UNIT, re.IGNORECASE)
 _YEARLIKE = re.compile(r"\$?(?:19|20)\d\d")
 _RANGE_AFTER = re.compile(r"\s*(?:to|-|–|~|至|到)\s*\$?\d", re.IGNORECASE)   # "2.30 to 2.50": a range, no one figure
 # a cell's answer or a computed one: "75,246 — Data Center", "93.0% = …"
@@ -38,7 +39,7 @@ OPERAND_CELL_MIN = 0.7   # a part asking for a figure compared takes a cell scor
 @dataclass(frozen=True)
 class Figure:
     number: str   # as printed, without its unit ("1,730", "5.2")
-    unit: str     # "%" for any percentage, else the unit word as printed ("条", "(millions)", "")
+    unit: str     # "%" for any percentage, else its currency sign and unit word ("条", "(millions)", "$m", "")
 
 
 def gap_asked(question: str) -> bool:
@@ -46,9 +47,11 @@ def gap_asked(question: str) -> bool:
     return bool(_GAP_ASKED.search(question)) or compares(question)
 
 
-def _unit(raw: str | None) -> str:
-    u = (raw or "").strip().lower()
-    return "%" if u in _PERCENT_UNITS else u
+def _unit(raw: str | None, number: str) -> str:
+    """The unit a figure is compared in: "%" for any percentage, else its currency sign and unit word ("$m")."""
+    u = (raw or "").strip()
+    u = u if u in ("M", "B", "K") else u.lower()   # "$1,076M"
+    return "%" if u in _PERCENT_UNITS else ("$" if "$" in number else "") + u
 
 
 def figure_of(answer: str, asked: str) -> Figure | None:
@@ -61,7 +64,7 @@ def figure_of(answer: str, asked: str) -> Figure | None:
         return None
     if _CELL_OR_SUM.match(answer):
         m = found[0]
-        return Figure(m.group("num").lstrip("$+"), _unit(m.group("unit")))
+        return Figure(m.group("num").lstrip("$+"), _unit(m.group("unit"), m.group("num")))
     want = content_words(asked)
     best, best_fit = None, min(_MIN_NAMING_WORDS, len(want)) - 1
     for m in found:
@@ -69,7 +72,7 @@ def figure_of(answer: str, asked: str) -> Figure | None:
         fit = len(want & set(tokenize(near)))
         if fit > best_fit:
             best, best_fit = m, fit
-    return Figure(best.group("num").lstrip("$+"), _unit(best.group("unit"))) if best is not None else None
+    return Figure(best.group("num").lstrip("$+"), _unit(best.group("unit"), best.group("num"))) if best else None
 
 
 def parts_gap(question: str, answers: list[str], parts: list[str]) -> str | None:
@@ -87,6 +90,7 @@ def parts_gap(question: str, answers: list[str], parts: list[str]) -> str | None
     big, small = (a, b) if res.value < 0 else (b, a)
     value = res.text.split(" = ")[0].lstrip("-")
     zh = bool(_CJK.search(question))
-    shown = "%" if big.unit == "%" else ("" if not big.unit else (big.unit if zh else f" {big.unit}"))
-    gap_unit = ("个百分点" if zh else " percentage points") if big.unit == "%" else shown
-    return f"{value}{gap_unit} = {big.number}{shown} − {small.number}{shown}"
+    cur, word = ("$", big.unit[1:]) if big.unit.startswith("$") else ("", big.unit)
+    shown = "%" if word == "%" else ("" if not word else (word if zh or len(word) == 1 else f" {word}"))
+    gap_unit = ("个百分点" if zh else " percentage points") if word == "%" else shown
+    return f"{cur}{value}{gap_unit} = {cur}{big.number}{shown} − {cur}{small.number}{shown}"

@@ -323,8 +323,9 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             continue
         units.extend(Unit(t.strip(), page, rank, block, block.box, context=section[id(block)])
                      for t in _split_sentences(block.text) if t.strip())
-    units.extend(Unit(f"{label.text.strip()} {value.text.strip()}", page, rank, value, union([label.box, value.box]),
-                      context=section[id(value)]) for label, value in callouts(blocks))
+    units.extend(Unit(" ".join(b.text.strip() for b in sorted((*labels, value), key=lambda b: b.box.y0)), page, rank,
+                      value, union([*(b.box for b in labels), value.box]), context=section[id(value)])
+                 for labels, value in callouts(blocks))
     return units
 
 
