@@ -93,6 +93,9 @@ GREY = (200, 200, 200)
      ["报告中，2024年计划精细治理背街小巷多少条", "报告中，2023年实际治理提升精细治理背街小巷是多少"]),
     ("预案中，2015年持续经营业务的毛利率与其整体毛利率相比高多少？",
      ["预案中，2015年持续经营业务的毛利率是多少", "预案中，其整体毛利率是多少"]),
+    # "which is larger: A or B (, and by how much)": each option asked for, the gap computed (rule 140)
+    ("Which is larger for the company, its exports or its market capitalisation, and by how much?",
+     ["what was its exports for the company", "what was its market capitalisation for the company"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
 ])
@@ -104,7 +107,6 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "What is the difference in mean alcohol between cultivar 1 and cultivar 2?",   # a comparison
     "What was IBM's price in 2020 and how did it compare with 2019?",              # refers back
     "In which quarter was revenue highest, and what was it?",                      # refers back, nothing of its own
-    "Which is larger for the company, its exports or its market capitalisation, and by how much?",
     "What was the change in CPI between July 2024 and July 2025?",                     # one span, two ends
     "What were Apple's cash and cash equivalents at the end of the quarter?",          # a fixed pair
     "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
@@ -242,6 +244,7 @@ def test_the_gap_between_two_parts_figures_is_computed_in_one_unit(tmp_path):
 
 def test_no_gap_between_figures_of_different_units_or_when_none_is_asked():
     from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
+    from docrag.generation.extractive_parts import own_words
 
     parts = ["营业收入是多少", "上年营业收入是多少"]
     q = "营业收入与上年相比相差多少？"
@@ -256,6 +259,15 @@ def test_no_gap_between_figures_of_different_units_or_when_none_is_asked():
         == "75,246"
     fig = figure_of("In 2023 the store count was 2,340 and revenue grew 5.1%.", "how many stores: the store count")
     assert fig is not None and (fig.number, fig.unit) == ("2,340", "")
+    # en-a-054: a number named by the word before it ("Fortune 500") is no figure
+    assert figure_of("Reliance Industries Limited (RIL) is a Fortune 500 company.",
+                     "what was its exports for Reliance Industries") is None
+    # en-b-029: a figure named with another part's own word ("April") is that part's, not this one's
+    april = "In the April meeting of the MPC, the YOY real GDP growth for 2024-25 was projected at 7 per cent."
+    asked = ["what was the MPC's June real GDP growth projection", "what was the projection at the April meeting"]
+    june, then = own_words(asked)
+    assert figure_of(april, asked[0], june).number == "7"
+    assert figure_of(april, asked[0], june, then) is None
     # en-a-012: a quarter's year ("Q4’23") is no figure, and "$1,076M" is no figure of the unit of "23"
     assert figure_of("8% Q4’23 ORGANIC REVENUE", "what was Twilio's Q4'23 organic revenue growth") is None
     compared = ["what was A revenue", "what was B revenue"]
@@ -301,3 +313,22 @@ def test_an_answer_stating_only_rates_does_not_answer_a_part_asking_an_amount():
     rates = "连接器销售量、生产量、库存量同比分别增长 177.78% 、 183.06% 、 314.84%"
     assert not answers_every_part(rates, parts)
     assert answers_every_part("64,227.98 — 销售量 (连接器), 2019 年; 177.78% — 销售量 (连接器), 同比增长", parts)
+
+
+def test_which_is_larger_asks_each_option_and_states_the_gap(tmp_path):
+    """Reliance's highlights page (issue 23, en-a-054): "Which is larger for Reliance Industries in 2021-22: its
+    exports or its market capitalisation, and by how much?" -- the market capitalisation alone was quoted. Each
+    option is asked for, and the gap is read off the figure each part names by its own word ("EXPORTS"), not the
+    "Fortune 500" of the sentence beside it (rule 140)."""
+    page = make_page(tmp_path, [
+        Region((300, 30, 540, 50), GREY, "Reliance Industries Limited: Integrated Annual Report 2021-22",
+               BlockKind.TITLE),
+        Region((300, 58, 540, 137), GREY, "RIL is a Fortune 500 company and the largest private sector corporation "
+                                          "in India."),
+        Region((300, 392, 420, 407), GREY, "BY MARKET CAPITALISATION"),
+        Region((300, 408, 446, 440), GREY, "₹ 17,81,841 crore", BlockKind.TITLE),
+        Region((300, 480, 375, 495), GREY, "EXPORTS"),
+        Region((300, 496, 428, 528), GREY, "₹ 2,54,970 crore", BlockKind.TITLE)], doc_id="ril", page_no=2)
+    q = "Which is larger for Reliance Industries in 2021-22: its exports or its market capitalisation, and by how much?"
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert ans.answer.startswith("1,526,871 = 17,81,841 − 2,54,970"), ans.answer

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docrag.generation.extractive_answer import QUOTE_SEP
 from docrag.generation.extractive_math import compute
-from docrag.generation.extractive_parts import compares
+from docrag.generation.extractive_parts import compares, own_words
 from docrag.generation.extractive_units import _CJK, content_words, tokenize
 
 # "相差多少", "高多少", "多还是少", "how much higher"; "how does A compare with B" is asked by its parts
@@ -28,6 +29,7 @@ _UNIT = (r"\s*(?P<unit>%|％|\s?percent(?:age points?)?|\s?per cent|个百分点
 _FIGURE = re.compile(r"(?<![A-Za-z0-9_.'’])(?P<num>[-+]?\$?\d[\d,]*(?:\.\d+)?)(?![\d年月日])" + _UNIT, re.IGNORECASE)
 _YEARLIKE = re.compile(r"\$?(?:19|20)\d\d")
 _RANGE_AFTER = re.compile(r"\s*(?:to|-|–|~|至|到)\s*\$?\d", re.IGNORECASE)   # "2.30 to 2.50": a range, no one figure
+_NAMED_NUMBER = re.compile(r"\b[A-Z][A-Za-z&]+\s$")   # "Fortune 500", "Note 11", "Class 3": a name, not a figure
 # a cell's answer or a computed one: "75,246 — Data Center", "93.0% = …"
 _CELL_OR_SUM = re.compile(r"^\s*[-+(]?\$?\d[\d,.]*\S*\s*(?:\([^)]*\)\s*)?(?:—|=)")
 _PERCENT_UNITS = frozenset({"%", "％", "percent", "per cent", "个百分点", "percentage point", "percentage points"})
@@ -54,10 +56,14 @@ def _unit(raw: str | None, number: str) -> str:
     return "%" if u in _PERCENT_UNITS else ("$" if "$" in number else "") + u
 
 
-def figure_of(answer: str, asked: str) -> Figure | None:
+def figure_of(answer: str, asked: str, own: set[str] | frozenset[str] = frozenset(),
+              others: set[str] | frozenset[str] = frozenset()) -> Figure | None:
     """The figure ``answer`` (one part's answer) gives for what ``asked`` names: the first figure of a cell's
     answer ("75,246 — Data Center …") or of a computed one, else the figure of a quoted sentence whose words
-    just before it share most with ``asked`` (at least two words); never a year, nor an end of a range."""
+    just before it share most with ``asked`` (at least two words, or one of ``own``, the words of this part no other
+    part has, which count first), in a quote with none of ``others`` (the other parts' own words: "In the April
+    meeting ... 7 per cent" is no figure of the June projection); never a year, a name's number ("Fortune 500") or
+    an end of a range."""
     found = [m for m in _FIGURE.finditer(answer) if not _YEARLIKE.fullmatch(m.group("num"))
              and not _RANGE_AFTER.match(answer, m.end("num")) and not _RANGE_AFTER.match(answer, m.end())]
     if not found:
@@ -65,12 +71,15 @@ def figure_of(answer: str, asked: str) -> Figure | None:
     if _CELL_OR_SUM.match(answer):
         m = found[0]
         return Figure(m.group("num").lstrip("$+"), _unit(m.group("unit"), m.group("num")))
+    found = [m for m in found if m.group("unit") or not _NAMED_NUMBER.search(answer, 0, m.start())]
     want = content_words(asked)
-    best, best_fit = None, min(_MIN_NAMING_WORDS, len(want)) - 1
+    best, best_fit = None, (0, 0)
     for m in found:
-        near = answer[max(0, m.start() - (_NEAR_ZH if _CJK.search(answer) else _NEAR_EN)):m.start()]
-        fit = len(want & set(tokenize(near)))
-        if fit > best_fit:
+        near = set(tokenize(answer[max(0, m.start() - (_NEAR_ZH if _CJK.search(answer) else _NEAR_EN)):m.start()]))
+        fit = (len(own & near), len(want & near))   # "EXPORTS ₹ 2,54,970" over "Reliance Industries ... Fortune 500"
+        start, end = answer.rfind(QUOTE_SEP, 0, m.start()), answer.find(QUOTE_SEP, m.end())
+        quote = set(tokenize(answer[max(0, start):end if end >= 0 else len(answer)]))   # the quote it stands in
+        if (fit[0] or fit[1] >= min(_MIN_NAMING_WORDS, len(want))) and fit > best_fit and not others & quote:
             best, best_fit = m, fit
     return Figure(best.group("num").lstrip("$+"), _unit(best.group("unit"), best.group("num"))) if best else None
 
@@ -81,7 +90,8 @@ def parts_gap(question: str, answers: list[str], parts: list[str]) -> str | None
     question says which way)."""
     if len(answers) < 2 or len(parts) < 2 or not gap_asked(question):
         return None
-    a, b = figure_of(answers[0], parts[0]), figure_of(answers[1], parts[1])
+    own = own_words(parts)
+    a, b = (figure_of(answers[i], parts[i], own[i], set().union(*own[:i], *own[i + 1:])) for i in (0, 1))
     if a is None or b is None or a.unit != b.unit or a.number == b.number:
         return None
     res = compute("difference", a.number, b.number)

@@ -233,23 +233,30 @@ _COMPARE = re.compile(r"^(?P<pre>.*?)\bhow\s+(?:did|does|do|has|have|would|will)
                       r"(?P<rest>,?\s+and\s+(?:what|how|which|when|where|who|why)\b[^?]*)?\??$", re.IGNORECASE)
 
 
+# "Which is larger for RIL: its exports or its market capitalisation (, and by how much)?": each option asked for
+_WHICH_OF = re.compile(r"^(?P<pre>.*?)\bwhich\s+(?:is|was|are|were)\s+(?:the\s+)?(?:larger|bigger|higher|greater|"
+                       r"smaller|lower)\b(?P<mid>[^:,?]*)[:,]\s*(?P<a>[^,?]+?)\s+or\s+(?P<b>[^,?]+?)"
+                       r"(?:,?\s+and\s+(?:by\s+)?how\s+much[^?]*)?\??$", re.IGNORECASE)   # the gap: rule 140
+
+
 def compares(question: str) -> bool:
     """The question asks how one thing compares with another (:func:`_compared` splits it)."""
     return not _CJK.search(question) and len(_compared(question)) > 1
 
 
 def _compared(q: str) -> list[str]:
-    """One part per thing compared ("what was A", "what was B"), then the question's other parts; ``[q]``
-    when it compares nothing or a thing named only by a pronoun ("how did it compare")."""
-    m = _COMPARE.match(q.strip())
+    """One part per thing compared ("what was A", "what was B"; "which is larger: A or B" too), then the question's
+    other parts; ``[q]`` when it compares nothing or a thing named only by a pronoun ("how did it compare")."""
+    m = _COMPARE.match(q.strip()) or _WHICH_OF.match(q.strip())
     if m is None:
         return [q]
-    things = [m.group("a"), m.group("b"), *(x for x in re.split(r",?\s+and\s+with\s+", m.group("more") or "") if x)]
+    more = m.groupdict().get("more") or ""
+    things = [m.group("a"), m.group("b"), *(x for x in re.split(r",?\s+and\s+with\s+", more) if x)]
     if any(_PRONOUN.fullmatch(t.split()[0]) or len(t.split()) < 2 for t in things):
         return [q]
-    pre = m.group("pre")
-    parts = [f"{pre}what was {t.strip()}" for t in things]
-    rest = (m.group("rest") or "").strip()
+    pre, mid = m.group("pre"), (m.groupdict().get("mid") or "").rstrip()   # "which is larger for RIL: A or B"
+    parts = [f"{pre}what was {t.strip()}{mid}" for t in things]
+    rest = (m.groupdict().get("rest") or "").strip()
     return parts + ([re.sub(r"^,?\s*and\s+", "", rest)] if rest else [])
 
 
