@@ -117,7 +117,8 @@ def prose_sum(text: str) -> Result | None:
 def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
     """``op`` (difference or growth) on the two figures of ``text`` the question asks about, or None: a
     "from A to B" change, or the figures of the two periods the question names in a "respectively" /
-    "分别为" sentence. A difference is shown as the larger minus the smaller (the question says which way)."""
+    "分别为" sentence. A difference is shown as the larger minus the smaller (the question says which way).
+    A share is :func:`prose_share`'s, a sum :func:`prose_sum`'s."""
     if op == "share":
         return prose_share(question, text)
     if op == "sum":
