@@ -69,7 +69,7 @@ from docrag.generation.extractive_cues import named_reference
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_formula import named_operands
-from docrag.generation.extractive_gap import OPERAND_CELL_MIN, figure_of, gap_asked, parts_gap
+from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
@@ -106,6 +106,7 @@ log = logging.getLogger(__name__)
 NO_ANSWER = "not enough information"
 __all__ = ["NO_ANSWER", "ExtractiveGenerator", "Unit", "_embedder", "tokenize", "units_of"]
 _RATIO_STATED = re.compile(r"\d\s*(?:倍|times\b)", re.IGNORECASE)
+CELL_OVER_SENTENCE = 0.7   # rule 38: a cell within this share of a sentence's score gives the figure arithmetic needs
 
 
 class ExtractiveGenerator:
@@ -293,20 +294,18 @@ class ExtractiveGenerator:
             if row is not None:   # the option chosen, for the question's next part (rule 117)
                 meta["_chosen"] = row
             op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
-            if operand and not op and best.kind == "sentence" and figure_of(best.text, question) is None:
-                # rule 140: a figure compared; a sentence that names none for it gives way to a close cell
-                cell = next((i for i in order if units[i].kind == "cell"), None)
-                if cell is not None and scores[cell] >= OPERAND_CELL_MIN * scores[bi]:
-                    bi, best = cell, units[cell]
+            # rule 140: a figure compared, answered by a sentence that names none for it
+            compared = operand and not op and best.kind == "sentence" and figure_of(best.text, question) is None
             # the text states the percentage or the ratio itself
             stated = (op in ("growth", "share") and "%" in best.text) or (
                 op == "ratio" and _RATIO_STATED.search(best.text))
             named = named_operands(question, units, scores) if op and best.kind != "cell" else None
             if named is not None and named.page.doc_id == best.page.doc_id:
                 bi, best = units.index(named), named   # the question names both operands and cells carry the names
-            elif op and best.kind != "cell" and not stated:  # arithmetic needs cells: take a close one over a sentence
+            # arithmetic and a compared figure need cells: a close one answers over a sentence (rule 38)
+            elif best.kind != "cell" and (op and not stated or compared):
                 cell = next((i for i in order if units[i].kind == "cell"), None)
-                if cell is not None and scores[cell] >= 0.7 * scores[bi]:
+                if cell is not None and scores[cell] >= CELL_OVER_SENTENCE * scores[bi]:
                     bi, best = cell, units[cell]
             if best.kind == "cell":
                 best, used, parts = cell_answer(best, op, question, units, scores, meta)

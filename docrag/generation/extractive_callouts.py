@@ -44,7 +44,8 @@ def callouts(blocks: Sequence[Block]) -> list[tuple[tuple[Block, ...], Block]]:
     heads = {id(a) for _, a, _ in around if a is not None}
     out = []
     for v, a, b in around:
-        mine = tuple(x for x in (a, b if a is None or id(b) not in heads else None) if x is not None)
+        below = b if a is None or id(b) not in heads else None   # with no label above, the one below whatever it is
+        mine = tuple(x for x in (a, below) if x is not None)
         if mine:
             out.append((mine, v))
     return out

@@ -35,7 +35,6 @@ _CELL_OR_SUM = re.compile(r"^\s*[-+(]?\$?\d[\d,.]*\S*\s*(?:\([^)]*\)\s*)?(?:—|
 _PERCENT_UNITS = frozenset({"%", "％", "percent", "per cent", "个百分点", "percentage point", "percentage points"})
 _NEAR_EN, _NEAR_ZH = 60, 14   # characters before a figure that name it
 _MIN_NAMING_WORDS = 2   # words of the question a sentence's figure needs just before it to be the one asked
-OPERAND_CELL_MIN = 0.7   # a part asking for a figure compared takes a cell scoring this share of a figureless sentence
 
 
 @dataclass(frozen=True)
