@@ -608,6 +608,24 @@ def test_chart_data_labels_are_plain_figures_over_axis_categories():
     assert data_labels(years + legend + bars) == {"2019": "28.8", "2020": "31.7", "2021": "37.2"}
 
 
+def test_a_second_panel_or_a_legend_row_without_labels_leaves_a_panels_labels_standing():
+    """CAICT's 图3 (issue 23, zh-b-003, zh-b-004): one picture of two panels, bars with data labels over 2016-2021
+    on the left, growth lines without any over 2016-2021 on the right, and a legend row of four series names under
+    both. The legend and the right panel's years are axis rows too; the left panel's labels had been dropped
+    because they stood over fewer than half of all sixteen categories. Each row is judged on its own."""
+    from docrag.generation.extractive_chart_labels import data_labels
+    years = [str(y) for y in range(2016, 2022)]
+    left = [_label(y, 100 + 26 * i, 526, 120 + 26 * i, 533) for i, y in enumerate(years)]
+    right = [_label(y, 288 + 33 * i, 518, 308 + 33 * i, 526) for i, y in enumerate(years)]
+    values = ["17.4", "21.0", "24.9", "28.8", "31.7", "37.2"]
+    bars = [_label(v, 101 + 26 * i, 478 - 6 * i, 119 + 26 * i, 486 - 6 * i) for i, v in enumerate(values)]
+    ticks = [_label(t, 264, 383 + 32 * i, 278, 391 + 32 * i) for i, t in enumerate(["36%", "27%", "18%", "9%"])]
+    series = ["数字产业化（万亿元）", "产业数字化（万亿元）", "—数字产业化增速", "一产业数字化增速"]
+    legend = [_label(w, 95 + 95 * i, 541, 173 + 95 * i, 549) for i, w in enumerate(series)]
+    assert data_labels(left + right + bars + ticks + legend) == dict(zip(years, values, strict=True))
+    assert data_labels(left + right + ticks + legend) == {}   # no labels over any row: none read
+
+
 def test_a_charts_title_row_is_no_axis_and_a_drawing_needs_one():
     """The BLS release's Chart 1 (issue 23, en-b-011): its title's words, a space apart in one row, had been
     taken for an axis row twice as long as the months', so no month got its bar's label. A drawing's

@@ -46,9 +46,29 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
             # every series' label in the column, top to bottom (a bar's figure, then its growth line's)
             column = sorted(above, key=lambda n: n.box.y0)
             out[re.sub(r"\s+", " ", c.text).strip()] = ", ".join(n.text.strip() for n in column)
-    if axis and len(out) < 0.5 * len(axis):
-        return {}   # labels over a few axis categories only: stray OCR'd marks, not the chart's data labels
-    return out
+    if not axis:
+        return out
+    # labels over a few categories of an axis row only are stray OCR'd marks, not its data labels; a row without
+    # any (a legend row, the axis of a second panel drawn as a line) leaves the labels of another row standing
+    kept: dict[str, str] = {}
+    for row in _rows(axis):
+        names = [re.sub(r"\s+", " ", c.text).strip() for c in row]
+        found = {n: out[n] for n in names if n in out}
+        if len(found) >= 0.5 * len(row):
+            kept.update(found)
+    return kept
+
+
+def _rows(blocks: list[Block]) -> list[list[Block]]:
+    """``blocks`` grouped into rows: those whose vertical middles fall within one another's height."""
+    rows: list[list[Block]] = []
+    for b in sorted(blocks, key=lambda o: (o.box.y0 + o.box.y1) / 2):
+        mid = (b.box.y0 + b.box.y1) / 2
+        if rows and rows[-1][0].box.y0 <= mid <= rows[-1][0].box.y1:
+            rows[-1].append(b)
+        else:
+            rows.append([b])
+    return rows
 
 
 def _set_apart(b: Block, cats: list[Block], *, down: bool) -> bool:
