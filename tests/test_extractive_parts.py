@@ -98,6 +98,14 @@ GREY = (200, 200, 200)
      ["what was its exports for the company", "what was its market capitalisation for the company"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
+    # the measure said once before the items is each item's; the period is the last "in ..." naming one (rule 143)
+    ("What was the growth of revenue and operating income in 2023?",
+     ["What was the growth of revenue in 2023", "What was the growth of operating income in 2023"]),
+    ("What were the year-over-year changes in NVIDIA's Graphics revenue and Graphics operating income in the first "
+     "quarter of fiscal 2027?",
+     ["What were the year-over-year changes in NVIDIA's Graphics revenue in the first quarter of fiscal 2027",
+      "What were the year-over-year changes in NVIDIA's Graphics operating income in the first quarter of fiscal "
+      "2027"]),
 ])
 def test_questions_asking_several_facts_are_split(question, parts):
     assert parts_of(question) == parts
@@ -113,6 +121,7 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",
     "A公司和B公司的合计营业收入是多少？",                                              # one summed figure
     "四位实际控制人直接持股比例合计是多少？",
+    "What was the ratio of debt and equity in 2023?",                                  # one figure of the two
     # a list across a question mark is no list of one measure
     "“随波逐流”因子与二者合成的因子相比，哪个信息比率最高？",
 ])

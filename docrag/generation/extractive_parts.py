@@ -213,17 +213,43 @@ _PAIRS = re.compile(r"\b(?:cash and cash equivalents|research and development|pr
 _OWNER = re.compile(r"^(?:the\s+)?(?:[A-Z][\w.&-]*\s+){0,3}[A-Z][\w.&-]*['’]s\s+")
 
 
-def _items_en(q: str) -> list[str]:
+# "the year-over-year changes in A and B", "the growth of A and B": the measure said once before the items is each
+# item's (rule 143 ``shared_measure``); a sum, ratio or difference of them is one figure
+_MEASURE_OF = re.compile(r"^(?P<measure>(?:[\w’'-]+\s+){0,5}?[\w’'-]+\s+(?:of|in)\s+)(?P<item>.+)$", re.IGNORECASE)
+_ONE_FIGURE = re.compile(r"\b(?:sum|total|ratio|difference|spread|gap|combined|aggregate|product|average|mix|split|"
+                         r"correlation|between)\b", re.IGNORECASE)
+
+
+def _list_and_tail(q: str) -> tuple[str, str, str] | None:
+    """``(head, list, tail)`` of "what was/were LIST[ in PERIOD]?": the period is the last "in / for ..." naming one
+    ("in the first quarter of fiscal 2027", not "in NVIDIA's Graphics segment revenue")."""
     m = _ITEMS_EN.match(q.strip())
-    if m is None or _PAIRS.search(m.group("list")):
+    if m is None:
+        return None
+    rest = q.strip().rstrip("?")[m.end("head"):]
+    period = _PERIOD_TAIL.search(rest)
+    if period is not None and _ITEM_SEP.search(rest[:period.start()]) and not _WH.search(rest[:period.start()]):
+        return m.group("head"), rest[:period.start()], period.group(0)
+    return m.group("head"), m.group("list"), m.group("tail") or ""
+
+
+def _items_en(q: str) -> list[str]:
+    split = _list_and_tail(q)
+    if split is None or _PAIRS.search(split[1]):
         return [q]
-    items = [x.strip() for x in _ITEM_SEP.split(m.group("list")) if x.strip()]
+    head, listed, tail = split
+    items = [x.strip() for x in _ITEM_SEP.split(listed) if x.strip()]
+    measure = _MEASURE_OF.match(items[0]) if len(items) >= 2 else None
+    if measure and _ONE_FIGURE.search(measure.group("measure")):
+        return [q]   # "the ratio of debt and equity": one figure
+    shared = ""
+    if measure and not any(_MEASURE_OF.match(x) for x in items[1:]):
+        shared, items[0] = measure.group("measure"), measure.group("item")
     if len(items) < 2 or any(len(x.split()) > 5 or _WH.search(x) for x in items):
         return [q]
     owner = _OWNER.match(items[0])
     lead = owner.group(0) if owner else ""
-    tail = m.group("tail") or ""
-    return [f"{m.group('head')}{x if i == 0 or x.startswith(lead) else lead + x}{tail}".strip()
+    return [f"{head}{shared}{x if i == 0 or x.startswith(lead) else lead + x}{tail}".strip()
             for i, x in enumerate(items)]
 
 
