@@ -738,3 +738,62 @@ def test_a_currency_sign_set_close_after_a_figure_starts_the_next_cell():
     cells = [" ".join(w.text for w in c) for c in text_rows(words)[0].cells]
     assert cells == ["November", "55,374", "$ 95.89", "Total $"]
     assert [c.text for c in line_cells(words)] == cells   # the reader cuts its lines alike
+
+
+REAL_JPMORGAN = DEV_PDFS / "en_jpmorgan_investment_funds_prospectus_2025-12.pdf"
+PROSE = ["Investor profile Investors who understand", "the risks of the Sub-Fund, including the risk",
+         "of capital loss, and seek long-term capital", "growth through exposure to European",
+         "equity markets; are looking to use it as part", "of an investment portfolio and not as a",
+         "complete investment plan. Hedging method", "for currency hedged Share Classes is",
+         "Portfolio hedge. Dealing Requests received", "before 14:30 CET on any Valuation Day will",
+         "be processed that day and the rest the next.", "Sub-Fund launch date in July of that year."]
+FEES = [("A", "5.00%", "1.00%", "1.50%", "0.30%"), ("C", "–", "1.00%", "0.50%", "0.20%"),
+        ("D", "5.00%", "1.00%", "1.50%", "0.30%"), ("I", "–", "1.00%", "0.50%", "0.16%"),
+        ("X", "–", "1.00%", "–", "0.15%")]
+
+
+def test_a_table_beside_a_column_of_prose_keeps_its_row_labels_and_no_prose():
+    """A prospectus page in two columns (JPMorgan's sub-fund pages, issue 23): the "Investor profile" prose at
+    the left runs on the fee table's rows at its own spacing. Read across the page, each class letter had gone
+    into a prose cell and the table kept no row labels; the prose column is no part of the table."""
+    from docrag.ingestion.table_beside import beside_prose
+    from docrag.ingestion.tables import detect_tables
+
+    def word_line(x: float, y: float, text: str) -> list[Word]:
+        out = []
+        for w in text.split():
+            width = 3.4 * len(w)
+            out.append(Word(text=w, box=Box.points(x, y, x + width, y + 8, 612, 792)))
+            x += width + 2.5
+        return out
+
+    words = [w for i, line in enumerate(PROSE) for w in word_line(40, 60 + 11 * i, line)]
+    head = ["Base Class", "Initial Charge", "Switch Charge", "Annual Fee", "Expenses (Max)"]
+    xs = [210, 270, 340, 410, 480]
+    words += [w for x, h in zip(xs, head, strict=True) for w in word_line(x, 104, h)]
+    for r, values in enumerate(FEES):
+        words += [w for x, v in zip(xs, values, strict=True) for w in word_line(x, 120 + 13.5 * r, v)]
+    region = Box.points(40, 100, 560, 190, 612, 792)
+    table = beside_prose(region, words)
+    assert table is not None and table.x0 >= 205
+    blocks = detect_tables(None, None, words, [])
+    assert len(blocks) == 1
+    rows = blocks[0].text.split("\n")
+    assert rows[0].startswith("Base Class") and "A | 5.00% | 1.00% | 1.50% | 0.30%" in rows
+    assert not any(w in blocks[0].text for w in ("Investor", "capital", "Hedging"))
+    # rows labelled by long names wrapped over lines, with marks for values: no prose beside them
+    marks = [w for r in range(6) for w in word_line(40, 100 + 24 * r, "JPMorgan Investment Funds – Europe Select")
+             + word_line(40, 112 + 24 * r, "Equity Fund") + word_line(260, 112 + 24 * r, "c   –   b   –   c")]
+    assert beside_prose(Box.points(40, 98, 400, 250, 612, 792), marks) is None
+
+
+@pytest.mark.skipif(not REAL_JPMORGAN.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_jpmorgans_fee_tables_beside_their_investor_profile_read_each_share_class(tmp_path):
+    """JPMorgan's prospectus (real): pages 3 and 5 set a fee table beside the sub-fund's prose; its derivatives
+    usage table on page 9 (fund names wrapped over lines, marks for values) is read as before."""
+    pages = _real_pages(REAL_JPMORGAN, 3, 9, tmp_path)
+    fees = _tables(pages[0])
+    assert len(fees) == 1 and "A | 5.00% | 1.00% | 0.50% | 1.50% | – | 0.30%" in fees[0].text
+    assert "Investor" not in fees[0].text and "Base Class" in fees[0].text
+    assert any("F | – | 1.00% | 3.00%" in t.text for t in _tables(pages[2]))
+    assert any("Europe Select Equity" in t.text and "Expected" in t.text for t in _tables(pages[6]))

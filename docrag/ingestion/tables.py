@@ -24,6 +24,7 @@ import statistics
 from dataclasses import dataclass
 
 from docrag.geometry import Box, union
+from docrag.ingestion.table_beside import beside_prose
 from docrag.ingestion.table_finder import find_grid_tables
 from docrag.ingestion.table_rules import (
     grid_columns,
@@ -226,14 +227,20 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
         return []
     boxes = _merge([b for b, _ in candidates])
     ruled = [any(r and b.intersection_area(c) > 0 for c, r in candidates) for b in boxes]
-    grid = [has_grid_rules(b, vert) for b in boxes]
     blocks: list[Block] = []
-    for box, is_ruled, is_grid in zip(boxes, ruled, grid, strict=True):
+    for box, is_ruled in zip(boxes, ruled, strict=True):
+        beside = beside_prose(box, words)
+        if beside is not None:   # a column of prose runs on the table's rows: its words are no cells
+            box = beside
+        is_grid = beside is None and has_grid_rules(box, vert)   # beside prose: cells from the text gaps
         cols: list[float] = []
         if is_grid:
             box = within_verticals(box, vert)
             cols = grid_columns(box, vert)
-        inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
+        if beside is not None:
+            inside = text_rows([w for w in words if box.contains(w.box, tol=1.0)])
+        else:
+            inside = [r for r in rows if box.expanded(1.0).contains(r.box)]
         if is_grid:
             inside = [_split_at_rules(r, vert) for r in inside]
         for segment in _segments_between_prose(inside, cols):
