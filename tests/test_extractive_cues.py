@@ -10,7 +10,6 @@ import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
 from docrag.generation.extractive_counts import count_cue, count_fit
 from docrag.generation.extractive_cues import (
-    class_fit,
     language_fit,
     missing_nouns,
     month_fit,
@@ -20,6 +19,7 @@ from docrag.generation.extractive_cues import (
     reference_fit,
 )
 from docrag.generation.extractive_score import document_reference
+from docrag.generation.extractive_share_class import class_fit
 from docrag.generation.extractive_units import quantities_in, units_of
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page

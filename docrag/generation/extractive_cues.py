@@ -346,22 +346,6 @@ def reference_fit(units: Sequence[Unit], question: str, gain: float = 1.4, loss:
     return out
 
 
-_CLASS = re.compile(r"\bclass\s+((?-i:[A-C]))\b", re.IGNORECASE)   # a share class: "Class A common stock"
-
-
-def class_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6) -> list[float]:
-    """``share_class``: a question naming a share class ("Alphabet Class A") prefers units that name it and
-    not units naming only another class (a 10-K prints one performance graph per class, alike but for it)."""
-    asked = {m.upper() for m in _CLASS.findall(question)}
-    if not asked:
-        return [1.0] * len(units)
-    out = []
-    for u in units:
-        named = {m.upper() for m in _CLASS.findall(f"{u.text} {u.context}")}
-        out.append(1.0 if not named else gain if named & asked else loss)
-    return out
-
-
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_NAME = (r"(?-i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?"
                r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")

@@ -27,7 +27,6 @@ from docrag.generation.extractive_counts import count_fit
 from docrag.generation.extractive_cues import (
     amount_fit,
     category_fit,
-    class_fit,
     key_fit,
     label_fit,
     language_fit,
@@ -38,6 +37,7 @@ from docrag.generation.extractive_cues import (
     span_fit,
 )
 from docrag.generation.extractive_extremes import extreme_fit
+from docrag.generation.extractive_share_class import class_fit
 from docrag.generation.extractive_tables import _MONTH, is_date
 from docrag.generation.extractive_units import (
     _CJK,
