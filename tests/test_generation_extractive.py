@@ -1026,6 +1026,20 @@ def test_copyright_and_contact_lines_answer_only_questions_asking_for_them(tmp_p
     assert not wants("How did rural consumption grow?")[4]   # "url" inside a word asks for no address
 
 
+def test_a_list_of_figures_run_on_after_semicolons_is_one_sentence():
+    """The RBI's June 2024 minutes (issue 23, en-b-023): "CPI inflation for 2024-25 is projected at 4.5 per cent with
+    Q1 at 4.9 per cent; Q2 at 3.8 per cent; Q3 at 4.6 per cent; and Q4 at 4.5 per cent." had been cut at each ";"
+    and the quote stopped at Q1 (rule 145). A clause with its own verb after ";" is still a sentence."""
+    from docrag.generation.extractive_units import _split_sentences
+    text = ("CPI inflation for 2024-25 is projected at 4.5 per cent with Q1 at 4.9 per cent; Q2 at 3.8 per cent; "
+            "Q3 at 4.6 per cent; and Q4 at 4.5 per cent. The risks are evenly balanced.")
+    assert _split_sentences(text) == [text[:text.index(" The risks")], "The risks are evenly balanced."]
+    assert _split_sentences("Inflation was 6,3% in May 2023; Food rose 11,8%.") == [
+        "Inflation was 6,3% in May 2023;", "Food rose 11,8%."]
+    assert len(_split_sentences("Sales fell; Group of 20 members met; Germany at 5% in May of that year was the "
+                                "highest level recorded for the index since the series began.")) == 3
+
+
 def test_a_clause_after_a_semicolon_opening_with_a_conjunction_is_one_sentence_with_the_one_before(tmp_path):
     """Stats SA's CPI release (issue 23, en-c-014): "In May the annual inflation rate of goods was 8,0%, down from 9,0%
     in April; and for services it was 4,7%, unchanged from 4,7% in April." had been cut at the ";", and the services

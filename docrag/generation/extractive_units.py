@@ -137,10 +137,11 @@ class Unit:
         return self.scored_text
 
 
-# "!", "?" or "." closing a command or code token (":q!", "%d.", "-f?") does not end a sentence; nor does ";" before a
-# clause opening with a conjunction ("goods was 8,0%, down from 9,0% in April; and for services it was 4,7%", rule 142)
+# "!", "?" or "." closing a code token (":q!", "%d.") ends no sentence; nor does ";" before a clause opening with a
+# conjunction ("...in April; and for services it was 4,7%", rule 142) or a verbless item ("; Q2 at 3.8 per cent", 145)
 _CODE_END = re.compile(r"(?:^|\s)[:%<\-/\\@$][^\s]*[.!?]$")
-_GOES_ON = re.compile(r"(?:and|but|while|whereas|or)\b")
+_GOES_ON = re.compile(r"(?:and|but|while|whereas|or)\b"
+                      r"|[\w:'’.-]+(?:\s[\w:'’.-]+)?\s+at\s+[-+−(]?\d(?!(?:\S*\s+){8})")
 
 
 def _split_sentences(text: str) -> list[str]:
