@@ -98,6 +98,11 @@ GREY = (200, 200, 200)
      ["what was its exports for the company", "what was its market capitalisation for the company"]),
     # an ask-only clause stays with the part before it
     ("哪个行业的毛利率最高？是多少？同比变动多少？", ["哪个行业的毛利率最高，是多少", "同比变动多少？"]),
+    # asks parted by "、", each of the subject said before the first's 是 / 由 (rule 146); 谁 asks too
+    ("白皮书中，欧盟GDPR是哪一年通过、何时正式生效的？",
+     ["白皮书中，欧盟GDPR是哪一年通过", "白皮书中，欧盟GDPR何时正式生效的？"]),
+    ("白皮书介绍的结算系统由谁研发、服务于哪家清算行，在谁的指导下开展？",
+     ["白皮书介绍的结算系统由谁研发", "白皮书介绍的结算系统服务于哪家清算行", "在谁的指导下开展？"]),
     # the measure said once before the items is each item's; the period is the last "in ..." naming one (rule 143)
     ("What was the growth of revenue and operating income in 2023?",
      ["What was the growth of revenue in 2023", "What was the growth of operating income in 2023"]),
@@ -122,6 +127,7 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "A公司和B公司的合计营业收入是多少？",                                              # one summed figure
     "四位实际控制人直接持股比例合计是多少？",
     "What was the ratio of debt and equity in 2023?",                                  # one figure of the two
+    "此后共修订了几次、最近一次修订是何时？",     # no subject said before a 是 / 由: the pieces are not asked apart
     # a list across a question mark is no list of one measure
     "“随波逐流”因子与二者合成的因子相比，哪个信息比率最高？",
 ])

@@ -21,8 +21,8 @@ from docrag.generation.extractive_cues import asks_rate, percent_only
 from docrag.generation.extractive_extremes import _PAREN
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, content_words, quantities_in, tokenize
 
-_ASKS = re.compile(r"多少|几|什么|哪|何|是否|吗|如何|怎样|怎么|\b(?:what|how|which|when|where|who|whose|why|did|does|"
-                   r"do|is|are|was|were)\b", re.IGNORECASE)
+_ASKS = re.compile(r"多少|几|什么|哪|何|谁|是否|吗|如何|怎样|怎么|"
+                   r"\b(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were)\b", re.IGNORECASE)
 # "..., and in which country ...", "... and at what average price ...", "... and roughly what share ...": a
 # preposition or an approximation before the second question word (rule 101)
 _SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
@@ -142,6 +142,24 @@ def _compared_zh(clause: str) -> list[str]:
     return [f"{m.group('a')}是多少", f"{m.group('b')}是多少"]
 
 
+def _asks_apart(clause: str) -> list[str]:
+    """Rule 146 ``asks_apart``: "GDPR是哪一年通过、何时正式生效的", "系统由谁研发、服务于哪家清算行": asks parted
+    by "、", each asked of the subject said before the first ("GDPR何时正式生效的"); [] when a piece asks nothing."""
+    free = _outside(clause)
+    pieces, start = [], 0
+    for i, ch in enumerate(clause):
+        if ch == "、" and free[i]:
+            pieces.append(clause[start:i])
+            start = i + 1
+    pieces.append(clause[start:])
+    first = _ASKS.search(pieces[0])
+    if len(pieces) < 2 or first is None or not all(_ASKS.search(p) for p in pieces[1:]):
+        return []
+    said = re.search(r"(?:是|为|由)$", pieces[0][:first.start()])   # "X是哪一年", "X由谁": X is the subject
+    subject = pieces[0][:said.start()] if said else ""
+    return [pieces[0], *(f"{subject}{p}" for p in pieces[1:])] if len(subject) >= 2 else []
+
+
 def _parts_zh(q: str) -> list[str]:
     free = _outside(q)
     clauses, start = [], 0
@@ -168,7 +186,7 @@ def _parts_zh(q: str) -> list[str]:
             parts.append(_gap_part(parts[-1], gap.group("other")))
             continue
         lead = "，".join(context)
-        parts += [f"{lead}，{x}" if lead else x for x in _compared_zh(clause) or _items(clause)]
+        parts += [f"{lead}，{x}" if lead else x for x in _compared_zh(clause) or _asks_apart(clause) or _items(clause)]
         context = []
     if context and parts:
         parts[-1] = f"{parts[-1]}，{'，'.join(context)}"
