@@ -122,7 +122,7 @@ def test_superlative_cues_read_headers_before_row_labels_and_ignore_units(extrem
 
 
 def test_a_command_ending_in_punctuation_does_not_end_the_sentence():
-    from docrag.generation.extractive_units import _split_sentences
+    from docrag.generation.extractive_sentences import split_sentences as _split_sentences
 
     assert _split_sentences("To quit type :q! <ENTER> to trash all changes. Then restart.") == [
         "To quit type :q! <ENTER> to trash all changes.", "Then restart."]

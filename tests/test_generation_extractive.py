@@ -1030,7 +1030,7 @@ def test_a_list_of_figures_run_on_after_semicolons_is_one_sentence():
     """The RBI's June 2024 minutes (issue 23, en-b-023): "CPI inflation for 2024-25 is projected at 4.5 per cent with
     Q1 at 4.9 per cent; Q2 at 3.8 per cent; Q3 at 4.6 per cent; and Q4 at 4.5 per cent." had been cut at each ";"
     and the quote stopped at Q1 (rule 145). A clause with its own verb after ";" is still a sentence."""
-    from docrag.generation.extractive_units import _split_sentences
+    from docrag.generation.extractive_sentences import split_sentences as _split_sentences
     text = ("CPI inflation for 2024-25 is projected at 4.5 per cent with Q1 at 4.9 per cent; Q2 at 3.8 per cent; "
             "Q3 at 4.6 per cent; and Q4 at 4.5 per cent. The risks are evenly balanced.")
     assert _split_sentences(text) == [text[:text.index(" The risks")], "The risks are evenly balanced."]
@@ -1038,6 +1038,18 @@ def test_a_list_of_figures_run_on_after_semicolons_is_one_sentence():
         "Inflation was 6,3% in May 2023;", "Food rose 11,8%."]
     assert len(_split_sentences("Sales fell; Group of 20 members met; Germany at 5% in May of that year was the "
                                 "highest level recorded for the index since the series began.")) == 3
+
+
+def test_an_abbreviations_point_before_a_lower_case_word_or_a_figure_ends_no_sentence():
+    """NVIDIA's 10-Q (issue 23, en-a-033): "Our effective tax rates ... were lower than the U.S. federal statutory rate
+    of 21% ..." had been quoted as "... lower than the U.S." (rule 147); a capital after the point still starts one."""
+    from docrag.generation.extractive_sentences import split_sentences
+    text = "Our rates were lower than the U.S. federal statutory rate of 21% due to tax benefits. Next came costs."
+    assert split_sentences(text) == [text[:text.index(" Next")], "Next came costs."]
+    assert split_sentences("Apple Inc. reported revenue. Sales rose approx. 5% in Jan. 2024 vs. 2023.") == [
+        "Apple Inc. reported revenue.", "Sales rose approx. 5% in Jan. 2024 vs. 2023."]
+    assert split_sentences("It was sold to the U.S. The company then left.") == [
+        "It was sold to the U.S.", "The company then left."]
 
 
 def test_a_clause_after_a_semicolon_opening_with_a_conjunction_is_one_sentence_with_the_one_before(tmp_path):

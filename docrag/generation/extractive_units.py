@@ -22,6 +22,7 @@ from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_callouts import callouts
 from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, data_labels
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
+from docrag.generation.extractive_sentences import split_sentences
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Table, TableCell, is_number, is_serial, merged_charts
 from docrag.generation.extractive_text_tables import table_title, text_table_rows
@@ -39,8 +40,6 @@ _STOP = STOPWORDS
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_\u3400-\u9fff\uf900-\ufaff]+|[\u3400-\u9fff\uf900-\ufaff]+",
                     re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-# Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
-_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|(?<=[!?;])(?=[\u3400-\u9fff])")
 _MAY = frozenset({"May", "MAY"})   # the month, not the modal verb: "in May 2023", a table's "May" column
 # a month, written out or abbreviated, is one token: "July 2025" meets a table's "Jul." column, "September" "Sept."
 _MONTH = {name: name[:3] for name in ("january", "february", "march", "april", "june", "july", "august",
@@ -135,27 +134,6 @@ class Unit:
         if self.cell is not None and self.table is not None:
             return f"{self.cell.row.label} {self.table.title}".strip() or self.scored_text
         return self.scored_text
-
-
-# "!", "?" or "." closing a code token (":q!", "%d.") ends no sentence; nor does ";" before a clause opening with a
-# conjunction ("...in April; and for services it was 4,7%", rule 142) or a verbless item ("; Q2 at 3.8 per cent", 145)
-_CODE_END = re.compile(r"(?:^|\s)[:%<\-/\\@$][^\s]*[.!?]$")
-_GOES_ON = re.compile(r"(?:and|but|while|whereas|or)\b"
-                      r"|[\w:'’.-]+(?:\s[\w:'’.-]+)?\s+at\s+[-+−(]?\d(?!(?:\S*\s+){8})")
-
-
-def _split_sentences(text: str) -> list[str]:
-    flat = re.sub(r"\s*\n\s*", " ", text).strip()
-    parts: list[str] = []
-    for s in _SENTENCE_END.split(flat):
-        s = s.strip()
-        if not s:
-            continue
-        if parts and (_CODE_END.search(parts[-1]) or parts[-1].endswith(";") and _GOES_ON.match(s)):
-            parts[-1] = f"{parts[-1]} {s}"
-        else:
-            parts.append(s)
-    return parts or ([flat] if flat else [])
 
 
 def _pseudo_blocks(page: Page) -> list[Block]:
@@ -281,7 +259,7 @@ def units_of(page: Page, rank: int) -> list[Unit]:
                 boxes = _line_boxes(block, page, len(lines), index) or [block.box] * len(lines)
                 box = union(boxes[i] for i in rest)
                 units.extend(Unit(t, page, rank, block, box, context=section[id(block)])
-                             for t in _split_sentences("\n".join(lines[i] for i in rest)))
+                             for t in split_sentences("\n".join(lines[i] for i in rest)))
             continue
         if block.kind is BlockKind.FIGURE:
             cap = _caption_of(block, blocks)
@@ -319,11 +297,11 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if items:
             for text, box, lead in items:
                 units.extend(Unit(t.strip(), page, rank, block, box, context=f"{section[id(block)]} {lead}".strip())
-                             for t in (_split_sentences(text) if not lead else [re.sub(r"\s+", " ", text)])
+                             for t in (split_sentences(text) if not lead else [re.sub(r"\s+", " ", text)])
                              if t.strip())
             continue
         units.extend(Unit(t.strip(), page, rank, block, block.box, context=section[id(block)])
-                     for t in _split_sentences(block.text) if t.strip())
+                     for t in split_sentences(block.text) if t.strip())
     units.extend(Unit(" ".join(b.text.strip() for b in sorted((*labels, value), key=lambda b: b.box.y0)), page, rank,
                       value, union([*(b.box for b in labels), value.box]), context=section[id(value)])
                  for labels, value in callouts(blocks))

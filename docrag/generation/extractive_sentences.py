@@ -1,0 +1,36 @@
+"""Text blocks cut into the sentences the ``extractive`` generator quotes (rules 142, 145 and 147,
+``docs/extractive-rules.md``)."""
+
+from __future__ import annotations
+
+import re
+
+# Chinese ends sentences with 。！？； (NFKC text has !?; for the last three) and no space after them
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|(?<=[。！？；])|(?<=[!?;])(?=[\u3400-\u9fff])")
+# "!", "?" or "." closing a code token (":q!", "%d.") ends no sentence
+_CODE_END = re.compile(r"(?:^|\s)[:%<\-/\\@$][^\s]*[.!?]$")
+# nor does ";" before a clause opening with a conjunction ("...in April; and for services it was 4,7%", rule 142) or
+# before a verbless item of a list of figures ("; Q2 at 3.8 per cent; Q3 at 4.6 per cent", rule 145)
+_GOES_ON = re.compile(r"(?:and|but|while|whereas|or)\b"
+                      r"|[\w:'’.-]+(?:\s[\w:'’.-]+)?\s+at\s+[-+−(]?\d(?!(?:\S*\s+){8})")
+# nor does an abbreviation's "." before a word in lower case or a figure ("lower than the U.S. federal statutory
+# rate", "approx. 5%", rule 147)
+_ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.){2,}$|\b(?:Inc|Co|Corp|Ltd|Cos|No|Nos|vs|approx|est|incl|excl|Mr|Ms|"
+                           r"Mrs|Dr|St|Fig|Figs|Vol|cf|al|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
+_GOES_ON_LOWER = re.compile(r"[a-z0-9(]")
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` (lines joined) cut into sentences."""
+    flat = re.sub(r"\s*\n\s*", " ", text).strip()
+    parts: list[str] = []
+    for s in _SENTENCE_END.split(flat):
+        s = s.strip()
+        if not s:
+            continue
+        if parts and (_CODE_END.search(parts[-1]) or parts[-1].endswith(";") and _GOES_ON.match(s)
+                      or _ABBREVIATION.search(parts[-1]) and _GOES_ON_LOWER.match(s)):
+            parts[-1] = f"{parts[-1]} {s}"
+        else:
+            parts.append(s)
+    return parts or ([flat] if flat else [])
