@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol, TypeVar
 
 
 class Space(str, Enum):
@@ -207,6 +208,27 @@ def union(boxes: Iterable[Box]) -> Box:
     allb = [first, *rest]
     return Box(min(b.x0 for b in allb), min(b.y0 for b in allb), max(b.x1 for b in allb),
                max(b.y1 for b in allb), first.space, first.extent)
+
+
+class HasBox(Protocol):
+    @property
+    def box(self) -> Box: ...
+
+
+Boxed = TypeVar("Boxed", bound=HasBox)
+
+
+def in_rows(items: Iterable[Boxed]) -> list[list[Boxed]]:
+    """``items`` (words, blocks) grouped into rows top to bottom: an item whose vertical middle falls within the
+    height of a row's first item joins that row."""
+    rows: list[list[Boxed]] = []
+    for item in sorted(items, key=lambda o: (o.box.y0 + o.box.y1) / 2):
+        mid = (item.box.y0 + item.box.y1) / 2
+        if rows and rows[-1][0].box.y0 <= mid <= rows[-1][0].box.y1:
+            rows[-1].append(item)
+        else:
+            rows.append([item])
+    return rows
 
 
 def best_match_iou(pred: Sequence[Box], gold: Sequence[Box]) -> float:

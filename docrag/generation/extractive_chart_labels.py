@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from docrag.generation.extractive_tables import is_number
+from docrag.geometry import in_rows
 from docrag.types import Block
 
 _PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
@@ -51,24 +52,12 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
     # labels over a few categories of an axis row only are stray OCR'd marks, not its data labels; a row without
     # any (a legend row, the axis of a second panel drawn as a line) leaves the labels of another row standing
     kept: dict[str, str] = {}
-    for row in _rows(axis):
+    for row in in_rows(axis):
         names = [re.sub(r"\s+", " ", c.text).strip() for c in row]
         found = {n: out[n] for n in names if n in out}
         if len(found) >= 0.5 * len(row):
             kept.update(found)
     return kept
-
-
-def _rows(blocks: list[Block]) -> list[list[Block]]:
-    """``blocks`` grouped into rows: those whose vertical middles fall within one another's height."""
-    rows: list[list[Block]] = []
-    for b in sorted(blocks, key=lambda o: (o.box.y0 + o.box.y1) / 2):
-        mid = (b.box.y0 + b.box.y1) / 2
-        if rows and rows[-1][0].box.y0 <= mid <= rows[-1][0].box.y1:
-            rows[-1].append(b)
-        else:
-            rows.append([b])
-    return rows
 
 
 def _set_apart(b: Block, cats: list[Block], *, down: bool) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from docrag.geometry import Box, union
+from docrag.geometry import Box, in_rows, union
 from docrag.types import Word
 
 GUTTER_MIN_PT = 6.0        # the white gap between two page columns
@@ -21,18 +21,6 @@ TABLE_FIGURES = 0.25       # the table's words holding a figure, at least
 HEAD_LINES = 3             # header lines over the table's first row, at most
 OFF_ROW_PT = 1.5           # a line whose middle is this far from every table word's is off the table's rows
 _FIGURE = re.compile(r"\d")
-
-
-def _lines(words: list[Word]) -> list[list[Word]]:
-    """``words`` grouped into lines: a word whose middle falls within the first word's height of a line joins it."""
-    lines: list[list[Word]] = []
-    for w in sorted(words, key=lambda w: (w.box.y0 + w.box.y1) / 2):
-        mid = (w.box.y0 + w.box.y1) / 2
-        if lines and lines[-1][0].box.y0 <= mid <= lines[-1][0].box.y1:
-            lines[-1].append(w)
-        else:
-            lines.append([w])
-    return lines
 
 
 def _one_cell(line: list[Word]) -> bool:
@@ -56,7 +44,7 @@ def _is_prose(side: list[Word], table: list[Word]) -> bool:
     """``side`` reads as a column of prose beside ``table``: three lines or more, most of several words, no
     figures, and many of them off the table's rows; the table states figures (a table of marks, "c", "b", "–",
     has long wrapped row labels off its rows too: JPMorgan's derivatives usage table)."""
-    lines = _lines(side)
+    lines = in_rows(side)
     if len(lines) < 3 or sum(bool(_FIGURE.search(w.text)) for w in side) > 0.05 * len(side) \
             or sum(bool(_FIGURE.search(w.text)) for w in table) < TABLE_FIGURES * len(table):
         return False
@@ -77,7 +65,7 @@ def _runs_on(side: Box, region: Box, words: list[Word], gutter: tuple[float, flo
     reach = 2.5 * max(1.0, min(w.box.height for w in words))
     near = [w for w in words if not region.contains(w.box, tol=1.0)
             and (region.y0 - reach <= w.box.y1 <= region.y0 or region.y1 <= w.box.y0 <= region.y1 + reach)]
-    for line in _lines(near):
+    for line in in_rows(near):
         if all((w.box.x1 <= gutter[0] + 0.5) if left else (w.box.x0 >= gutter[1] - 0.5) for w in line) \
                 and any(side.x0 - 2.0 <= w.box.x0 <= side.x1 for w in line):
             return True
