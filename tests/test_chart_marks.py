@@ -223,3 +223,66 @@ def test_the_real_bls_release_charts_read_as_published():
     lines = {s["name"]: s for s in read_series(drawings, words, Box.points(54, 273.9, 557.27, 517.97, 612, 792))}
     assert lines["All items"]["min"] == ["Apr", pytest.approx(2.3, abs=0.011)]   # BLS: 2.3 percent in April
     assert dict(lines["All items"]["values"])["Jan"] == pytest.approx(3.0, abs=0.011)
+
+
+REAL_GTJA = REAL_BLS.parent / "zh_guotaijunan_shulianghua_qushi_xuangu_2017.pdf"
+
+
+def test_a_picture_charts_bars_are_read_off_its_pixels():
+    """A bar chart printed as a picture (issue 23: 国泰君安's 图7, ten bars, no data labels): its bars are the solid
+    regions of one colour in its pixels (not the paper, a light grey grid line's dashes or the black axis and
+    text), read through the value axis of its OCR'd ticks like a drawing's fills."""
+    from PIL import Image, ImageDraw
+
+    from docrag.ingestion.raster_marks import bar_fills
+
+    values = [5.4, 7.4, 8.5, 14.9]
+    image = Image.new("RGB", (400, 300), "white")
+    draw = ImageDraw.Draw(image)
+    base, per_unit = 250, 10   # pixels: the zero line, and pixels per 1.0
+    for v in (0, 5, 10, 15, 20):
+        for x in range(50, 390, 8):   # a dashed light grey grid line
+            draw.line([(x, base - per_unit * v), (x + 3, base - per_unit * v)], fill=(220, 220, 220))
+    draw.line([(48, 40), (48, base)], fill=(0, 0, 0), width=2)   # the axis, black
+    for i, v in enumerate(values):
+        x = 80 + 80 * i
+        draw.rectangle([x, round(base - per_unit * v), x + 40, base], fill=(69, 114, 196))
+    box = Box.points(100, 100, 300, 250, 612, 792)   # the picture's place on the page: half its pixel size
+    fills = bar_fills(image, box)
+    assert len(fills) == 4 and all(f["fill"][2] > 0.7 for f in fills)
+
+    def at(px: float, py: float, text: str) -> Word:
+        return Word(text, Box.points(100 + px / 2, 100 + py / 2 - 3, 100 + px / 2 + 4 * len(text), 100 + py / 2 + 3,
+                                     612, 792))
+
+    words = [at(20, base - per_unit * v, str(v)) for v in (0, 5, 10, 15, 20)]
+    words += [at(95 + 80 * i, base + 12, str(i + 1)) for i in range(4)]
+    (bars,) = read_series(fills, words, box)
+    read = dict(bars["values"])
+    assert [read[str(i + 1)] for i in range(4)] == [pytest.approx(v, abs=0.35) for v in values]
+
+
+@pytest.mark.skipif(not REAL_GTJA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_the_real_picture_chart_of_size_groups_reads_its_bars(tmp_path):
+    """国泰君安's 图7 (real, page 6): the smallest group's 5.4 % and the largest's 14.9 %, as the text states them."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_GTJA), from_page=5, to_page=5)
+    one.save(tmp_path / "p6.pdf")
+    ingest([tmp_path / "p6.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    (page,) = corpus.pages([corpus.find_documents("p6.pdf")[0].doc_id])
+    (series,) = [b.meta["series"] for b in page.blocks if b.kind is BlockKind.FIGURE and b.meta.get("series")]
+    read = dict(series[0]["values"])
+    assert read["1"] == pytest.approx(5.4, abs=0.2) and read["10"] == pytest.approx(14.9, abs=0.2)
+
+
+def test_a_figures_number_names_no_category_of_its_chart():
+    """"国泰君安的图7中，…最小和最大流通市值分组…" (issue 23, zh-a-051): the "7" of 图7 had named the chart's seventh
+    group, and group 7's bar was quoted; a number said outside the reference still names one ("第7组")."""
+    from docrag.generation.extractive_chart_drawn import _asked
+    from docrag.generation.extractive_units import tokenize
+    values = [[str(i), float(i)] for i in range(1, 11)]
+    for question, want in (("图7中，最小和最大流通市值分组中的占比分别是多少？", []),
+                           ("In Figure 7, what share does the smallest group hold?", []),
+                           ("图7中第7组的占比是多少？", [["7", 7.0]])):
+        assert _asked(values, dict.fromkeys(tokenize(question), 1.0), question) == want, question

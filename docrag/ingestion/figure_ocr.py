@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 
 from docrag.geometry import Box
+from docrag.ingestion import chart_marks
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
+from docrag.ingestion.raster_marks import bar_fills
 from docrag.ingestion.textlayer import join_words, word_lines
 from docrag.types import Block, Word
 
@@ -40,8 +42,9 @@ def langs_for(page_lang: str, langs: list[str]) -> list[str]:
 
 def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]) -> list[Word]:
     """OCR the image figures of a PyMuPDF ``page`` that need it (:func:`needs_figure_ocr`); returns their
-    words in page points and sets ``meta["ocr_text"]`` on each figure read. Rotated pages are left alone
-    (a clip is given in unrotated coordinates)."""
+    words in page points and sets ``meta["ocr_text"]`` on each figure read, and ``meta["series"]`` where its bars
+    can be read off the picture (:mod:`~docrag.ingestion.raster_marks`). Rotated pages are left alone (a clip is
+    given in unrotated coordinates)."""
     import pymupdf
     from PIL import Image
 
@@ -62,6 +65,10 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
             fig.meta["ocr_text"] = "\n".join(join_words([w.text for w in line])
                                              for line in word_lines(found))[:OCR_TEXT_CHARS]
             out.extend(found)
+            if chart_marks.value_axes(found):   # bars without data labels, read off the picture
+                series = chart_marks.read_series(bar_fills(image, box), found, box)
+                if series:
+                    fig.meta["series"] = series
         log.debug("figure %s: %d OCR words", fig.box, len(found))
     return out
 
