@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from docrag.generation.extractive_units import _CJK, tokenize
+from docrag.generation.extractive_units import _CJK, _REF, tokenize, without_references
 
 _HIGH = re.compile(r"\b(highest|largest|biggest|tallest|most|peak(?:ed)?|high point|top)\b|最高|最大|最多|峰值|高点",
                    re.IGNORECASE)
@@ -22,7 +22,6 @@ WHICH_Q = re.compile(r"\bwhich\b|哪", re.IGNORECASE)   # a which-question (also
 # "in which month / quarter did it peak", "哪一年": a category is asked for, not a series
 _WHICH_WHEN = re.compile(r"\bwhich\s+(?:\w+\s+){0,2}?(?:month|quarter|year|period|date|day|week|group|time)s?\b"
                          r"|哪(?:一|个)?(?:年|月|季度|组|天|期)", re.IGNORECASE)
-_REFERENCE = re.compile(r"(?:图表|图|表|\b(?:figure|fig\.|chart|table|exhibit))\s*(\d+)", re.IGNORECASE)
 _END = re.compile(r"\bend(?:ed|ing)?\b|\bfinal\b|\blast\b|期末|末", re.IGNORECASE)
 _YEAR_MONTH = re.compile(r"((?:19|20)\d\d)\s*(?:[-/.]|年)\s*(\d{1,2})(?!\d)")
 NAMED_SHARE = 0.6
@@ -74,7 +73,8 @@ def _asked(values: list[list], idf: dict[str, float], question: str = "") -> lis
     """The categories the question names whole ("Apr", "第5组", "2019"), or by year and month ("2022年8月" for
     "2022-08"); a number the question says only as a figure's or table's ("图7", "Figure 7") names no category."""
     months = {ym for m in _YEAR_MONTH.finditer(question) if (ym := _ym(m.group(0)))}
-    refs = set(_REFERENCE.findall(question)) - set(re.findall(r"\d+", _REFERENCE.sub(" ", question)))
+    refs = ({m.group(3) for m in _REF.finditer(question) if m.group(3).isdigit()}
+            - set(re.findall(r"\d+", without_references(question))))
     return [v for v in values if ((toks := tokenize(str(v[0]))) and set(toks) <= idf.keys()
                                   and str(v[0]).strip() not in refs)
             or (months and _ym(str(v[0])) in months)]

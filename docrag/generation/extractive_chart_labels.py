@@ -46,18 +46,23 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
             # the value axis over a legend word ("14, 12, 10 — Interval"), not a bar's labels
             # every series' label in the column, top to bottom (a bar's figure, then its growth line's)
             column = sorted(above, key=lambda n: n.box.y0)
-            out[re.sub(r"\s+", " ", c.text).strip()] = ", ".join(n.text.strip() for n in column)
+            out[_name(c)] = ", ".join(n.text.strip() for n in column)
     if not axis:
         return out
     # labels over a few categories of an axis row only are stray OCR'd marks, not its data labels; a row without
     # any (a legend row, the axis of a second panel drawn as a line) leaves the labels of another row standing
     kept: dict[str, str] = {}
     for row in in_rows(axis):
-        names = [re.sub(r"\s+", " ", c.text).strip() for c in row]
+        names = [_name(c) for c in row]
         found = {n: out[n] for n in names if n in out}
         if len(found) >= 0.5 * len(row):
             kept.update(found)
     return kept
+
+
+def _name(category: Block) -> str:
+    """A category label's text, its spaces made one."""
+    return re.sub(r"\s+", " ", category.text).strip()
 
 
 def _set_apart(b: Block, cats: list[Block], *, down: bool) -> bool:
@@ -85,5 +90,5 @@ def _bars_across(cats: list[Block], nums: list[Block]) -> dict[str, str]:
         row = sorted((n for n in nums if n.box.x0 >= c.box.x1 - 1
                       and abs((n.box.y0 + n.box.y1) / 2 - cy) <= 0.5 * c.box.height), key=lambda n: n.box.x0)
         if row:
-            out[re.sub(r"\s+", " ", c.text).strip()] = ", ".join(n.text.strip() for n in row)
+            out[_name(c)] = ", ".join(n.text.strip() for n in row)
     return out if axis and len(out) >= 0.5 * len(axis) else {}

@@ -145,13 +145,7 @@ def _compared_zh(clause: str) -> list[str]:
 def _asks_apart(clause: str) -> list[str]:
     """Rule 146 ``asks_apart``: "GDPR是哪一年通过、何时正式生效的", "系统由谁研发、服务于哪家清算行": asks parted
     by "、", each asked of the subject said before the first ("GDPR何时正式生效的"); [] when a piece asks nothing."""
-    free = _outside(clause)
-    pieces, start = [], 0
-    for i, ch in enumerate(clause):
-        if ch == "、" and free[i]:
-            pieces.append(clause[start:i])
-            start = i + 1
-    pieces.append(clause[start:])
+    pieces = _split_outside(clause, ("、",))
     first = _ASKS.search(pieces[0])
     if len(pieces) < 2 or first is None or not all(_ASKS.search(p) for p in pieces[1:]):
         return []
