@@ -286,3 +286,157 @@ def test_a_figures_number_names_no_category_of_its_chart():
                            ("In Figure 7, what share does the smallest group hold?", []),
                            ("图7中第7组的占比是多少？", [["7", 7.0]])):
         assert _asked(values, dict.fromkeys(tokenize(question), 1.0), question) == want, question
+
+
+def _column(values: list[str], *, x: float = 60.0, top: float = 100.0, per_tick: float = 20.0,
+            skip: tuple[int, ...] = ()) -> list[Word]:
+    """Tick labels right-aligned at ``x``, one every ``per_tick`` points from ``top``; ticks at ``skip`` unread."""
+    return [Word(v, Box.points(x - 5 * len(v), top + per_tick * i - 3, x, top + per_tick * i + 3, 612, 792))
+            for i, v in enumerate(values) if i not in skip]
+
+
+def test_a_value_axis_is_read_with_a_tick_ocr_missed_or_misread():
+    """Picture charts' ticks as OCR reads them (issue 23): "12 10 8 6 _ _ 0" (two ticks not read), "0.0 ... -2.0
+    2.5 -3.0" (a minus lost): the axis maps y to values through the ticks read; a column of data labels, unevenly
+    stepped, is no axis."""
+    (axis,) = value_axes(_column(["12", "10", "8", "6", "4", "2", "0"], skip=(4, 5)))
+    assert axis.value(100) == pytest.approx(12) and axis.value(220) == pytest.approx(0) and axis.step == 2
+    (axis,) = value_axes(_column(["0.0", "-0.5", "-1.0", "-1.5", "-2.0", "2.5", "-3.0", "-3.5"]))
+    assert axis.value(100) == pytest.approx(0.0) and axis.value(240) == pytest.approx(-3.5)
+    assert value_axes(_column(["45.5", "39.2", "35.8", "31.3", "27.2", "22.6"])) == []
+    assert value_axes(_column(["12", "10", "8", "6", "4", "2", "0"], skip=(2, 3, 4, 5))) == []   # "12 10 0"
+
+
+def test_a_number_ocr_cut_at_its_point_is_joined_again():
+    from docrag.ingestion.figure_ocr import join_decimal_parts
+
+    def at(x0: float, x1: float, text: str, y: float = 100.0) -> Word:
+        return Word(text, Box.points(x0, y, x1, y + 6, 612, 792))
+
+    joined = join_decimal_parts([at(10, 15, "4."), at(17, 20, "0"), at(10, 16, "-1.", 130), at(18, 24, "06", 130),
+                                 at(10, 15, "3."), at(40, 44, "5")])
+    assert [w.text for w in joined] == ["4.0", "-1.06", "3.", "5"]
+    assert (joined[0].box.x0, joined[0].box.x1) == (10, 20)
+
+
+def test_lines_of_one_hue_at_different_opacities_are_told_apart_by_their_legend(tmp_path):
+    """浙商证券's 图11 draws five groups' lines in one red at five opacities: each is its own series, named by the
+    legend line drawn at its opacity (they had been read as one line, named after the first group)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    red = (0.7, 0.13, 0.13)
+    groups = {"G1": ([1.0, 1.2, 1.1, 1.3], 0.2), "G2": ([1.0, 1.6, 1.9, 2.2], 0.5), "G3": ([1.0, 2.1, 2.6, 2.9], 0.9)}
+    for i, v in enumerate(["3.0", "2.5", "2.0", "1.5", "1.0"]):
+        page.insert_text((60, 103 + 40 * i), v, fontsize=8)
+    for i, q in enumerate(["Q1", "Q2", "Q3", "Q4"]):
+        page.insert_text((110 + 80 * i, 280), q, fontsize=8)
+    for j, (name, (values, alpha)) in enumerate(groups.items()):
+        pts = [pymupdf.Point(115 + 80 * i, 260 - (v - 1.0) * 80) for i, v in enumerate(values)]
+        page.draw_polyline(pts, color=red, width=1, stroke_opacity=alpha)
+        page.draw_line((420, 110 + 12 * j), (440, 110 + 12 * j), color=red, width=1, stroke_opacity=alpha)
+        page.insert_text((446, 113 + 12 * j), name, fontsize=8)
+    series = read_series(page.get_drawings(), _words(page), Box.points(50, 90, 500, 290, 612, 792))
+    read = {s["name"]: dict(s["values"]) for s in series}
+    assert set(read) == set(groups)
+    for name, (values, _) in groups.items():
+        assert [read[name][q] for q in ["Q1", "Q2", "Q3", "Q4"]] == [pytest.approx(v, abs=0.03) for v in values]
+
+
+def test_upright_category_labels_and_a_legend_swatch_read_as_text():
+    """国泰君安's 图6: 28 industries written top to bottom under the bars (each OCR'd as one tall word), its
+    legend's swatches OCR'd as "■" before each name: each bar is named by its industry, each series by its
+    legend."""
+    from PIL import Image, ImageDraw
+
+    from docrag.ingestion.raster_marks import bar_fills
+
+    dark, light = (68, 114, 196), (157, 195, 230)
+    values = {"农林牧渔": ([3.0, 3.4]), "化工": ([9.8, 10.4]), "有色金属": ([4.9, 3.6]), "银行": ([1.0, 0.7])}
+    image = Image.new("RGB", (400, 300), "white")
+    draw = ImageDraw.Draw(image)
+    base, per_unit = 200, 15
+    for i, (a, b) in enumerate(values.values()):
+        x = 60 + 80 * i
+        draw.rectangle([x, round(base - per_unit * a), x + 20, base], fill=dark)
+        draw.rectangle([x + 22, round(base - per_unit * b), x + 42, base], fill=light)
+    for x, colour in ((120, dark), (240, light)):   # the legend's swatches
+        draw.rectangle([x, 270, x + 8, 278], fill=colour)
+    box = Box.points(100, 100, 300, 250, 612, 792)   # half the picture's pixel size
+
+    def at(px0: float, py0: float, px1: float, py1: float, text: str) -> Word:
+        return Word(text, Box.points(100 + px0 / 2, 100 + py0 / 2, 100 + px1 / 2, 100 + py1 / 2, 612, 792))
+
+    words = [at(10, base - per_unit * v - 5, 30, base - per_unit * v + 5, str(v)) for v in (0, 2, 4, 6, 8, 12)]
+    words += [at(75 + 80 * i, base + 8, 85 + 80 * i, base + 8 + 12 * len(name), name)
+              for i, name in enumerate(values)]
+    words += [at(118, 268, 200, 280, "■组合行业占比"), at(236, 268, 320, 280, "■A股行业占比")]
+    read = {s["name"]: dict(s["values"]) for s in read_series(bar_fills(image, box), words, box)}
+    assert set(read) == {"组合行业占比", "A股行业占比"}
+    for name, (a, b) in values.items():
+        assert read["组合行业占比"][name] == pytest.approx(a, abs=0.25)
+        assert read["A股行业占比"][name] == pytest.approx(b, abs=0.25)
+
+
+REAL_ZHESHANG = REAL_BLS.parent / "zh_zheshang_jingu_shujuku_2022.pdf"
+
+
+@pytest.mark.skipif(not REAL_ZHESHANG.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_real_chart_whose_text_is_outlines_is_ocrd_and_its_lines_read(tmp_path):
+    """浙商证券's page 7 (real): matplotlib charts whose letters are filled outlines, not text. Their text is OCR'd,
+    图12's one line read at its five groups (1.00 ... 4.26) and 图11's five lines, one hue at five opacities,
+    each named by its legend (第5组 ends near 2.94, 第1组 near 1.25)."""
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_ZHESHANG), from_page=6, to_page=6)
+    one.save(tmp_path / "p7.pdf")
+    ingest([tmp_path / "p7.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    (page,) = corpus.pages([corpus.find_documents("p7.pdf")[0].doc_id])
+    figures = {b.meta.get("caption", "").split(":")[0].replace(" ", ""): b
+               for b in page.blocks if b.kind is BlockKind.FIGURE}
+    assert "第5组" in figures["图12"].meta["ocr_text"]
+    (line,) = figures["图12"].meta["series"]
+    assert dict(line["values"])["第5组"] == pytest.approx(4.26, abs=0.05)
+    assert dict(line["values"])["第1组"] == pytest.approx(1.0, abs=0.05)
+    lines = {s["name"]: s for s in figures["图11"].meta["series"]}
+    assert set(lines) == {f"第{i}组" for i in range(1, 6)}
+    assert lines["第5组"]["values"][-1][1] == pytest.approx(2.94, abs=0.05)
+    assert lines["第1组"]["values"][-1][1] == pytest.approx(1.25, abs=0.05)
+
+
+def test_the_series_the_question_says_whole_and_no_category_of_a_quoted_title_are_asked():
+    """zh-a-050 (issue 23): "《综合期限多样性的趋势选股策略》的图6中，组合行业占比最高的是哪个行业": the series named
+    whole (组合行业占比, not A股行业占比, whose characters the question also has) at its highest bar (化工), not
+    the industry 综合 whose name is a word of the quoted title."""
+    from docrag.generation.extractive_chart_drawn import drawn_answer
+    from docrag.generation.extractive_units import tokenize
+
+    cats = ["农林牧渔", "化工", "综合", "银行"]
+    series = [{"name": name, "kind": "bar", "values": [[c, v] for c, v in zip(cats, values, strict=True)],
+               "prefix": "", "suffix": "", "decimals": 1}
+              for name, values in (("组合行业占比", [3.0, 9.8, 2.1, 1.0]), ("A股行业占比", [3.4, 10.4, 2.6, 0.7]))]
+    question = "国泰君安《综合期限多样性的趋势选股策略》的图6中，组合行业占比最高的是哪个申万一级行业？大约占多少？"
+    answer = drawn_answer(series, question, dict.fromkeys(tokenize(question), 1.0))
+    assert answer.startswith("约9.8 — 化工（组合行业占比") and "A股" not in answer, answer
+    asked = "图6中，综合行业的组合行业占比是多少？"   # said outside the title, a category is still asked
+    assert drawn_answer(series, asked, dict.fromkeys(tokenize(asked), 1.0)).startswith("约2.1 — 综合")
+    titled = "图8“组合行业占比、A股行业占比对比”中，化工行业占比最高的是哪一类？"   # names in a chart's title quoted
+    answer = drawn_answer(series, titled, dict.fromkeys(tokenize(titled), 1.0))
+    assert answer.startswith("A股行业占比 — 化工约10.4"), answer   # which series: both compared
+
+
+def test_which_group_asks_for_a_line_when_the_groups_are_the_lines():
+    """浙商证券's 图11 (zh-c-036): five groups' lines over dates; "期末累计净值最高的是哪一组" asks which line ends
+    highest (第5组), not a group's highest point; where the groups are the categories it asks for a category."""
+    from docrag.generation.extractive_chart_drawn import drawn_answer
+    from docrag.generation.extractive_units import tokenize
+
+    dates = ["2020-01", "2021-05", "2022-09"]
+    lines = [{"name": f"第{i}组", "kind": "line", "prefix": "", "suffix": "", "decimals": 2,
+              "values": [[d, round(1.0 + 0.3 * i * k, 2)] for k, d in enumerate(dates)]} for i in range(1, 6)]
+    question = "图11（基于近1年推荐成功率分组测试）中，回测期末累计净值最高的是哪一组？约为多少？"
+    assert drawn_answer(lines, question, dict.fromkeys(tokenize(question), 1.0)).startswith("第5组 — 2022-09约4.00")
+    bars = [{"name": "月均收益率", "kind": "bar", "values": [[f"第{i}组", float(i)] for i in range(1, 6)],
+             "prefix": "", "suffix": "", "decimals": 2}, {"name": "胜率", "kind": "bar", "values": [
+             [f"第{i}组", 0.5] for i in range(1, 6)], "prefix": "", "suffix": "", "decimals": 2}]
+    question = "图12中，月均收益率最高的是哪一组？"
+    assert drawn_answer(bars, question, dict.fromkeys(tokenize(question), 1.0)).startswith("约5.00 — 第5组")

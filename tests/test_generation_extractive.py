@@ -1085,3 +1085,19 @@ def test_a_sum_of_the_two_amounts_of_one_sentence():
     assert both is not None and both.text == "4.7亿元 = 3.5亿元 + 1.2亿元"
     assert prose_arithmetic("sum", "How much in total?", "Revenue was $5 billion and costs $3 million.") is None
     assert prose_arithmetic("sum", "How much in total?", "It paid $1 billion, $2 billion and $3 billion.") is None
+
+
+def test_an_outlined_drawings_ocrd_words_need_an_axis_row_to_label_a_bar(tmp_path):
+    """浙商证券's 图11 (issue 23, zh-c-036): a drawing whose letters are outlines is OCR'd; its date tick "202105"
+    over the axis title "日期" is no data label (it had answered "202105 — 日期"), as in a text-layer drawing; a
+    picture's OCR'd labels need no axis row (a lone bar's label stands)."""
+    from docrag.types import Word
+
+    page = make_page(tmp_path, [Region((72, 100, 540, 400), GREY, "", BlockKind.FIGURE)], doc_id="c", page_no=1)
+    block = page.blocks[0]
+    page.words = [Word("202105", page.box_pt(300, 360, 330, 370)), Word("日期", page.box_pt(305, 372, 325, 382)),
+                  Word("1.25", page.box_pt(80, 200, 95, 210))]
+    for source, want in (("drawing", {}), ("image", {"日期": "202105"})):
+        block.meta = {"source": source, "ocr_text": "累计净值 3.00 2.00 1.25 202105 日期 第1组 第5组"}
+        (unit,) = [u for u in units_of(page, 1) if u.kind == "figure"]
+        assert unit.extra["values"] == want, source

@@ -25,6 +25,8 @@ _WHICH_WHEN = re.compile(r"\bwhich\s+(?:\w+\s+){0,2}?(?:month|quarter|year|perio
 _END = re.compile(r"\bend(?:ed|ing)?\b|\bfinal\b|\blast\b|期末|末", re.IGNORECASE)
 _YEAR_MONTH = re.compile(r"((?:19|20)\d\d)\s*(?:[-/.]|年)\s*(\d{1,2})(?!\d)")
 NAMED_SHARE = 0.6
+_TITLE = re.compile(r"《[^》]*》")   # a document's title the question cites
+_QUOTE = re.compile(r"“([^”]*)”")   # a quote: a chart's title, or a name quoted alone
 # "首次超过300 EFlops", "first exceeded $200": the first category past a threshold
 _FIRST_PAST = re.compile(r"首次(?P<zh>超过|突破|高于|达到|低于|跌破)\s*(?P<a>[\d.,]+)|\bfirst\s+(?P<en>exceed(?:ed|s)?|"
                          r"surpass(?:ed|es)?|top(?:ped|s)?|rose above|went above|crossed|fell below|dropped below|"
@@ -50,6 +52,19 @@ def _fmt(series: dict[str, Any], value: float) -> str:
     return f"{series.get('prefix', '')}{value:,.{digits}f}{series.get('suffix', '')}"
 
 
+def _said(series: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
+    """The series whose legend name the question says whole, outside a title it cites and a longer quote
+    ("组合行业占比", not "A股行业占比" whose characters it also has; not "IT硬件" of the chart's title
+    “我国IT硬件、软件、服务支出规模”)."""
+    own = _TITLE.sub(" ", question).lower()
+    out = []
+    for s in series:
+        name = (s.get("name") or "").lower()
+        if len(name) > 1 and name in _QUOTE.sub(lambda m, n=name: m.group(0) if m.group(1) == n else " ", own):
+            out.append(s)
+    return out
+
+
 def _named(series: list[dict[str, Any]], idf: dict[str, float]) -> list[dict[str, Any]]:
     """The series the question names: question weight of the legend name x the root of the share of the name
     asked, within ``NAMED_SHARE`` of the best ("all items", not "all items less food and energy"; both series a
@@ -71,11 +86,13 @@ def _ym(text: str) -> tuple[int, int] | None:
 
 def _asked(values: list[list], idf: dict[str, float], question: str = "") -> list[list]:
     """The categories the question names whole ("Apr", "第5组", "2019"), or by year and month ("2022年8月" for
-    "2022-08"); a number the question says only as a figure's or table's ("图7", "Figure 7") names no category."""
+    "2022-08"); a number the question says only as a figure's or table's ("图7", "Figure 7") names no category,
+    nor does a word of a title it quotes ("综合" of 《综合期限多样性的趋势选股策略》)."""
     months = {ym for m in _YEAR_MONTH.finditer(question) if (ym := _ym(m.group(0)))}
     refs = ({m.group(3) for m in _REF.finditer(question) if m.group(3).isdigit()}
             - set(re.findall(r"\d+", without_references(question))))
-    return [v for v in values if ((toks := tokenize(str(v[0]))) and set(toks) <= idf.keys()
+    said = set(tokenize(_TITLE.sub(" ", question))) if question else idf.keys()
+    return [v for v in values if ((toks := tokenize(str(v[0]))) and set(toks) <= idf.keys() and set(toks) <= said
                                   and str(v[0]).strip() not in refs)
             or (months and _ym(str(v[0])) in months)]
 
@@ -124,20 +141,32 @@ def _which_series(drawn: list[dict[str, Any]], extreme: str, question: str, idf:
     return [f"{s['name']} — about {_fmt(s, v)} at {at} ({_NOTE_EN})"]
 
 
+def _asks_series(drawn: list[dict[str, Any]], question: str) -> bool:
+    """A which-question asks for a series, unless it asks "which year / month / group" and that is what the
+    categories are ("哪一组" of a chart whose lines are 第1组 ... 第5组 asks for a line)."""
+    when = _WHICH_WHEN.search(question)
+    if not when:
+        return True
+    noun = when.group(0).lower().split()[-1].rstrip("s") if when.group(0).isascii() else when.group(0)[-1]
+    named = any(noun in (s.get("name") or "").lower() for s in drawn)
+    return named and not any(noun in str(c).lower() for c, _ in drawn[0]["values"])
+
+
 def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, float]) -> str | None:
     """``drawn_read``: the value(s) a chart's drawing shows for what the question asks (a named category, the
     highest or lowest point of a series, the first category past a threshold, or which series is highest or
-    lowest at a category or at the end), each with its category and series and labelled as read off the
-    drawing; None when the question asks none of these."""
+    lowest at a category or at the end, unless the question says one's name), each with its category and series and
+    labelled as read off the drawing; None when the question asks none of these."""
     if not drawn:
         return None
     zh = bool(_CJK.search(question))
     extreme = _extreme(question)
-    chosen = _named(drawn, idf)
+    said = _said(drawn, question)
+    chosen = said or _named(drawn, idf)
     past = _FIRST_PAST.search(question)
     if past:
         return "; ".join(_first_past(chosen, past, zh)) or None
-    if extreme and len(drawn) > 1 and WHICH_Q.search(question) and not _WHICH_WHEN.search(question):
+    if extreme and len(drawn) > 1 and len(said) != 1 and WHICH_Q.search(question) and _asks_series(drawn, question):
         return "; ".join(_which_series(drawn, extreme, question, idf, zh)) or None
     parts: list[str] = []
     signed = SIGN_Q.search(question) if WHICH_Q.search(question) and not extreme else None

@@ -269,9 +269,11 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
             if block.meta.get("ocr_text") and not _chart_like(text, caption):
                 continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
-            # its data labels over its category labels (OCR'd words of a picture, the text layer's of a drawing)
+            # its data labels over its category labels (OCR'd words of a picture, the text layer's of a drawing or
+            # the OCR'd words of one whose letters are outlines: a drawing's need an axis row)
+            drawing = "ocr_text" not in block.meta or block.meta.get("source") == "drawing"
             values = data_labels([Block(BlockKind.TEXT, w.box, w.text) for w in page.words
-                                  if block.box.coverage_of(w.box) >= 0.6], need_axis="ocr_text" not in block.meta)
+                                  if block.box.coverage_of(w.box) >= 0.6], need_axis=drawing)
             if text or caption:
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",

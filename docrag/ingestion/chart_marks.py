@@ -30,7 +30,11 @@ _TICK = re.compile(r"^\(?[-−–]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s*%?\)?$")
 _YEARISH = re.compile(r"^(?:19|20)\d\d$")
 MIN_TICKS = 3              # a value axis prints at least this many tick labels ...
 STEP_TOLERANCE = 0.02      # ... evenly stepped (values and positions) within this share of a step
+MAX_MISSING_TICKS = 2      # ... a tick or two left unread by OCR (fewer than the steps read)
+MIN_TICKS_WITH_MISREAD = 4  # a column of more ticks than this may hold one misread tick, left out
 MIN_MARKS = 3              # a chart read off its drawing has at least this many bars or line vertices
+_SWATCH_GLYPHS = "■□▪▫●◆▲"  # OCR reads a legend's swatch as one of these before its name
+UPRIGHT_SHARE = 0.8        # a row of category labels this share of them upright is read label by label
 LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
 MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
 LEGEND_COLOUR = 0.15       # a legend sample's colour is this close to its series' (per channel)
@@ -67,8 +71,10 @@ class ValueAxis:
 
 def _tick_value(text: str) -> float | None:
     """The figure a tick label prints ("0.5", "$150", "(2)", "45%"), read by :func:`docrag.quantities.quantities`;
-    None for a year or any other text."""
+    None for a year or any other text. A point OCR left without its decimals ("3." of "3.0") reads as the
+    whole number."""
     t = text.strip()
+    t = t[:-1] if t.endswith(".") and t[:-1][-1:].isdigit() else t
     if not _TICK.match(t) or _YEARISH.match(t):
         return None
     found = quantities(t)
@@ -83,37 +89,55 @@ def _centre_x(b) -> float:
     return (b.x0 + b.x1) / 2
 
 
-def _even(xs: list[float]) -> bool:
-    steps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
-    if not steps or min(abs(s) for s in steps) == 0:
-        return False
-    mid = median(steps)
-    return all(abs(s - mid) <= STEP_TOLERANCE * abs(mid) + 0.6 for s in steps)
-
-
 def _even_spread(xs: list[float]) -> bool:
     """Positions spaced evenly within a fifth of their median spacing (category labels of an axis)."""
     steps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
     return len(steps) >= 2 and all(abs(s - median(steps)) <= 0.2 * median(steps) for s in steps)
 
 
-def _axis_of(column: list[tuple[Word, float]]) -> ValueAxis | None:
-    """The linear map of a column of tick labels (top to bottom, values falling, evenly stepped)."""
-    column = sorted(column, key=lambda t: _centre_y(t[0].box))
-    ys = [_centre_y(w.box) for w, _ in column]
-    vs = [v for _, v in column]
-    if len(column) < MIN_TICKS or any(b >= a for a, b in zip(vs, vs[1:], strict=False)):
-        return None
+def _tick_steps(ys: list[float], vs: list[float]) -> float | None:
+    """The value step of tick labels top to bottom (values falling), each gap one step or a whole number of
+    them (a tick OCR did not read), the positions' gaps in proportion; None when they are not so stepped."""
     value_steps = [a - b for a, b in zip(vs, vs[1:], strict=False)]
-    if max(value_steps) - min(value_steps) > STEP_TOLERANCE * median(value_steps) or not _even(ys):
+    if not value_steps or min(value_steps) <= 0:
+        return None
+    unit = min(value_steps)
+    counts = [round(s / unit) for s in value_steps]
+    if any(abs(s - k * unit) > STEP_TOLERANCE * unit for s, k in zip(value_steps, counts, strict=True)):
+        return None
+    if sum(counts) - len(counts) > MAX_MISSING_TICKS or sum(counts) - len(counts) >= len(counts):
+        return None
+    y_steps = [b - a for a, b in zip(ys, ys[1:], strict=False)]
+    per_step = median(y / k for y, k in zip(y_steps, counts, strict=True))
+    if per_step <= 0 or any(abs(y - k * per_step) > STEP_TOLERANCE * k * per_step + 0.6
+                            for y, k in zip(y_steps, counts, strict=True)):
+        return None
+    return unit
+
+
+def _axis_of(column: list[tuple[Word, float]]) -> ValueAxis | None:
+    """The linear map of a column of tick labels (top to bottom, values falling, evenly stepped, a tick or two
+    missing allowed); one misread tick of a long column is left out (OCR's "2.5" for "-2.5")."""
+    column = sorted(column, key=lambda t: _centre_y(t[0].box))
+    if len(column) < MIN_TICKS:
+        return None
+    tries = [column] + ([column[:i] + column[i + 1:] for i in range(len(column))]
+                        if len(column) > MIN_TICKS_WITH_MISREAD else [])
+    for ticks in tries:
+        ys = [_centre_y(w.box) for w, _ in ticks]
+        vs = [v for _, v in ticks]
+        step = _tick_steps(ys, vs)
+        if step is not None:
+            break
+    else:
         return None
     b = (vs[-1] - vs[0]) / (ys[-1] - ys[0])
     a = vs[0] - b * ys[0]
-    texts = [w.text.strip() for w, _ in column]
+    texts = [w.text.strip() for w, _ in ticks]
     prefix = next((c for c in "$€£¥" if all(c in t for t in texts if t.strip("()-−–0") != "")), "")
     suffix = "%" if all(t.rstrip(")").endswith("%") for t in texts) else ""
-    return ValueAxis(a, b, median(value_steps), min(w.box.x0 for w, _ in column),
-                     max(w.box.x1 for w, _ in column), ys[0], ys[-1], prefix, suffix)
+    return ValueAxis(a, b, step, min(w.box.x0 for w, _ in ticks),
+                     max(w.box.x1 for w, _ in ticks), ys[0], ys[-1], prefix, suffix)
 
 
 def _same_map(a: ValueAxis, b: ValueAxis) -> bool:
@@ -121,6 +145,11 @@ def _same_map(a: ValueAxis, b: ValueAxis) -> bool:
     aligned on the other edge: "1 2 3" and "1.5 2.5 3.5" of one axis)."""
     span = abs(a.value(a.y_bottom) - a.value(a.y_top)) or 1.0
     return all(abs(a.value(y) - b.value(y)) <= 0.01 * span for y in (a.y_top, a.y_bottom, b.y_top, b.y_bottom))
+
+
+def _same_column(a: ValueAxis, b: ValueAxis) -> bool:
+    """Two maps read from one column of ticks (with and without a misread tick): their labels overlap."""
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y_top < b.y_bottom and b.y_top < a.y_bottom
 
 
 def value_axes(words: list[Word]) -> list[ValueAxis]:
@@ -139,7 +168,7 @@ def value_axes(words: list[Word]) -> list[ValueAxis]:
     found: list[ValueAxis] = []
     for col in sorted(columns, key=len, reverse=True):   # a column read whole before its right-aligned part
         axis = _axis_of(col)
-        if axis is not None and not any(_same_map(axis, f) for f in found):
+        if axis is not None and not any(_same_map(axis, f) or _same_column(axis, f) for f in found):
             found.append(axis)
     return sorted(found, key=lambda a: a.x0)
 
@@ -147,6 +176,9 @@ def value_axes(words: list[Word]) -> list[ValueAxis]:
 def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, float]]:
     """The category labels under the plot: the first row of words below ``below`` (right of the value
     axis), words a small gap apart joined into one label; (label, x centre) left to right."""
+    upright = _upright_labels([w for w in words if w.box.y0 >= below - 3 and _centre_x(w.box) >= left])
+    if upright:
+        return upright
     cands = [w for w in words if w.box.y0 >= below - 3 and _centre_x(w.box) >= left and w.box.height < 3 * w.box.width]
     while cands:   # row by row, top down: the first with MIN_MARKS labels (not a negative bar's data label)
         top = min(w.box.y0 for w in cands)
@@ -168,8 +200,28 @@ def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, 
     return []
 
 
+def _upright_labels(words: list[Word]) -> list[tuple[str, float]]:
+    """Category labels set upright (Chinese written top to bottom, one label a word): the words hanging from the
+    topmost line under the plot, most of them taller than wide; [] when the labels are not so set."""
+    if not words:
+        return []
+    top = min(w.box.y0 for w in words)
+    row = sorted((w for w in words if w.box.y0 <= top + 3), key=lambda w: w.box.x0)
+    upright = [w for w in row if w.box.height > 1.5 * w.box.width]
+    if len(upright) < MIN_MARKS or len(upright) < UPRIGHT_SHARE * len(row):
+        return []
+    return [(w.text, _centre_x(w.box)) for w in upright]
+
+
 def _whiteish(c) -> bool:
     return c is None or min(c) >= 0.93
+
+
+def _paint(colour, opacity) -> tuple | None:
+    """A colour as it shows on white paper at ``opacity``: one hue drawn at five opacities is five series."""
+    if colour is None or opacity is None or opacity >= 1.0:
+        return colour
+    return tuple(1.0 - opacity * (1.0 - c) for c in colour)
 
 
 def _rects_of(d: dict) -> list:
@@ -227,7 +279,7 @@ def _marks(drawings: list[dict], box: Box, left: float, right: float) -> tuple[l
         r = d["rect"]
         if not (box.x0 - 2 <= r.x0 and r.x1 <= box.x1 + 2 and box.y0 - 2 <= r.y0 and r.y1 <= box.y1 + 2):
             continue
-        fill, colour = d.get("fill"), d.get("color")
+        fill, colour = _paint(d.get("fill"), d.get("fill_opacity")), _paint(d.get("color"), d.get("stroke_opacity"))
         rects = _rects_of(d) if d.get("type") in ("f", "fs") and not _whiteish(fill) else []
         if not rects and d.get("type") == "s" and (d.get("width") or 0) >= 2 and not _whiteish(colour):
             items = d.get("items", ())   # a bar drawn as one thick vertical stroke
@@ -274,19 +326,20 @@ def _entries(rest: list[dict], words: list[Word]) -> list[tuple[tuple, str, str]
     for d in samples:
         r = d["rect"]
         cy = (r.y0 + r.y1) / 2
-        row = sorted((w for w in words if w.box.y0 - 2 <= cy <= w.box.y1 + 2 and w.box.x0 >= r.x1 - 1),
-                     key=lambda w: w.box.x0)
+        row = sorted((w for w in words if w.box.y0 - 2 <= cy <= w.box.y1 + 2 and (w.box.x0 >= r.x1 - 1 or (
+            w.text[:1] in _SWATCH_GLYPHS and w.box.x0 - 1 <= r.x0 and r.x1 <= w.box.x1))), key=lambda w: w.box.x0)
         if not row or row[0].box.x0 - r.x1 > LEGEND_GAP_PT:
             continue
         stop = min((o["rect"].x0 for o in samples if o["rect"].x0 > r.x1 + 1
                     and o["rect"].y0 - 2 <= cy <= o["rect"].y1 + 2), default=math.inf)
         name = [row[0]]
         for w in row[1:]:
-            if w.box.x0 >= stop or w.box.x0 - name[-1].box.x1 > 1.5 * w.box.height:
+            if w.box.x0 >= stop or w.box.x0 - name[-1].box.x1 > 1.5 * w.box.height or w.text[:1] in _SWATCH_GLYPHS:
                 break
             name.append(w)
-        colour = d.get("fill") if _whiteish(d.get("color")) else d.get("color")
-        out.append((tuple(colour), _dashes(d), " ".join(w.text for w in name)))
+        stroke = _paint(d.get("color"), d.get("stroke_opacity"))
+        colour = _paint(d.get("fill"), d.get("fill_opacity")) if _whiteish(stroke) else stroke
+        out.append((tuple(colour), _dashes(d), " ".join(w.text for w in name).lstrip(_SWATCH_GLYPHS).strip()))
     return out
 
 
@@ -395,7 +448,10 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
         return []
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
     out: list[dict] = []
-    for s, name in zip(found, _names(found, _entries(rest, inside)), strict=True):
+    names = _names(found, _entries(rest, inside))
+    for s, name in zip(found, names, strict=True):
+        if not name and sum(1 for o, n in zip(found, names, strict=True) if o.kind == s.kind and not n) > 1:
+            continue   # two series of a kind no legend names (a legend printed as a picture): not told apart
         axis = _axis_for(s, name, axes)
         if axis is None:
             return []   # a dual-axis chart whose series cannot be told apart: none is read

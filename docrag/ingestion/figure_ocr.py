@@ -1,14 +1,17 @@
 """Words of figures drawn as pictures: charts exported as images carry their title, axis text and data
 labels only as pixels. Such a figure (an embedded image with almost no text-layer words inside) is OCR'd
 from a rendering of its area, so its words can be searched, read by the offline generator and found by
-grounding. Measured on the real dev set (BENCHMARKS.md, "Charts drawn as images").
+grounding. Measured on the real dev set (BENCHMARKS.md, "Charts drawn as images"). A vector chart whose letters
+are painted as outlines (a matplotlib export with its fonts turned into paths) has no text layer either: it is
+OCR'd the same way, and its words kept where they give a value axis, so its marks can be read off the drawing.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
-from docrag.geometry import Box
+from docrag.geometry import Box, union
 from docrag.ingestion import chart_marks
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
@@ -24,13 +27,32 @@ MAX_WORDS_INSIDE = 2        # a figure with more text-layer words inside is a ve
 MAX_FIGURES_PER_PAGE = 6    # OCR cost stays bounded on pages of thumbnails
 MIN_SIDE_PT = 72.0          # smaller images are logos and icons, not charts
 OCR_TEXT_CHARS = 1500       # what a figure keeps of its OCR text (in ``meta["ocr_text"]``)
+MIN_GLYPHS = 12             # a drawing with this many letters painted as outlines has its text OCR'd ...
+MAX_GLYPH_PT = 14.0         # ... a letter's outline being at most this wide and high
 
 
-def needs_figure_ocr(figure: Block, words: list[Word]) -> bool:
-    """An image figure large enough to be a chart, with (almost) no text-layer words inside."""
-    if figure.meta.get("source") != "image" or min(figure.box.width, figure.box.height) < MIN_SIDE_PT:
+def needs_figure_ocr(figure: Block, words: list[Word], drawings: list[dict] = ()) -> bool:
+    """A figure large enough to be a chart, with (almost) no text-layer words inside: an image, or a drawing
+    whose text is painted as glyph outlines (:func:`outlined_glyphs` of ``drawings``)."""
+    source = figure.meta.get("source")
+    if source not in ("image", "drawing") or min(figure.box.width, figure.box.height) < MIN_SIDE_PT:
         return False
-    return sum(1 for w in words if figure.box.contains(w.box, tol=1.0)) <= MAX_WORDS_INSIDE
+    if sum(1 for w in words if figure.box.contains(w.box, tol=1.0)) > MAX_WORDS_INSIDE:
+        return False
+    return source == "image" or outlined_glyphs(figure.box, drawings) >= MIN_GLYPHS
+
+
+def outlined_glyphs(box: Box, drawings: list[dict]) -> int:
+    """How many of ``drawings`` inside ``box`` look like letters painted as outlines (a chart exported with
+    its fonts turned into paths): small filled shapes of curves and lines, not rectangles."""
+    count = 0
+    for d in drawings:
+        r, items = d["rect"], d.get("items", ())
+        if (d.get("type") == "f" and 0 < r.height <= MAX_GLYPH_PT and r.width <= MAX_GLYPH_PT
+                and any(i[0] == "c" for i in items) and box.x0 <= r.x0 and r.x1 <= box.x1
+                and box.y0 <= r.y0 and r.y1 <= box.y1):
+            count += 1
+    return count
 
 
 def langs_for(page_lang: str, langs: list[str]) -> list[str]:
@@ -40,11 +62,32 @@ def langs_for(page_lang: str, langs: list[str]) -> list[str]:
     return [lang for lang in langs if lang in want] or langs
 
 
-def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]) -> list[Word]:
-    """OCR the image figures of a PyMuPDF ``page`` that need it (:func:`needs_figure_ocr`); returns their
-    words in page points and sets ``meta["ocr_text"]`` on each figure read, and ``meta["series"]`` where its bars
-    can be read off the picture (:mod:`~docrag.ingestion.raster_marks`). Rotated pages are left alone (a clip is
-    given in unrotated coordinates)."""
+_INTEGER_POINT = re.compile(r"^[-−–]?[$€£¥]?\d[\d,]*\.$")
+_DECIMALS = re.compile(r"^\d+%?$")
+
+
+def join_decimal_parts(words: list[Word]) -> list[Word]:
+    """OCR's words with a number it cut at its point ("4." and "0", "-1." and "06") joined again: the whole
+    part ends in a point and the decimals follow on its line, closer than a character's height."""
+    out: list[Word] = []
+    for w in words:
+        prev = out[-1] if out else None
+        if (prev is not None and _INTEGER_POINT.match(prev.text) and _DECIMALS.match(w.text)
+                and abs((prev.box.y0 + prev.box.y1) / 2 - (w.box.y0 + w.box.y1) / 2) <= 0.3 * prev.box.height
+                and 0 <= w.box.x0 - prev.box.x1 <= prev.box.height):
+            out[-1] = Word(prev.text + w.text, union([prev.box, w.box]))
+        else:
+            out.append(w)
+    return out
+
+
+def figure_words(page, figures: list[Block], words: list[Word], langs: list[str],
+                 drawings: list[dict] = ()) -> list[Word]:
+    """OCR the figures of a PyMuPDF ``page`` that need it (:func:`needs_figure_ocr`; ``drawings`` are the page's,
+    for charts whose text is outlines); returns their words in page points and sets ``meta["ocr_text"]`` on each
+    figure read, and ``meta["series"]`` where a picture's bars can be read off its pixels
+    (:mod:`~docrag.ingestion.raster_marks`; a drawing's marks are read by the caller, and its OCR'd words are kept
+    only where they give a value axis). Rotated pages are left alone (a clip is given in unrotated coordinates)."""
     import pymupdf
     from PIL import Image
 
@@ -52,20 +95,22 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
         return []
     out: list[Word] = []
     width, height = page.rect.width, page.rect.height
-    for fig in [f for f in figures if needs_figure_ocr(f, words)][:MAX_FIGURES_PER_PAGE]:
+    for fig in [f for f in figures if needs_figure_ocr(f, words, drawings)][:MAX_FIGURES_PER_PAGE]:
         box = fig.box
         dpi = min(FIGURE_OCR_DPI, 72.0 * (FIGURE_OCR_MAX_PIXELS / max(box.width * box.height, 1.0)) ** 0.5)
         pix = page.get_pixmap(clip=pymupdf.Rect(box.x0, box.y0, box.x1, box.y1), dpi=max(int(dpi), 72), alpha=False)
         image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         content = ocr_to_page_content(ocr_image(image, langs, sparse=True), box.width, box.height)
-        found = [Word(w.text, Box.points(box.x0 + w.box.x0, box.y0 + w.box.y0, box.x0 + w.box.x1,
-                                         box.y0 + w.box.y1, width, height).clipped())
-                 for w in content.words]
+        found = join_decimal_parts([Word(w.text, Box.points(box.x0 + w.box.x0, box.y0 + w.box.y0, box.x0 + w.box.x1,
+                                                            box.y0 + w.box.y1, width, height).clipped())
+                                    for w in content.words])
+        if fig.meta.get("source") == "drawing" and not chart_marks.value_axes(found):
+            continue   # outlined text kept only where it makes a chart readable (a logo's is not a chart's)
         if found:   # sparse text comes word by word: its lines are rebuilt from the words' positions
             fig.meta["ocr_text"] = "\n".join(join_words([w.text for w in line])
                                              for line in word_lines(found))[:OCR_TEXT_CHARS]
             out.extend(found)
-            if chart_marks.value_axes(found):   # bars without data labels, read off the picture
+            if fig.meta.get("source") == "image" and chart_marks.value_axes(found):   # bars off the picture
                 series = chart_marks.read_series(bar_fills(image, box), found, box)
                 if series:
                     fig.meta["series"] = series

@@ -171,7 +171,8 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
         table_blocks = _with_model_regions(table_blocks, model_blocks, BlockKind.TABLE)
         figure_blocks = _with_model_regions(figure_blocks, model_blocks, BlockKind.FIGURE)
     if result.text_source is TextSource.PDF and opts.ocr_figures:   # charts drawn as pictures
-        drawn = figure_ocr.figure_words(page, figure_blocks, words, figure_ocr.langs_for(result.lang, opts.langs))
+        drawn = figure_ocr.figure_words(page, figure_blocks, words, figure_ocr.langs_for(result.lang, opts.langs),
+                                        drawings)
         if drawn:
             result.words = words = words + drawn
             read = [f.meta["ocr_text"] for f in figure_blocks if "ocr_text" in f.meta]

@@ -44,7 +44,9 @@ def bar_fills(image: Any, box: Box) -> list[dict]:
     for colour, count in zip(colours, counts, strict=True):
         if count < MIN_COLOUR_SHARE * width * height:
             continue
-        labels, _ = ndimage.label(key == colour)
+        painted = key == colour
+        fill = tuple(float(c) / 255 for c in px[painted].mean(axis=0))   # one colour for all its bars
+        labels, _ = ndimage.label(painted)
         for i, found in enumerate(ndimage.find_objects(labels), 1):
             if found is None:
                 continue
@@ -53,7 +55,6 @@ def bar_fills(image: Any, box: Box) -> list[dict]:
             region = labels[found] == i
             if w < MIN_SIDE_PX or h < MIN_SIDE_PX or region.sum() < MIN_FILL * h * w:
                 continue
-            fill = tuple(float(c) / 255 for c in px[found][region].mean(axis=0))
             rect = pymupdf.Rect(box.x0 + xs.start * sx, box.y0 + ys.start * sy,
                                 box.x0 + xs.stop * sx, box.y0 + ys.stop * sy)
             out.append({"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill})
