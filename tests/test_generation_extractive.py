@@ -1101,3 +1101,23 @@ def test_an_outlined_drawings_ocrd_words_need_an_axis_row_to_label_a_bar(tmp_pat
         block.meta = {"source": source, "ocr_text": "累计净值 3.00 2.00 1.25 202105 日期 第1组 第5组"}
         (unit,) = [u for u in units_of(page, 1) if u.kind == "figure"]
         assert unit.extra["values"] == want, source
+
+
+def test_a_total_asked_is_read_from_the_tables_total_row_not_summed(tmp_path):
+    """影石创新's prospectus (issue 23, zh-c-021): "前十名股东合计持股比例是多少" had been answered by adding two small
+    holders' shares of another table on the page (0.3722 = 0.1768 + 0.1954); the 合计 row under the column asked
+    prints it. A question naming the rows to add leaves the sum to them."""
+    top = [["序号", "股东名称", "持股比例(%)"], ["1", "北京岚锋", "29.9376"], ["2", "EARN ACE", "13.3239"],
+           ["3", "QM101", "9.4001"], ["合计", "", "81.7851"]]
+    new = [["序号", "股东名称", "持股比例(%)"], ["1", "知盛投资", "0.1768"], ["2", "山东龙兴", "0.1954"]]
+    regions = [Region(box, GREY, "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE)
+               for box, rows in (((72, 100, 540, 300), top), ((72, 400, 540, 500), new))]
+    page = make_page(tmp_path, regions, doc_id="t", page_no=1)
+    page.blocks[0].meta["rows"], page.blocks[1].meta["rows"] = top, new
+    from docrag.generation.extractive_math import stated_total
+
+    units = units_of(page, 1)
+    small = next(u for u in units if u.cell is not None and u.cell.value == "0.1768")
+    total = stated_total(small, "前十名股东合计持股比例是多少？", units)
+    assert total is not None and total.cell.value == "81.7851" and total.cell.row.label == "合计"
+    assert stated_total(small, "知盛投资和山东龙兴合计持股比例是多少？", units) is None   # the rows to add are named

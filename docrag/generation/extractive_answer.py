@@ -32,6 +32,7 @@ from docrag.generation.extractive_math import (
     mixes_measures,
     named_figure,
     not_addable,
+    stated_total,
 )
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
@@ -123,6 +124,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         op = ""   # the cells the question names are not on the pages read: no operand is guessed
     elif op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text):
         op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
+    elif op == "sum" and (total := stated_total(best, question, units)) is not None:
+        best, used, op = total, [total], ""   # stated_total: the table's 合计 row is read, not a sum picked
     if op in ("share", "growth"):
         printed = [u for u in units if u.cell is not None and best.cell is not None
                    and u.cell.row is best.cell.row and (_PERCENT_COL.search(" ".join(u.cell.headers))

@@ -10,7 +10,9 @@ Rules (``docs/extractive-rules.md``, 41, 67, 68): :func:`comparable`, arithmetic
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docrag.generation.extractive_formula import formula_of
 from docrag.generation.extractive_tables import TableCell, parse_number
@@ -128,6 +130,23 @@ _TOTAL_ROW = re.compile(r"^\s*(?:total|sum|合计|总计|小计)\b|^\s*(?:合计
 def is_total_row(label: str) -> bool:
     """A row labelled Total, Sum, 合计, 总计 or 小计: it sums the rows above it."""
     return bool(_TOTAL_ROW.search(label))
+
+
+# "A和B合计", "the total of A and B": the rows summed are named, the table's total row is not asked
+_NAMED_SUM = re.compile(r"(?:和|与|及|、|\band\b)[^，,。；;？?]*?(?:合计|总计|总和|之和|combined|together)"
+                        r"|\b(?:sum|total) of\b[^,.;?]*\band\b", re.IGNORECASE)
+
+
+def stated_total(best: Any, question: str, units: Sequence[Any]) -> Any | None:
+    """``stated_total``: "前十名股东合计持股比例是多少" asks the total a table prints in its 合计 / Total row under
+    the column asked, not a sum of cells picked to add (the answer had added two small holders' shares of
+    another table on the page); None when the question names the rows to add or no total row prints it."""
+    if best.cell is None or _NAMED_SUM.search(question):
+        return None
+    column = best.cell.headers[-1].strip() if best.cell.headers else ""
+    totals = [u for u in units if u.cell is not None and u.page is best.page and is_total_row(u.cell.row.label)
+              and u.cell.headers and u.cell.headers[-1].strip() == column and parse_number(u.cell.value) is not None]
+    return totals[0] if len(totals) == 1 else None
 
 
 def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
