@@ -26,6 +26,7 @@ _END = re.compile(r"\bend(?:ed|ing)?\b|\bfinal\b|\blast\b|期末|末", re.IGNORE
 _YEAR_MONTH = re.compile(r"((?:19|20)\d\d)\s*(?:[-/.]|年)\s*(\d{1,2})(?!\d)")
 NAMED_SHARE = 0.6
 _TITLE = re.compile(r"《[^》]*》")   # a document's title the question cites
+_UNIT_NOTE = re.compile(r"\s*[（(][^（()）]*[)）]\s*$")   # a legend name's closing bracket: its unit
 _QUOTE = re.compile(r"“([^”]*)”")   # a quote: a chart's title, or a name quoted alone
 # "首次超过300 EFlops", "first exceeded $200": the first category past a threshold
 _FIRST_PAST = re.compile(r"首次(?P<zh>超过|突破|高于|达到|低于|跌破)\s*(?P<a>[\d.,]+)|\bfirst\s+(?P<en>exceed(?:ed|s)?|"
@@ -59,7 +60,7 @@ def _said(series: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
     own = _TITLE.sub(" ", question).lower()
     out = []
     for s in series:
-        name = (s.get("name") or "").lower()
+        name = _UNIT_NOTE.sub("", s.get("name") or "").lower()   # "GDP规模年增长率（%）" is said as "GDP规模年增长率"
         if len(name) > 1 and name in _QUOTE.sub(lambda m, n=name: m.group(0) if m.group(1) == n else " ", own):
             out.append(s)
     return out

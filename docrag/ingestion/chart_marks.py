@@ -34,7 +34,8 @@ MAX_MISSING_TICKS = 2      # ... a tick or two left unread by OCR (fewer than th
 MIN_TICKS_WITH_MISREAD = 4  # a column of more ticks than this may hold one misread tick, left out
 MIN_MARKS = 3              # a chart read off its drawing has at least this many bars or line vertices
 _SWATCH_GLYPHS = "■□▪▫●◆▲"  # OCR reads a legend's swatch as one of these before its name
-UPRIGHT_SHARE = 0.8        # a row of category labels this share of them upright is read label by label
+UPRIGHT_SHARE = 0.8        # a row of category labels this share of them upright (or slanted) is read so
+SLANT_ANCHOR = 0.2         # a slanted label's tick: this share of its box's width in from its right end
 LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
 MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
 LEGEND_COLOUR = 0.15       # a legend sample's colour is this close to its series' (per channel)
@@ -194,10 +195,20 @@ def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, 
         if len(singles) > len(labels) and _even_spread([_centre_x(w.box) for w in row]):
             labels = singles
         if len(labels) >= MIN_MARKS:
-            return [(" ".join(w.text for w in group).strip(), (group[0].box.x0 + group[-1].box.x1) / 2)
-                    for group in labels]
+            slanted = _slanted(row)
+            return [(" ".join(w.text for w in group).strip(),
+                     group[-1].box.x1 - SLANT_ANCHOR * group[-1].box.width if slanted
+                     else (group[0].box.x0 + group[-1].box.x1) / 2) for group in labels]
         cands = [w for w in cands if w.box.y0 > top + 0.6 * height]
     return []
+
+
+def _slanted(row: list[Word]) -> bool:
+    """Category labels set at a slant (Excel's 45°, "2011年" rising to the right): most words of four characters
+    or more in boxes about as high as wide; such a label ends at its tick, its box's right end."""
+    long = [w for w in row if len(w.text.strip()) >= 4]
+    square = [w for w in long if 0.6 <= w.box.height / max(w.box.width, 1e-6) <= 1.6]
+    return len(long) >= MIN_MARKS and len(square) >= UPRIGHT_SHARE * len(row)
 
 
 def _upright_labels(words: list[Word]) -> list[tuple[str, float]]:

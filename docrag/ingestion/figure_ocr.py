@@ -15,7 +15,7 @@ from docrag.geometry import Box, union
 from docrag.ingestion import chart_marks
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
-from docrag.ingestion.raster_marks import bar_fills
+from docrag.ingestion.raster_marks import bar_fills, line_strokes
 from docrag.ingestion.textlayer import join_words, word_lines
 from docrag.types import Block, Word
 
@@ -85,7 +85,7 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
                  drawings: list[dict] = ()) -> list[Word]:
     """OCR the figures of a PyMuPDF ``page`` that need it (:func:`needs_figure_ocr`; ``drawings`` are the page's,
     for charts whose text is outlines); returns their words in page points and sets ``meta["ocr_text"]`` on each
-    figure read, and ``meta["series"]`` where a picture's bars can be read off its pixels
+    figure read, and ``meta["series"]`` where a picture's bars and lines can be read off its pixels
     (:mod:`~docrag.ingestion.raster_marks`; a drawing's marks are read by the caller, and its OCR'd words are kept
     only where they give a value axis). Rotated pages are left alone (a clip is given in unrotated coordinates)."""
     import pymupdf
@@ -110,8 +110,10 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
             fig.meta["ocr_text"] = "\n".join(join_words([w.text for w in line])
                                              for line in word_lines(found))[:OCR_TEXT_CHARS]
             out.extend(found)
-            if fig.meta.get("source") == "image" and chart_marks.value_axes(found):   # bars off the picture
-                series = chart_marks.read_series(bar_fills(image, box), found, box)
+            if fig.meta.get("source") == "image" and chart_marks.value_axes(found):   # marks off the picture
+                series = chart_marks.read_series(bar_fills(image, box) + line_strokes(image, box), found, box)
+                # a traced line no legend names is not told from a second axis' line or a panel's: not read
+                series = [s for s in series if s["kind"] != "line" or s["name"]]
                 if series:
                     fig.meta["series"] = series
         log.debug("figure %s: %d OCR words", fig.box, len(found))
