@@ -228,6 +228,18 @@ def test_the_real_bls_release_charts_read_as_published():
 REAL_GTJA = REAL_BLS.parent / "zh_guotaijunan_shulianghua_qushi_xuangu_2017.pdf"
 
 
+def _real_page(folder: Path, src: Path, page_no: int):
+    """Page ``page_no`` of a real dev-set PDF, ingested alone into a corpus under ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(src), from_page=page_no - 1, to_page=page_no - 1)
+    one.save(folder / f"p{page_no}.pdf")
+    ingest([folder / f"p{page_no}.pdf"], folder / "corpus", show_progress=False)
+    corpus = Corpus.open(folder / "corpus")
+    (page,) = corpus.pages([corpus.find_documents(f"p{page_no}.pdf")[0].doc_id])
+    return page
+
+
 def test_a_picture_charts_bars_are_read_off_its_pixels():
     """A bar chart printed as a picture (issue 23: 国泰君安's 图7, ten bars, no data labels): its bars are the solid
     regions of one colour in its pixels (not the paper, a light grey grid line's dashes or the black axis and
@@ -265,12 +277,7 @@ def test_a_picture_charts_bars_are_read_off_its_pixels():
 @pytest.mark.skipif(not REAL_GTJA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
 def test_the_real_picture_chart_of_size_groups_reads_its_bars(tmp_path):
     """国泰君安's 图7 (real, page 6): the smallest group's 5.4 % and the largest's 14.9 %, as the text states them."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_GTJA), from_page=5, to_page=5)
-    one.save(tmp_path / "p6.pdf")
-    ingest([tmp_path / "p6.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    (page,) = corpus.pages([corpus.find_documents("p6.pdf")[0].doc_id])
+    page = _real_page(tmp_path, REAL_GTJA, 6)
     (series,) = [b.meta["series"] for b in page.blocks if b.kind is BlockKind.FIGURE and b.meta.get("series")]
     read = dict(series[0]["values"])
     assert read["1"] == pytest.approx(5.4, abs=0.2) and read["10"] == pytest.approx(14.9, abs=0.2)
@@ -385,12 +392,7 @@ def test_a_real_chart_whose_text_is_outlines_is_ocrd_and_its_lines_read(tmp_path
     """浙商证券's page 7 (real): matplotlib charts whose letters are filled outlines, not text. Their text is OCR'd,
     图12's one line read at its five groups (1.00 ... 4.26) and 图11's five lines, one hue at five opacities,
     each named by its legend (第5组 ends near 2.94, 第1组 near 1.25)."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_ZHESHANG), from_page=6, to_page=6)
-    one.save(tmp_path / "p7.pdf")
-    ingest([tmp_path / "p7.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    (page,) = corpus.pages([corpus.find_documents("p7.pdf")[0].doc_id])
+    page = _real_page(tmp_path, REAL_ZHESHANG, 7)
     figures = {b.meta.get("caption", "").split(":")[0].replace(" ", ""): b
                for b in page.blocks if b.kind is BlockKind.FIGURE}
     assert "第5组" in figures["图12"].meta["ocr_text"]
@@ -494,15 +496,7 @@ def test_real_picture_lines_are_read_where_a_legend_names_them(tmp_path):
     """《财经》's line chart (page 3, real): its advertising line peaks at about 58 % in 2012 and its GDP line bottoms
     at about 3 % in 2020, as published. StatsSA's Figure 1 (page 5) plots an index on one axis and a rate on a
     second that OCR does not read, its legend naming no line by colour: none of its traced lines is read."""
-    pages = {}
-    for name, src, at in (("ads", REAL_CAIJING, 2), ("cpi", REAL_STATSSA, 4)):
-        one = pymupdf.open()
-        one.insert_pdf(pymupdf.open(src), from_page=at, to_page=at)
-        one.save(tmp_path / f"{name}.pdf")
-    ingest([tmp_path / "ads.pdf", tmp_path / "cpi.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    for name in ("ads", "cpi"):
-        (pages[name],) = corpus.pages([corpus.find_documents(f"{name}.pdf")[0].doc_id])
+    pages = {"ads": _real_page(tmp_path / "ads", REAL_CAIJING, 3), "cpi": _real_page(tmp_path / "cpi", REAL_STATSSA, 5)}
     (series,) = [b.meta["series"] for b in pages["ads"].blocks if b.meta.get("series")]
     lines = {s["name"][:3]: s for s in series}
     assert lines["广告经"]["max"][0] == "2012年" and lines["广告经"]["max"][1] == pytest.approx(58, abs=2)
