@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -1121,3 +1122,34 @@ def test_a_total_asked_is_read_from_the_tables_total_row_not_summed(tmp_path):
     total = stated_total(small, "前十名股东合计持股比例是多少？", units)
     assert total is not None and total.cell.value == "81.7851" and total.cell.row.label == "合计"
     assert stated_total(small, "知盛投资和山东龙兴合计持股比例是多少？", units) is None   # the rows to add are named
+
+
+
+REAL_GTJA = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / \
+    "zh_guotaijunan_shulianghua_qushi_xuangu_2017.pdf"
+
+
+@pytest.mark.skipif(not REAL_GTJA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_mean_asked_averages_the_columns_rows_of_the_years_named(tmp_path):
+    """国泰君安's 表3 (real, page 7; issue 23, zh-a-054): "2007-2016年各年超额收益的简单平均值" had been answered with
+    2016's row; the column asked is averaged over the years named, the inputs shown (17.91 %, as the gold computes
+    it); a span names the rows, and a column named 平均收益 is no mean asked."""
+    import pymupdf
+
+    from docrag.corpus import Corpus
+    from docrag.ingestion import ingest
+
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_GTJA), from_page=6, to_page=6)
+    one.save(tmp_path / "p7.pdf")
+    ingest([tmp_path / "p7.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    pages = corpus.pages([corpus.find_documents("p7.pdf")[0].doc_id])
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("表3中，2007-2016年各年超额收益的简单平均值是多少？", pages)
+    assert ans.answer.startswith("17.91% = (19.59 + 26.51"), ans.answer
+    assert ans.meta["arithmetic"]["op"] == "mean"
+    ans = gen.generate("表3中，2014-2016年各年超额收益的平均值是多少？", pages)
+    assert ans.answer.startswith("23.94% = (11.66 + 41.07 + 19.10) / 3"), ans.answer
+    ans = gen.generate("表3中，2016年的平均收益是多少？", pages)
+    assert "1.53" in ans.answer and "=" not in ans.answer, ans.answer

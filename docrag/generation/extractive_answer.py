@@ -27,6 +27,7 @@ from docrag.generation.extractive_formula import formula_of, formula_operands, p
 from docrag.generation.extractive_math import (
     Result,
     adds_a_total,
+    column_mean,
     comparable,
     compute,
     mixes_measures,
@@ -105,6 +106,11 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     """A cell's answer: ``(best, used, parts)``. For a share or growth the row's printed percentage is
     quoted instead of computed; otherwise the arithmetic ``op`` asks for is computed from ``best`` and
     its second operand when both are of one kind (``meta`` records it, or why it was refused)."""
+    averaged = column_mean(best, question, units)
+    if averaged is not None:   # column_mean: "各年超额收益的简单平均值", the column's rows averaged (rule 150)
+        res, cells = averaged
+        meta["arithmetic"] = {"op": "mean", "value": res.value, "inputs": "table cells"}
+        return best, cells, [f"{res.text} ({fmt_cell(best)}; {len(cells)} rows)"]
     used: list[Unit] = [best]
     parts: list[str] = []
     quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused

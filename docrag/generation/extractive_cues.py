@@ -124,7 +124,8 @@ def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> li
 _ASKED = re.compile(r"^(?:多[长久大高远少]|几|什么|哪|怎|如何|为何)")
 _ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "时间", "日期", "年份", "金额", "价格", "原因",
                            "作用", "方法", "办法", "名称", "名字", "意思", "含义", "结果", "范围", "单位",
-                           "无法", "时候", "情况", "方式", "部分"})   # and words jieba tags n* that name nothing
+                           "无法", "时候", "情况", "方式", "部分", "平均值", "均值"})   # and words jieba tags n* that
+# name nothing ("平均值": the mean computed, rule 150)
 
 
 def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
