@@ -106,7 +106,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     """A cell's answer: ``(best, used, parts)``. For a share or growth the row's printed percentage is
     quoted instead of computed; otherwise the arithmetic ``op`` asks for is computed from ``best`` and
     its second operand when both are of one kind (``meta`` records it, or why it was refused)."""
-    averaged = column_mean(best, question, units)
+    mates = {id(u) for u in _column_mates(best, units)}
+    averaged = column_mean(best, question, [u for u in units if u is best or id(u) in mates])   # in table order
     if averaged is not None:   # column_mean: "各年超额收益的简单平均值", the column's rows averaged (rule 150)
         res, cells = averaged
         meta["arithmetic"] = {"op": "mean", "value": res.value, "inputs": "table cells"}
@@ -218,6 +219,18 @@ def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
     return out
 
 
+def _column_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
+    """The cells of ``best``'s column in its table's other rows, one unit per row."""
+    out: list[Unit] = []
+    if best.cell is None or best.table is None:
+        return out
+    for u in units:
+        if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
+                and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)):
+            out.append(u)
+    return out
+
+
 def _named_apart(own: str, theirs: str, asked: set[str]) -> bool:
     """``theirs`` (a header or row label) differs from ``own`` only in words the question names, and the
     question also names what sets ``own`` apart."""
@@ -242,16 +255,11 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     """``other_columns`` across: the cells of ``best``'s column in the other rows the question names ("the
     annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group"); a row's section, appended
     to its label ("Net income (Operating expenses)"), is not part of its name."""
-    if best.cell is None or best.table is None or not best.cell.header_text:
+    if best.cell is None or not best.cell.header_text:
         return []
     asked = set(tokenize(question))
-    out: list[Unit] = []
-    for u in units:
-        if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
-                and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)
-                and _named_apart(best.cell.row.name, u.cell.row.name, asked)):
-            out.append(u)
-    return out[:most]
+    return [u for u in _column_mates(best, units)
+            if _named_apart(best.cell.row.name, u.cell.row.name, asked)][:most]  # type: ignore[union-attr]
 
 
 def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:

@@ -156,15 +156,14 @@ _AVERAGE_ROW = re.compile(r"^\s*(?:average|mean|平均|均值)", re.IGNORECASE)
 _ROW_YEAR = re.compile(r"^\s*((?:19|20)\d\d)")
 
 
-def column_mean(best: Any, question: str, units: Sequence[Any]) -> tuple[Result, list[Any]] | None:
+def column_mean(best: Any, question: str, column: Sequence[Any]) -> tuple[Result, list[Any]] | None:
     """``column_mean``: "2007-2016年各年超额收益的简单平均值", "the average of ... over 2019-2023": the mean of the
-    answering cell's column over its table's rows (those of the years named when a span is; no total or average
-    row), computed with its inputs shown; None unless the question asks a mean and two rows or more give figures."""
+    answering cell's ``column`` (its cells, one per row of its table) over its rows (those of the years named when a
+    span is; no total or average row), computed with its inputs shown; None unless the question asks a mean and two
+    rows or more give figures."""
     if best.cell is None or not _MEAN.search(question):
         return None
-    column = best.cell.header_text
-    cells = [u for u in units if u.cell is not None and u.block is best.block and u.cell.header_text == column
-             and not is_total_row(u.cell.row.label) and not _AVERAGE_ROW.search(u.cell.row.label)
+    cells = [u for u in column if not is_total_row(u.cell.row.label) and not _AVERAGE_ROW.search(u.cell.row.label)
              and parse_number(u.cell.value) is not None]
     span = _YEAR_SPAN.search(question)
     if span:
@@ -174,7 +173,7 @@ def column_mean(best: Any, question: str, units: Sequence[Any]) -> tuple[Result,
         return None
     values = [parse_number(u.cell.value) or 0.0 for u in cells]
     mean = sum(values) / len(values)
-    pct = "%" if best.cell.value.strip().endswith("%") or "%" in column else ""
+    pct = "%" if best.cell.value.strip().endswith("%") or "%" in best.cell.header_text else ""
     shown = " + ".join(u.cell.value.strip() for u in cells)
     return Result("mean", mean, f"{_fmt(mean, '0.00')}{pct} = ({shown}) / {len(cells)}"), cells
 

@@ -15,7 +15,7 @@ from docrag.geometry import Box, union
 from docrag.ingestion import chart_marks
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
-from docrag.ingestion.raster_marks import bar_fills, line_strokes
+from docrag.ingestion.raster_marks import picture_marks
 from docrag.ingestion.textlayer import join_words, word_lines
 from docrag.types import Block, Word
 
@@ -111,7 +111,7 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
                                              for line in word_lines(found))[:OCR_TEXT_CHARS]
             out.extend(found)
             if fig.meta.get("source") == "image" and chart_marks.value_axes(found):   # marks off the picture
-                series = chart_marks.read_series(bar_fills(image, box) + line_strokes(image, box), found, box)
+                series = chart_marks.read_series(picture_marks(image, box), found, box)
                 # a traced line no legend names is not told from a second axis' line or a panel's: not read
                 series = [s for s in series if s["kind"] != "line" or s["name"]]
                 if series:

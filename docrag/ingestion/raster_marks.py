@@ -34,23 +34,35 @@ MAX_SAMPLE_PX = 8         # a legend's sample of a line: a stroke at most this m
 MAX_SAMPLE_SHARE = 0.15   # ... and at most this share of the picture's width
 
 
+def picture_marks(image: Any, box: Box) -> list[dict]:
+    """:func:`bar_fills` and :func:`line_strokes` of ``image`` from one pass over its colours."""
+    colours = _colours(image)
+    return _bars(colours, box) + _lines(colours, box)
+
+
 def bar_fills(image: Any, box: Box) -> list[dict]:
     """The solid rectangles of ``image`` (a PIL image of ``box``, page points) as PyMuPDF-style fills
     (``{"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": (r, g, b)}``, page points, colours 0..1)."""
-    import numpy as np
+    return _bars(_colours(image), box)
+
+
+def line_strokes(image: Any, box: Box) -> list[dict]:
+    """The lines of ``image`` (a PIL image of ``box``, page points) as PyMuPDF-style strokes
+    (``{"type": "s", "items": [("l", p, q), ...], "rect": rect, "color": (r, g, b)}``): per colour, its thin
+    regions spanning at least :data:`MIN_LINE_SHARE` of the picture's width together (a line broken where another
+    crosses it), traced by the middle of their pixels in each column of pixels, and its legend samples (short
+    horizontal strokes of its colour)."""
+    return _lines(_colours(image), box)
+
+
+def _bars(colours: list[tuple[Any, tuple]], box: Box) -> list[dict]:
     import pymupdf
     from scipy import ndimage
 
-    px, key = _colour_keys(image)
-    height, width = key.shape
-    colours, counts = np.unique(key[key >= 0], return_counts=True)
-    sx, sy = box.width / width, box.height / height
     out: list[dict] = []
-    for colour, count in zip(colours, counts, strict=True):
-        if count < MIN_COLOUR_SHARE * width * height:
-            continue
-        painted = key == colour
-        fill = tuple(float(c) / 255 for c in px[painted].mean(axis=0))   # one colour for all its bars
+    for painted, fill in colours:   # one colour for all its bars
+        height, width = painted.shape
+        sx, sy = box.width / width, box.height / height
         labels, _ = ndimage.label(painted)
         for i, found in enumerate(ndimage.find_objects(labels), 1):
             if found is None:
@@ -67,25 +79,15 @@ def bar_fills(image: Any, box: Box) -> list[dict]:
     return out
 
 
-def line_strokes(image: Any, box: Box) -> list[dict]:
-    """The lines of ``image`` (a PIL image of ``box``, page points) as PyMuPDF-style strokes
-    (``{"type": "s", "items": [("l", p, q), ...], "rect": rect, "color": (r, g, b)}``): per colour, its thin
-    regions spanning at least :data:`MIN_LINE_SHARE` of the picture's width together (a line broken where another
-    crosses it), traced by the middle of their pixels in each column of pixels, and its legend samples (short
-    horizontal strokes of its colour)."""
+def _lines(colours: list[tuple[Any, tuple]], box: Box) -> list[dict]:
     import numpy as np
     import pymupdf
     from scipy import ndimage
 
-    px, key = _colour_keys(image)
-    height, width = key.shape
-    sx, sy = box.width / width, box.height / height
     out: list[dict] = []
-    colours, counts = np.unique(key[key >= 0], return_counts=True)
-    for colour, count in zip(colours, counts, strict=True):
-        if count < MIN_COLOUR_SHARE * width * height:
-            continue
-        painted = key == colour
+    for painted, colour_of in colours:
+        height, width = painted.shape
+        sx, sy = box.width / width, box.height / height
         labels, _ = ndimage.label(painted, structure=np.ones((3, 3)))
         thin = np.zeros_like(painted)
         samples = []
@@ -100,7 +102,6 @@ def line_strokes(image: Any, box: Box) -> list[dict]:
         columns = np.flatnonzero(thin.any(axis=0))
         if columns.size < MIN_LINE_SHARE * width:
             continue
-        colour_of = tuple(float(c) / 255 for c in px[painted].mean(axis=0))
         for x0, x1, cy in samples:
             a, b = (pymupdf.Point(box.x0 + x * sx, box.y0 + cy * sy) for x in (x0, x1))
             out.append({"type": "s", "items": [("l", a, b)], "rect": pymupdf.Rect(a.x, a.y, b.x, b.y),
@@ -136,16 +137,24 @@ def _simplified(points: list[tuple[float, float]], tolerance: float) -> list[tup
     return [points[k] for k in sorted(keep)]
 
 
-def _colour_keys(image: Any):
-    """The picture's pixels (int16 RGB) and each pixel's colour key (channels in steps of :data:`COLOUR_STEP`),
-    -1 where it is paper, light grey or near-black (text, axes)."""
+def _colours(image: Any) -> list[tuple[Any, tuple]]:
+    """The picture's colours that may paint a mark: per colour (channels in steps of :data:`COLOUR_STEP`; not
+    paper, light grey or near-black text and axes) covering :data:`MIN_COLOUR_SHARE` of it or more, the mask of
+    its pixels and its mean colour (0..1)."""
     import numpy as np
 
     px = np.asarray(image.convert("RGB")).astype(np.int16)
     hi, lo = px.max(axis=2), px.min(axis=2)
     ink = ~(((lo >= LIGHT_GREY) & (hi - lo < 16)) | ((hi < DARK) & (hi - lo < 30)))
     level = px // COLOUR_STEP
-    return px, np.where(ink, level[..., 0] * 1024 + level[..., 1] * 32 + level[..., 2], -1)
+    key = np.where(ink, level[..., 0] * 1024 + level[..., 1] * 32 + level[..., 2], -1)
+    keys, counts = np.unique(key[key >= 0], return_counts=True)
+    out = []
+    for colour, count in zip(keys, counts, strict=True):
+        if count >= MIN_COLOUR_SHARE * key.size:
+            painted = key == colour
+            out.append((painted, tuple(float(c) / 255 for c in px[painted].mean(axis=0))))
+    return out
 
 
-__all__ = ["bar_fills", "line_strokes"]
+__all__ = ["bar_fills", "line_strokes", "picture_marks"]
