@@ -1153,3 +1153,54 @@ def test_a_mean_asked_averages_the_columns_rows_of_the_years_named(tmp_path):
     assert ans.answer.startswith("23.94% = (11.66 + 41.07 + 19.10) / 3"), ans.answer
     ans = gen.generate("表3中，2016年的平均收益是多少？", pages)
     assert "1.53" in ans.answer and "=" not in ans.answer, ans.answer
+
+
+def _side_by_side_charts(tmp_path):
+    """国盛证券's page 3 (issue 23): two picture charts side by side, each under its numbered caption (linked at
+    ingest) and over a source line printed 1 pt nearer to it than the caption."""
+    regions, labels = [], {5: "1.37 0.80 -0.03 -1.62 -2.41", 6: "0.10 -0.26 -0.42 -0.83 -2.07"}
+    for n, x0 in ((5, 43), (6, 304)):
+        caption = f"图表 {n} :局部因子的年化 ICIR"   # ingest gives a figure its linked caption's text
+        regions += [Region((x0, 344, x0 + 206, 354), GREY, caption, BlockKind.CAPTION),
+                    Region((x0, 368, x0 + 231, 520), GREY, caption, BlockKind.FIGURE),
+                    Region((x0, 533, x0 + 126, 543), GREY, "资料来源: wind ,国盛证券研究所", BlockKind.CAPTION)]
+    page = make_page(tmp_path, regions, doc_id="gs", page_no=3)
+    for text, cap, fig in zip(labels.values(), page.blocks[0::3], page.blocks[1::3], strict=True):
+        fig.meta = {"source": "image", "ocr_text": f"{text}\n因子5 因子4 因子3 因子2 因子1",
+                    "caption": cap.text, "caption_block": cap.block_id}
+    return page
+
+
+def test_a_figure_is_captioned_by_the_numbered_caption_ingest_linked_not_the_nearer_source_line(tmp_path):
+    """Rule 151 ``linked_caption``: the chart's unit is "图表 5 ...", so the question naming 图表5 reads chart 5
+    (both had been captioned "资料来源: ..." and 图表6's labels answered: zh-a-029, zh-a-030)."""
+    page = _side_by_side_charts(tmp_path)
+    figures = [u for u in units_of(page, 1) if u.kind == "figure"]
+    assert [u.text for u in figures] == ["图表 5 :局部因子的年化 ICIR", "图表 6 :局部因子的年化 ICIR"]
+    assert all(u.box.contains(page.blocks[i].box) for u, i in zip(figures, (0, 3), strict=True))   # cited with it
+    ans = get_generator("extractive", embed=False).generate("图表5中，因子5的年化ICIR是多少？", [page])
+    assert "1.37" in ans.answer and "-0.26" not in ans.answer, ans.answer
+
+
+def test_a_later_part_is_asked_of_the_figure_its_question_names(tmp_path):
+    """Rule 152 ``carried_reference``: "图表6中，哪个因子为正？最低的是哪个因子？" asks its second part of 图表6 too
+    (zh-a-037: the second part, which names no figure, had been answered from a sentence of the page)."""
+    from docrag.generation.extractive_cues import named_reference, reference_text
+
+    page = _side_by_side_charts(tmp_path)
+    units = units_of(page, 1)
+    question = "图表6中，哪个因子的年化ICIR为正？年化ICIR最低的是哪个因子？"
+    part = "年化ICIR最低的是哪个因子？"
+    assert reference_text(part, question) == question and reference_text("图表5中的因子1", question) == "图表5中的因子1"
+    named = [u.text for u, n in zip(units, named_reference(units, reference_text(part, question)), strict=True) if n]
+    assert named and all(t.startswith("图表 6") for t in named)
+    assert not any(named_reference(units, part))
+
+
+def test_chinese_references_and_words_around_a_figure_state_no_quantity():
+    """"图 15" is a reference and "2015年" a year, not figures; a number ends where Chinese begins ("为1.37")."""
+    from docrag.generation.extractive_units import quantities_in
+
+    assert quantities_in("约2.14 — 2022-08（券商金股综合指数） (图 15 : 统计期推荐成功率最优组合)") == 1
+    assert quantities_in("2015年度") == 0 and quantities_in("图表5中收益率为1.37") == 1
+    assert quantities_in("Revenue was $1.2 billion in 2023 (Table 4)") == 1

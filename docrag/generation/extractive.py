@@ -65,7 +65,7 @@ from docrag.generation.extractive_breaks import (
 )
 from docrag.generation.extractive_chart_math import chart_arithmetic
 from docrag.generation.extractive_choice import choice_answer, option_cell
-from docrag.generation.extractive_cues import named_reference
+from docrag.generation.extractive_cues import named_reference, reference_text
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_formula import named_operands
@@ -265,9 +265,10 @@ class ExtractiveGenerator:
         years = set(_YEAR.findall(question))
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
-        cues = cue_product(units, question, asked)
+        referred = reference_text(question, context)   # a part is asked of the figure its question names (rule 152)
+        cues = cue_product(units, question, asked, referred)
         # the table or figure named by number or by its title: ranked as first
-        named = [a or b for a, b in zip(named_reference(units, question), titled_table(units, asked), strict=True)]
+        named = [a or b for a, b in zip(named_reference(units, referred), titled_table(units, asked), strict=True)]
         rowed = row_named(units, asked)   # a cell of a row the question names whole (rule 139)
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
                   / (1.0 + self.rank_prior * (0 if ref else u.rank - 1) * (ROW_NAMED_PRIOR if row else 1.0))

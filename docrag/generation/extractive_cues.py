@@ -321,6 +321,13 @@ def _own_refs(u: Unit) -> set[tuple[str, str]]:
     return _refs(u.table.title) if u.table is not None else set()
 
 
+def reference_text(part: str, context: str) -> str:
+    """``carried_reference`` (rule 152): the text a part's figure or table reference is read from: the part, or
+    the question up to it when the part names none ("图表6中，哪个因子为正？最低的是哪个因子？": the second part
+    is asked of 图表6 too)."""
+    return part if _refs(part) or not context else context
+
+
 def named_reference(units: Sequence[Unit], question: str) -> list[bool]:
     """``named_reference``: the units of the figure or table the question names by number ("表1中", "Figure
     2(a)"): they are the evidence wherever the retriever ranked their page (a research note's summary page,

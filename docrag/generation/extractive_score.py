@@ -60,12 +60,13 @@ _CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer wo
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 
-def cue_product(units: Sequence[Unit], question: str, asked: str) -> list[float]:
+def cue_product(units: Sequence[Unit], question: str, asked: str, referred: str = "") -> list[float]:
     """The product of the question cues of :mod:`~docrag.generation.extractive_cues` for every unit; ``asked`` is
     the question without the document it names (:func:`document_reference`), what the month and a quoted value
-    are read from."""
-    out = [a * b for a, b in zip(month_fit(units, asked), quoted_fit(units, asked), strict=True)]
-    for fit in (label_fit, count_fit, language_fit, reference_fit, extreme_fit, key_fit, category_fit, span_fit,
+    are read from; ``referred``: the text the figure or table named is read from (default ``question``)."""
+    out = [a * b * c for a, b, c in zip(month_fit(units, asked), quoted_fit(units, asked),
+                                        reference_fit(units, referred or question), strict=True)]
+    for fit in (label_fit, count_fit, language_fit, extreme_fit, key_fit, category_fit, span_fit,
                 share_fit, rate_fit, class_fit, amount_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out

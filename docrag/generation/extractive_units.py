@@ -152,7 +152,13 @@ def _pseudo_blocks(page: Page) -> list[Block]:
 
 
 def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
-    """The caption or title nearest above or below a figure, overlapping it horizontally."""
+    """A figure's caption (rule 151 ``linked_caption``): the numbered one ingest linked to it (``caption_block``:
+    "图表 5" above the chart, not the source line 1 pt nearer below it), else the caption, title or text nearest
+    above or below it, overlapping it horizontally."""
+    linked = block.meta.get("caption_block")
+    found = next((b for b in blocks if linked is not None and b.block_id == linked and b is not block), None)
+    if found is not None:
+        return found
     best, best_d = None, 60.0
     for b in blocks:
         if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT):
@@ -345,8 +351,10 @@ _QUANTITY_Q = re.compile(r"\b(how (many|much|large|big|high|low)|what (share|per
                          r"|\bwhat\s+(?:was|were|is|are|did)\b[^?]{0,60}?\b(?:rates?|margins?|revenues?|income|growth|"
                          r"ratios?|prices?|amounts?|numbers?|values?|percentages?|totals?|levels?|sales|profits?|"
                          r"loss(?:es)?|earnings|costs?|expenses?|returns?|yields?|eps)\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\S*\d\S*")
+_NOT_IN_NUMBER = r"\s\u3400-\u9fff（），、：；"   # a number ends at a space, a Chinese character, a full-width mark
+_NUMBER = re.compile(rf"[^{_NOT_IN_NUMBER}]*\d[^{_NOT_IN_NUMBER}]*")
 _REFERENCE = re.compile(r"\b(?:table|figure|fig\.|chart|exhibit|section|page|p\.)\s*\d[\w.-]*"
+                        r"|(?:图表|圖表|图|圖|表)\s*\d+"   # "图 15"
                         r"|(?<=[A-Za-z])\(\d[a-z]?\)"   # "Table 324", "journald.conf(5)"
                         r"|^\s*[(\[]\d{1,2}[)\]]\s*(?=[^\W\d_])", re.IGNORECASE)   # a note's mark: "(2) Average ..."
 
