@@ -3,6 +3,10 @@ question leaves out and a table's "Others" bucket (rule 98), and arithmetic on a
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from docrag.generation import get_generator
 from docrag.generation.extractive_chart_math import chart_arithmetic
 from docrag.generation.extractive_extremes import excluded
@@ -63,7 +67,7 @@ def test_a_difference_between_two_named_bars_is_computed_from_their_data_labels(
     q = "By how much did Twilio's non-GAAP gross profit increase from Q4'22 to Q4'23, in dollars?"
     assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("46 = $564 − $518 ($564 — Q4'23; $518 — Q4'22)")
     q = "Q4'23与Q4'22相比，毛利增长率相差多少个百分点？"
-    assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("7 = 9% − 2%")
+    assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("7个百分点 = 9% − 2%")   # rates: points
     q = "How much did gross profit increase in Q4'23?"
     assert chart_arithmetic(chart, "difference", q, _idf(q)) is None
     q = "By how much did gross profit change between Q4'22 and Q4'23?"
@@ -110,3 +114,41 @@ def test_a_net_loss_compared_with_the_adjustments_to_it_is_its_signed_value(tmp_
     ans = gen.generate("Which segment had the largest operating loss?",
                        [_table_page(tmp_path, losses, "Segment results, 2021.", doc_id="lyft2")]).answer
     assert ans.startswith("(300.1)"), ans
+
+
+def test_a_fall_between_two_named_bars_is_stated_as_a_positive_gap_in_points():
+    """Rule 153: "by how many percentage points did the rate decline between Q4'21 and Q4'23" over bars labelled
+    126% and 102%: "24 percentage points = 126% − 102%", not "-24"; a rise stays later minus earlier."""
+    chart = _chart({"Q4'21": "126%", "Q4'22": "110%", "Q4'23": "102%"})
+    q = "By how many percentage points did the dollar-based net expansion rate decline between Q4'21 and Q4'23?"
+    assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith(
+        "24 percentage points = 126% − 102% (126% — Q4'21; 102% — Q4'23)")
+    q = "By how many percentage points did the rate change between Q4'21 and Q4'23?"
+    assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("-24 percentage points = 102% − 126%")
+
+
+REAL_TWILIO = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / \
+    "en_twilio_q4_2023_earnings_presentation.pdf"
+
+
+@pytest.mark.skipif(not REAL_TWILIO.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_chart_labelling_both_operands_answers_arithmetic_over_a_close_cell(tmp_path):
+    """Rule 153 ``charted_operands`` (Twilio's deck, real pages 7 and 1 as retrieved; issue 23, en-a-013): the chart
+    whose data labels name Q4'21 and Q4'23 answers the decline; a table cell of page 1 scoring close had replaced
+    it and subtracted the FY 2023 rate from the Q4 2023 one ("1 = 103% − 102%")."""
+    import pymupdf
+
+    from docrag.corpus import Corpus
+    from docrag.ingestion import ingest
+
+    two = pymupdf.open()
+    for page_no in (7, 1):
+        two.insert_pdf(pymupdf.open(REAL_TWILIO), from_page=page_no - 1, to_page=page_no - 1)
+    two.save(tmp_path / "deck.pdf")
+    ingest([tmp_path / "deck.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    pages = corpus.pages([corpus.find_documents("deck.pdf")[0].doc_id])
+    q = "By how many percentage points did Twilio's dollar-based net expansion rate decline between Q4'21 and Q4'23?"
+    ans = get_generator("extractive", embed=False).generate(q, pages)
+    assert ans.answer.startswith("24 percentage points = 126% − 102%"), ans.answer
+    assert ans.citations[0].page_no == 1   # the chart's page (page 7 of the deck)

@@ -303,8 +303,10 @@ class ExtractiveGenerator:
             named = named_operands(question, units, scores) if op and best.kind != "cell" else None
             if named is not None and named.page.doc_id == best.page.doc_id:
                 bi, best = units.index(named), named   # the question names both operands and cells carry the names
-            # arithmetic and a compared figure need cells: a close one answers over a sentence (rule 38)
-            elif best.kind != "cell" and (op and not stated or compared):
+            # arithmetic and a compared figure need cells: a close one answers over a sentence (rule 38), not over
+            # a chart whose data labels name both operands (rule 153 ``charted_operands``)
+            elif best.kind != "cell" and (op and not stated or compared) and not (
+                    best.kind == "figure" and chart_arithmetic(best, op, question, idf) is not None):
                 cell = next((i for i in order if units[i].kind == "cell"), None)
                 if cell is not None and scores[cell] >= CELL_OVER_SENTENCE * scores[bi]:
                     bi, best = cell, units[cell]

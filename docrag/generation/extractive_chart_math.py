@@ -21,6 +21,10 @@ _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)|'(\d\d)\b|’(\d\d)\b")
 _QUARTER = re.compile(r"\bQ([1-4])\b|([1-4])Q\b|第([一二三四])季度", re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _CN_DIGIT = {"一": 1, "二": 2, "三": 3, "四": 4}
+# the question asks how much a figure fell: the gap is stated as a positive amount (rule 153)
+_FALL_Q = re.compile(r"\b(?:declin|decreas|fall|fell|drop|lower|shrank|shrink)|下降|减少|降低|下跌|回落|下滑",
+                     re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def _period(label: str) -> tuple[int, int] | None:
@@ -70,4 +74,12 @@ def chart_arithmetic(best: Unit, op: str, question: str, idf: dict[str, float]) 
     res: Result | None = compute(op, first, second)
     if res is None:
         return None
-    return f"{res.text} ({second} — {named[1]}; {first} — {named[0]}) ({best.text})"
+    if op == "difference" and res.value < 0 and _FALL_Q.search(question):   # "by how much did it decline": 24
+        res, named, first, second = compute(op, second, first), named[::-1], second, first
+    if res is None:
+        return None
+    text = res.text
+    if op == "difference" and first.endswith("%") and second.endswith("%"):   # two rates differ in points
+        value, _, inputs = text.partition(" = ")
+        text = f"{value}{'个百分点' if _CJK.search(question) else ' percentage points'} = {inputs}"
+    return f"{text} ({second} — {named[1]}; {first} — {named[0]}) ({best.text})"
