@@ -1204,3 +1204,28 @@ def test_chinese_references_and_words_around_a_figure_state_no_quantity():
     assert quantities_in("约2.14 — 2022-08（券商金股综合指数） (图 15 : 统计期推荐成功率最优组合)") == 1
     assert quantities_in("2015年度") == 0 and quantities_in("图表5中收益率为1.37") == 1
     assert quantities_in("Revenue was $1.2 billion in 2023 (Table 4)") == 1
+
+
+def test_a_unit_matching_only_the_document_named_is_no_answer(tmp_path):
+    """Rule 154 ``reference_only``: a transcript's masthead names the document the question names ("On NVIDIA's Q2
+    fiscal 2025 earnings call, ...") and nothing asked; it had answered (and been cited first, on page 1) over the
+    sentence stating the authorization (issue 23, en-c-025). A part's words asked before it still count as asked."""
+    from docrag.generation.extractive_score import REFERENCE_ONLY_LOSS, asked_fit
+
+    first = make_page(tmp_path, [
+        Region((72, 60, 540, 80), GREY, "Nvidia (NVDA -1.50%) Q2 2025 Earnings Call Aug 28, 2024, 5:00 p.m.",
+               BlockKind.TEXT),
+        Region((72, 400, 540, 440), GREY, "Welcome to NVIDIA's conference call for the second quarter of fiscal "
+               "2025.", BlockKind.TEXT)], doc_id="nvcall", page_no=1)
+    fifth = make_page(tmp_path, [
+        Region((72, 400, 540, 440), GREY, "Our board of directors recently approved a $50 billion share repurchase "
+               "authorization to add to our remaining $7.5 billion of authorization at the end of Q2.",
+               BlockKind.TEXT)], doc_id="nvcall", page_no=5)
+    q = "On NVIDIA's Q2 fiscal 2025 earnings call, how large was the newly approved share repurchase authorization?"
+    ans = get_generator("extractive").generate(q, [first, fifth])   # the masthead's page ranked first
+    assert ans.answer.startswith("Our board of directors recently approved a $50 billion"), ans.answer
+    docs = [set(tokenize(t)) for t in ("Nvidia Q2 2025 Earnings Call", "62%的Z世代人和72%的千禧一代更愿意看到")]
+    assert asked_fit(document_reference(q)[0], docs[:1] + [set(tokenize("share repurchase"))]) == [
+        REFERENCE_ONLY_LOSS, 1.0]
+    whole = "《个性化广告合规发展研究报告》中，Z世代和千禧一代谁更愿意看到个性化广告？比例各是多少？"
+    assert asked_fit("比例各是多少？", docs[1:], whole) == [1.0]   # the part's subject was said before it

@@ -76,6 +76,7 @@ from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
     ROW_NAMED_PRIOR,
+    asked_fit,
     cue_product,
     document_reference,
     idf_weights,
@@ -266,7 +267,8 @@ class ExtractiveGenerator:
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
         referred = reference_text(question, context)   # a part is asked of the figure its question names (rule 152)
-        cues = cue_product(units, question, asked, referred)
+        cues = [c * a for c, a in zip(cue_product(units, question, asked, referred), asked_fit(asked, docs, context),
+                                      strict=True)]   # rule 154: a unit holding no word asked loses
         # the table or figure named by number or by its title: ranked as first
         named = [a or b for a, b in zip(named_reference(units, referred), titled_table(units, asked), strict=True)]
         rowed = row_named(units, asked)   # a cell of a row the question names whole (rule 139)

@@ -200,6 +200,21 @@ def idf_weights(question: str, units: Sequence[Unit], context: str = "") -> tupl
             * math.log(1 + (n + 1) / (df.get(t, 0) + 0.5)) for t in q | ctx}, docs
 
 
+REFERENCE_ONLY_LOSS = 0.5   # ``reference_only`` (rule 154): a unit holding none of the words asked, only context
+
+
+def asked_fit(asked: str, docs: Sequence[set[str]], context: str = "", loss: float = REFERENCE_ONLY_LOSS
+              ) -> list[float]:
+    """``reference_only`` (rule 154): a unit holding none of the question's words but those of the document it names
+    (:func:`document_reference`; ``context``: the whole question a part comes from) matches only the document's
+    name: a transcript's masthead ("Nvidia (NVDA -1.50%) Q2 2025 Earnings Call") had answered "On NVIDIA's Q2 fiscal
+    2025 earnings call, how large was the share repurchase authorization"; it loses ``loss``."""
+    own = set(tokenize(asked)) | set(tokenize(document_reference(context)[0] if context else ""))
+    if not own or not any(own & d for d in docs):
+        return [1.0] * len(docs)
+    return [1.0 if own & d else loss for d in docs]
+
+
 def lexical_scores(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
     """Each unit's share of the question's IDF weight."""
     total = sum(idf.values())
