@@ -1229,3 +1229,20 @@ def test_a_unit_matching_only_the_document_named_is_no_answer(tmp_path):
         REFERENCE_ONLY_LOSS, 1.0]
     whole = "《个性化广告合规发展研究报告》中，Z世代和千禧一代谁更愿意看到个性化广告？比例各是多少？"
     assert asked_fit("比例各是多少？", docs[1:], whole) == [1.0]   # the part's subject was said before it
+
+
+def test_a_long_sentence_does_not_outrank_a_short_one_by_holding_more_words():
+    """Rule 155 ``long_sentence``: a sentence of n > 60 words keeps (60 / n) ** 0.5 of its lexical score (Chinese: two
+    characters a word); shorter sentences, cells and figures keep all of it (zh-c-024: a 150-character sentence
+    counting the issuer's subsidiaries held every word asked but the subsidiary's name)."""
+    from docrag.generation.extractive_score import LONG_SENTENCE_WORDS, length_fit
+    from docrag.generation.extractive_units import Unit
+
+    def unit(text: str, kind: str = "sentence") -> Unit:
+        return Unit(text, None, 1, None, None, kind=kind)   # type: ignore[arg-type]
+
+    long_en = " ".join(["word"] * (4 * LONG_SENTENCE_WORDS))
+    long_zh = "发" * (4 * LONG_SENTENCE_WORDS)   # 240 characters: 120 words
+    fits = length_fit([unit("Revenue was $76.4 billion."), unit(long_en), unit(long_zh), unit(long_en, "cell")])
+    assert fits[0] == 1.0 and fits[3] == 1.0
+    assert fits[1] == pytest.approx(0.5) and fits[2] == pytest.approx((1 / 2) ** 0.5)

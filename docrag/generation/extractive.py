@@ -80,6 +80,7 @@ from docrag.generation.extractive_score import (
     cue_product,
     document_reference,
     idf_weights,
+    length_fit,
     lexical_scores,
     period_axes,
     prior,
@@ -256,7 +257,7 @@ class ExtractiveGenerator:
         # a cell under "Minimum" answers "the lowest": the superlative counts as matched
         docs = [d | set(tokenize(extra)) if extra else d for d, extra in zip(docs, extreme_terms(units, question),
                                                                               strict=True)]
-        lex = lexical_scores(idf, docs)
+        lex = [lx * f for lx, f in zip(lexical_scores(idf, docs), length_fit(units), strict=True)]   # rule 155
         cjk = bool(_CJK.search(question))
         checkpoint("embedding")
         sem = self._semantic_cjk(question, units, lex) if cjk else self._semantic(question, units, lex)

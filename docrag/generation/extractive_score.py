@@ -223,6 +223,21 @@ def lexical_scores(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
     return [sum(idf[t] for t in idf.keys() & d) / total for d in docs]
 
 
+LONG_SENTENCE_WORDS = 60   # ``long_sentence`` (rule 155): a sentence longer than this matches words by its length
+LONG_SENTENCE_POWER = 0.5
+
+
+def length_fit(units: Sequence[Unit]) -> list[float]:
+    """``long_sentence`` (rule 155): a factor on each unit's lexical score; a sentence of n > 60 words (Chinese: two
+    characters a word) keeps (60 / n) ** 0.5 of it: a prospectus's 150-character sentence counting the issuer's
+    subsidiaries held every word of "香港影石2024年的营业收入是多少" but the name, and outranked its table."""
+    out = []
+    for u in units:
+        n = len(u.text) / 2 if _CJK.search(u.text) else len(u.text.split())
+        out.append(min(1.0, LONG_SENTENCE_WORDS / n) ** LONG_SENTENCE_POWER if u.kind == "sentence" and n else 1.0)
+    return out
+
+
 _STATES = re.compile(r"\S\s*[:：]\s*\S")   # "label: value"
 _NOTE = re.compile(r"\s*(?:notes?|注|附注|source|资料来源|数据来源)\b", re.IGNORECASE)
 
