@@ -1246,3 +1246,20 @@ def test_a_long_sentence_does_not_outrank_a_short_one_by_holding_more_words():
     fits = length_fit([unit("Revenue was $76.4 billion."), unit(long_en), unit(long_zh), unit(long_en, "cell")])
     assert fits[0] == 1.0 and fits[3] == 1.0
     assert fits[1] == pytest.approx(0.5) and fits[2] == pytest.approx((1 / 2) ** 0.5)
+
+
+def test_a_rate_asked_reads_the_percentage_row_of_a_column_mixing_amounts_and_rates(tmp_path):
+    """Rule 156 ``rate_row`` (Microsoft's constant-currency table, issue 23, en-a-024): the rows print amounts or
+    percentages and each segment's column mixes them; "what growth rate ... in constant currency" is the column's
+    percentage row, not its "Constant Currency Impact" amount ($184), which had answered."""
+    from docrag.generation.extractive_cues import rate_fit
+
+    rows = [["Three months ended June 30,", "Productivity and Business Processes", "Intelligent Cloud"],
+            ["2024 As Reported (GAAP)", "$28,627", "$23,785"], ["2025 As Reported (GAAP)", "$33,112", "$29,878"],
+            ["Percentage Change Y/Y (GAAP)", "16%", "26%"], ["Constant Currency Impact", "$368", "$184"],
+            ["Percentage Change Y/Y Constant Currency", "15%", "25%"]]
+    units = [u for u in units_of(_table_page(tmp_path, rows, "msft"), 1) if u.cell is not None]
+    q = "What growth rate did the release give for Intelligent Cloud revenue in constant currency?"
+    fit = {u.cell.value: f for u, f in zip(units, rate_fit(units, q), strict=True) if "Cloud" in u.cell.header_text}
+    assert fit["25%"] == fit["26%"] > 1.0 > fit["$184"] == fit["$29,878"]
+    assert set(rate_fit(units, "What was Intelligent Cloud revenue in constant currency?")) == {1.0}   # no rate

@@ -263,17 +263,24 @@ def _is_percent(tc: TableCell) -> bool:
 
 def rate_fit(units: Sequence[Unit], question: str, gain: float = 1.25, loss: float = 0.8) -> list[float]:
     """``rate_column``: "what were the year-over-year percentage changes", "增长率是多少" ask for a rate: in a row
-    that prints both an amount change and a percentage change ("$ Change | % Change", "增减额 | 增减率"), its
-    percentages gain and its other figures lose; other units keep 1."""
+    that prints both an amount change and a percentage change ("$ Change | % Change", "增减额 | 增减率"), or a
+    column that does (rows "Constant Currency Impact | $184" and "Percentage Change Y/Y Constant Currency | 25%",
+    rule 156 ``rate_row``), its percentages gain and its other figures lose; other units keep 1."""
     if not _RATE_Q.search(question):
         return [1.0] * len(units)
-    mixed = {}
+    mixed: dict[tuple, set[bool]] = {}
     for u in units:
         if u.cell is not None:
-            kinds = mixed.setdefault(id(u.cell.row), set())
-            kinds.add(_is_percent(u.cell))
-    return [1.0 if u.cell is None or len(mixed[id(u.cell.row)]) < 2 else gain if _is_percent(u.cell) else loss
-            for u in units]
+            mixed.setdefault(("row", id(u.cell.row)), set()).add(_is_percent(u.cell))
+            mixed.setdefault(("col", id(u.block), u.cell.header_text), set()).add(_is_percent(u.cell))
+    out = []
+    for u in units:
+        if u.cell is None or (len(mixed[("row", id(u.cell.row))]) < 2
+                              and len(mixed[("col", id(u.block), u.cell.header_text)]) < 2):
+            out.append(1.0)
+        else:
+            out.append(gain if _is_percent(u.cell) else loss)
+    return out
 
 
 # a question asking for a rate or a change, not an amount: "同比增长多少", "what share", "operating margin"
