@@ -152,3 +152,30 @@ def test_a_chart_labelling_both_operands_answers_arithmetic_over_a_close_cell(tm
     ans = get_generator("extractive", embed=False).generate(q, pages)
     assert ans.answer.startswith("24 percentage points = 126% − 102%"), ans.answer
     assert ans.citations[0].page_no == 1   # the chart's page (page 7 of the deck)
+
+
+@pytest.mark.skipif(not REAL_TWILIO.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_later_part_asking_which_bar_tops_a_chart_reads_the_chart_again(tmp_path):
+    """Rule 157 ``charted_extreme`` (Twilio's deck, real page 8; issue 23, en-a-006): "... in Q4'23, and in which
+    quarter shown was that share highest?" -- the second part says no "chart" and the chart had answered the first
+    part, so the chart's note answered it; a chart printing data labels answers each part with its own labels, and
+    a which-extreme question prefers it."""
+    import pymupdf
+
+    from docrag.corpus import Corpus
+    from docrag.generation.extractive_extremes import CHART_EXTREME_GAIN, chart_extreme_fit
+    from docrag.ingestion import ingest
+
+    one = pymupdf.open()
+    one.insert_pdf(pymupdf.open(REAL_TWILIO), from_page=7, to_page=7)
+    one.save(tmp_path / "p8.pdf")
+    ingest([tmp_path / "p8.pdf"], tmp_path / "corpus", show_progress=False)
+    corpus = Corpus.open(tmp_path / "corpus")
+    pages = corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id])
+    q = ("What share of Twilio's total revenue came from its top 10 active customer accounts in Q4'23, and in which "
+         "quarter shown was that share highest?")
+    ans = get_generator("extractive").generate(q, pages)
+    assert ans.answer.startswith("11% — Q4'23") and "13% — Q3'22" in ans.answer, ans.answer
+    chart = _chart({"Q2'22": "12%", "Q3'22": "13%", "Q4'22": "12%"})
+    assert chart_extreme_fit([chart], "In which quarter was the share highest?") == [CHART_EXTREME_GAIN]
+    assert chart_extreme_fit([chart], "What was the share in Q3'22?") == [1.0]

@@ -348,7 +348,8 @@ class ExtractiveGenerator:
             text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
             warnings.append(f"the quoted text was cut to {_MAX_ANSWER_CHARS} characters")
         meta["units"] = [{"page_id": u.page.page_id, "block": u.block.block_id, "kind": u.kind} for u in used]
-        meta["_best"] = {id(u) for u in used}   # popped by the caller: what a later part does not repeat
+        # popped by the caller: what a later part does not repeat (a chart's labels answer each part anew, rule 157)
+        meta["_best"] = {id(u) for u in used if not (u.kind == "figure" and u.extra.get("values"))}
         return Answer(question=question, answer=text, citations=list(citations.values()), warnings=warnings,
                       generator=self.name, latency_s=time.perf_counter() - t0, meta=meta, confidence=conf)
 

@@ -36,7 +36,7 @@ from docrag.generation.extractive_cues import (
     share_fit,
     span_fit,
 )
-from docrag.generation.extractive_extremes import extreme_fit
+from docrag.generation.extractive_extremes import chart_extreme_fit, extreme_fit
 from docrag.generation.extractive_share_class import class_fit
 from docrag.generation.extractive_tables import _MONTH, is_date
 from docrag.generation.extractive_units import (
@@ -66,7 +66,7 @@ def cue_product(units: Sequence[Unit], question: str, asked: str, referred: str 
     are read from; ``referred``: the text the figure or table named is read from (default ``question``)."""
     out = [a * b * c for a, b, c in zip(month_fit(units, asked), quoted_fit(units, asked),
                                         reference_fit(units, referred or question), strict=True)]
-    for fit in (label_fit, count_fit, language_fit, extreme_fit, key_fit, category_fit, span_fit,
+    for fit in (label_fit, count_fit, language_fit, extreme_fit, chart_extreme_fit, key_fit, category_fit, span_fit,
                 share_fit, rate_fit, class_fit, amount_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
