@@ -1263,3 +1263,20 @@ def test_a_rate_asked_reads_the_percentage_row_of_a_column_mixing_amounts_and_ra
     fit = {u.cell.value: f for u, f in zip(units, rate_fit(units, q), strict=True) if "Cloud" in u.cell.header_text}
     assert fit["25%"] == fit["26%"] > 1.0 > fit["$184"] == fit["$29,878"]
     assert set(rate_fit(units, "What was Intelligent Cloud revenue in constant currency?")) == {1.0}   # no rate
+
+
+def test_a_broker_notes_list_of_earlier_reports_and_a_phone_line_are_boilerplate(tmp_path):
+    """Rule 131 amended (国泰君安's cover, issue 23, zh-a-048): the list of the house's earlier reports
+    ("《次新股开板投资攻略》 2017.02.10 《主题热点对市场择时的启示》 2017.02.08") and an analyst's phone line share
+    the report's words and had answered "…的Rank IC均值是多少" first; they weigh as copyright lines do, unless the
+    question asks for contacts."""
+    page = make_page(tmp_path, [
+        Region((72, 60, 540, 100), GREY, "《次新股开板投资攻略》 2017.02.10 《主题热点对市场择时的启示》 2017.02.08 "
+               "《基于上证综指的缺口研究》 2017.02.05", BlockKind.TEXT),
+        Region((72, 120, 540, 140), GREY, "综合期限多样性的趋势选股策略 — 电话:021-38676673", BlockKind.TEXT),
+        Region((72, 160, 540, 200), GREY, "测试期内 Rank IC 为正的比例占总样本的 70% ,整体均值为 7.4% 。",
+               BlockKind.TEXT)], doc_id="gtja")
+    listed, phone, stated = units_of(page, 1)
+    flags = (False, False, False, False, False)
+    assert prior(listed, *flags) == prior(phone, *flags) == pytest.approx(0.5 * prior(stated, *flags))
+    assert prior(phone, False, False, False, False, True) == prior(stated, False, False, False, False, True)

@@ -244,7 +244,10 @@ _NOTE = re.compile(r"\s*(?:notes?|注|附注|source|资料来源|数据来源)\b
 
 # copyright lines, contact lines, disclaimers: the document's furniture, read as text (rule 131 ``boilerplate``)
 _BOILERPLATE = re.compile(r"©|\bcopyright\b|all rights reserved|版权(?:属于|所有)|[\w.+-]+@[\w-]+\.[\w.]+|"
-                          r"\(\d{3}\)\s?\d{3}-\d{4}|免责(?:声明|条款)|请务必阅读", re.IGNORECASE)
+                          r"\(\d{3}\)\s?\d{3}-\d{4}|免责(?:声明|条款)|请务必阅读|"
+                          r"(?:电话|传真|tel|fax)\s*[:：]\s*[+\d(]|"   # an analyst's phone line: "电话:021-38676673"
+                          # a broker note's list of its earlier reports: "《次新股开板投资攻略》 2017.02.10 《…》 …"
+                          r"(?:《[^》]{2,60}》\s*(?:19|20)\d\d[./-]\d{1,2}(?:[./-]\d{1,2})?\s*){2}", re.IGNORECASE)
 _CONTACT_Q = re.compile(r"\b(?:copyright|contact|e-?mail|phone|website|web site|url|disclaimer)|"
                         r"版权|联系|电话|邮箱|网址|网站|免责", re.IGNORECASE)
 
