@@ -93,6 +93,10 @@ GREY = (200, 200, 200)
      ["报告中，2024年计划精细治理背街小巷多少条", "报告中，2023年实际治理提升精细治理背街小巷是多少"]),
     ("预案中，2015年持续经营业务的毛利率与其整体毛利率相比高多少？",
      ["预案中，2015年持续经营业务的毛利率是多少", "预案中，其整体毛利率是多少"]),
+    # "A与B两种…下，X相差多少": X under each kind (rule 158 ``two_kinds``)
+    ("报告中，基于统计期内推荐成功率与基于近一年内产生超额概率两种分组方式下，0.8-1.0分位组合的年化收益率相差多少？",
+     ["报告中，基于统计期内推荐成功率分组方式下，0.8-1.0分位组合的年化收益率是多少",
+      "报告中，基于近一年内产生超额概率分组方式下，0.8-1.0分位组合的年化收益率是多少"]),
     # "which is larger: A or B (, and by how much)": each option asked for, the gap computed (rule 140)
     ("Which is larger for the company, its exports or its market capitalisation, and by how much?",
      ["what was its exports for the company", "what was its market capitalisation for the company"]),

@@ -115,6 +115,10 @@ _GAP_WITHIN = re.compile(r"^(?P<a>[^？?]{2,60}?)(?:与|和|同|跟)(?P<b>[^与�
                          r"(?:(?:多还是少|高还是低)[，,、]?)?(?:相差|高|低|多|少|快|慢)了?(?:多少|几)")
 
 
+# "基于A与基于B两种分组方式下，X相差多少": X under A and under B, their gap asked (rule 158 ``two_kinds``)
+_BOTH = re.compile(r"^(?P<a>.{2,40}?)(?:与|和|及)(?P<b>[^与和]{2,40}?)(?:两种|两类|两个|两项|两者|二者)"
+                   r"(?P<kind>.{0,10})$")
+_GAP_END = re.compile(r"(?:相差|差距|差额|差)了?(?:多少|几)[^，,？?]{0,4}[？?]?$")
 _GENERIC = re.compile(r"的?(?:增速|增幅|增长率|数量|数目|数额|金额|水平|幅度|情况)$")   # "2023年实际增速"
 _PLAN = re.compile(r"目标|计划|预期|预计|承诺")
 _ASKED_TAIL = re.compile(r"(?:是|为)?(?:多少|几)[^，,？?]{0,2}[？?]?$")   # "是多少", "多少条"
@@ -178,6 +182,13 @@ def _parts_zh(q: str) -> list[str]:
         gap = _GAP_CLAUSE.match(clause) if parts and not context else None
         if gap is not None:   # rule 140: "与2023年实际增速相比相差多少": the other figure, asked for itself
             parts.append(_gap_part(parts[-1], gap.group("other")))
+            continue
+        both = _BOTH.match(context[-1]) if context and _GAP_END.search(clause) else None
+        if both is not None and all(_outside(context[-1])):   # rule 158: the gap of X under two kinds named before
+            lead, rest = "，".join(context[:-1]), _GAP_END.sub("是多少", clause)
+            parts += [f"{lead}，{k}{both['kind']}，{rest}" if lead else f"{k}{both['kind']}，{rest}"
+                      for k in (both["a"], both["b"])]
+            context = []
             continue
         lead = "，".join(context)
         parts += [f"{lead}，{x}" if lead else x for x in _compared_zh(clause) or _asks_apart(clause) or _items(clause)]

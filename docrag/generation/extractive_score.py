@@ -220,7 +220,9 @@ def lexical_scores(idf: dict[str, float], docs: list[set[str]]) -> list[float]:
     total = sum(idf.values())
     if not total:
         return [0.0] * len(docs)
-    return [sum(idf[t] for t in idf.keys() & d) / total for d in docs]
+    # math.fsum: exact, so the sum does not depend on the set's order (string hashing varies run to run, and two
+    # units' scores had tied or not by the last bit, answers changing between runs)
+    return [math.fsum(idf[t] for t in idf.keys() & d) / total for d in docs]
 
 
 LONG_SENTENCE_WORDS = 60   # ``long_sentence`` (rule 155): a sentence longer than this matches words by its length
