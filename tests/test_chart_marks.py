@@ -16,6 +16,7 @@ from docrag.geometry import Box
 from docrag.ingestion import ingest
 from docrag.ingestion.chart_marks import read_series, value_axes
 from docrag.types import BlockKind, Word
+from tests.support.real_pdfs import real_pages
 
 MONTHS = ["Jul'24", "Aug", "Sep", "Oct", "Nov", "Dec", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul'25"]
 ALL_ITEMS = [2.9, 2.5, 2.4, 2.6, 2.7, 2.9, 3.0, 2.8, 2.4, 2.3, 2.4, 2.7, 2.7]
@@ -230,13 +231,7 @@ REAL_GTJA = REAL_BLS.parent / "zh_guotaijunan_shulianghua_qushi_xuangu_2017.pdf"
 
 def _real_page(folder: Path, src: Path, page_no: int):
     """Page ``page_no`` of a real dev-set PDF, ingested alone into a corpus under ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(src), from_page=page_no - 1, to_page=page_no - 1)
-    one.save(folder / f"p{page_no}.pdf")
-    ingest([folder / f"p{page_no}.pdf"], folder / "corpus", show_progress=False)
-    corpus = Corpus.open(folder / "corpus")
-    (page,) = corpus.pages([corpus.find_documents(f"p{page_no}.pdf")[0].doc_id])
+    (page,) = real_pages(src, [page_no], folder, name=f"p{page_no}.pdf")
     return page
 
 

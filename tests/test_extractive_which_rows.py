@@ -3,14 +3,13 @@ question leaves out and a table's "Others" bucket (rule 98), and arithmetic on a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from docrag.generation import get_generator
 from docrag.generation.extractive_chart_math import chart_arithmetic
 from docrag.generation.extractive_extremes import excluded
 from docrag.generation.extractive_units import Unit, tokenize
+from tests.support.real_pdfs import DEV_PDFS, NOT_FETCHED, real_pages
 from tests.test_extractive_tables_zh import _table_page, _two_tables
 
 YEARS = [["主要会计数据", "2019 年", "2018 年", "本年比上年增减"], ["经营活动产生的现金流量净额", "99,562,012.10",
@@ -127,51 +126,30 @@ def test_a_fall_between_two_named_bars_is_stated_as_a_positive_gap_in_points():
     assert chart_arithmetic(chart, "difference", q, _idf(q)).startswith("-24 percentage points = 102% − 126%")
 
 
-REAL_TWILIO = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / \
-    "en_twilio_q4_2023_earnings_presentation.pdf"
+REAL_TWILIO = DEV_PDFS / "en_twilio_q4_2023_earnings_presentation.pdf"
 
 
-@pytest.mark.skipif(not REAL_TWILIO.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+@pytest.mark.skipif(not REAL_TWILIO.is_file(), reason=NOT_FETCHED)
 def test_a_chart_labelling_both_operands_answers_arithmetic_over_a_close_cell(tmp_path):
     """Rule 153 ``charted_operands`` (Twilio's deck, real pages 7 and 1 as retrieved; issue 23, en-a-013): the chart
     whose data labels name Q4'21 and Q4'23 answers the decline; a table cell of page 1 scoring close had replaced
     it and subtracted the FY 2023 rate from the Q4 2023 one ("1 = 103% − 102%")."""
-    import pymupdf
-
-    from docrag.corpus import Corpus
-    from docrag.ingestion import ingest
-
-    two = pymupdf.open()
-    for page_no in (7, 1):
-        two.insert_pdf(pymupdf.open(REAL_TWILIO), from_page=page_no - 1, to_page=page_no - 1)
-    two.save(tmp_path / "deck.pdf")
-    ingest([tmp_path / "deck.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    pages = corpus.pages([corpus.find_documents("deck.pdf")[0].doc_id])
+    pages = real_pages(REAL_TWILIO, [7, 1], tmp_path)
     q = "By how many percentage points did Twilio's dollar-based net expansion rate decline between Q4'21 and Q4'23?"
     ans = get_generator("extractive", embed=False).generate(q, pages)
     assert ans.answer.startswith("24 percentage points = 126% − 102%"), ans.answer
     assert ans.citations[0].page_no == 1   # the chart's page (page 7 of the deck)
 
 
-@pytest.mark.skipif(not REAL_TWILIO.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+@pytest.mark.skipif(not REAL_TWILIO.is_file(), reason=NOT_FETCHED)
 def test_a_later_part_asking_which_bar_tops_a_chart_reads_the_chart_again(tmp_path):
     """Rule 157 ``charted_extreme`` (Twilio's deck, real page 8; issue 23, en-a-006): "... in Q4'23, and in which
     quarter shown was that share highest?" -- the second part says no "chart" and the chart had answered the first
     part, so the chart's note answered it; a chart printing data labels answers each part with its own labels, and
     a which-extreme question prefers it."""
-    import pymupdf
-
-    from docrag.corpus import Corpus
     from docrag.generation.extractive_extremes import CHART_EXTREME_GAIN, chart_extreme_fit
-    from docrag.ingestion import ingest
 
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_TWILIO), from_page=7, to_page=7)
-    one.save(tmp_path / "p8.pdf")
-    ingest([tmp_path / "p8.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    pages = corpus.pages([corpus.find_documents("p8.pdf")[0].doc_id])
+    pages = real_pages(REAL_TWILIO, [8], tmp_path)
     q = ("What share of Twilio's total revenue came from its top 10 active customer accounts in Q4'23, and in which "
          "quarter shown was that share highest?")
     ans = get_generator("extractive").generate(q, pages)

@@ -1134,17 +1134,9 @@ def test_a_mean_asked_averages_the_columns_rows_of_the_years_named(tmp_path):
     """国泰君安's 表3 (real, page 7; issue 23, zh-a-054): "2007-2016年各年超额收益的简单平均值" had been answered with
     2016's row; the column asked is averaged over the years named, the inputs shown (17.91 %, as the gold computes
     it); a span names the rows, and a column named 平均收益 is no mean asked."""
-    import pymupdf
+    from tests.support.real_pdfs import real_pages
 
-    from docrag.corpus import Corpus
-    from docrag.ingestion import ingest
-
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(REAL_GTJA), from_page=6, to_page=6)
-    one.save(tmp_path / "p7.pdf")
-    ingest([tmp_path / "p7.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    pages = corpus.pages([corpus.find_documents("p7.pdf")[0].doc_id])
+    pages = real_pages(REAL_GTJA, [7], tmp_path)
     gen = get_generator("extractive", embed=False)
     ans = gen.generate("表3中，2007-2016年各年超额收益的简单平均值是多少？", pages)
     assert ans.answer.startswith("17.91% = (19.59 + 26.51"), ans.answer

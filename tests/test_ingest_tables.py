@@ -24,6 +24,7 @@ from docrag.ingestion import ingest
 from docrag.ingestion.table_finder import merged_columns
 from docrag.ingestion.tables import _segments_between_prose, _stacked_tables, is_two_row_table, text_rows
 from docrag.types import BlockKind, Word
+from tests.support.real_pdfs import real_pages
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 
 # columns of the Chinese grid (x of its vertical rules) and its data: label lines, then the values
@@ -588,12 +589,7 @@ REAL_FANGZHENG = DEV_PDFS / "zh_fangzheng_jingong_shuizhongxingzhou_2023.pdf"
 
 def _real_pages(pdf: Path, first: int, last: int, tmp_path: Path) -> list:
     """Pages ``first``..``last`` (1-based) of a real dev-set PDF, ingested on their own."""
-    one = pymupdf.open()
-    one.insert_pdf(pymupdf.open(pdf), from_page=first - 1, to_page=last - 1)
-    one.save(tmp_path / "extract.pdf")
-    ingest([tmp_path / "extract.pdf"], tmp_path / "corpus", show_progress=False)
-    corpus = Corpus.open(tmp_path / "corpus")
-    return corpus.pages([corpus.find_documents("extract.pdf")[0].doc_id])
+    return real_pages(pdf, range(first, last + 1), tmp_path)
 
 
 @pytest.mark.skipif(not REAL_STATSSA.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
