@@ -153,7 +153,7 @@ def _pseudo_blocks(page: Page) -> list[Block]:
 
 def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     """A figure's caption (rule 151 ``linked_caption``): the numbered one ingest linked to it (``caption_block``:
-    "图表 5" above the chart, not the source line 1 pt nearer below it), else the caption, title or text nearest
+    "图表 5" above the chart, not the source line 0.4 pt nearer below it), else the caption, title or text nearest
     above or below it, overlapping it horizontally."""
     linked = block.meta.get("caption_block")
     found = next((b for b in blocks if linked is not None and b.block_id == linked and b is not block), None)
