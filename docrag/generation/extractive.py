@@ -303,13 +303,14 @@ class ExtractiveGenerator:
             # the text states the percentage or the ratio itself
             stated = (op in ("growth", "share") and "%" in best.text) or (
                 op == "ratio" and _RATIO_STATED.search(best.text))
+            # chart_math: two named bars' data labels combined (best stays this figure unless a cell replaces it)
+            charted = chart_arithmetic(best, op, question, idf) if best.kind == "figure" else None
             named = named_operands(question, units, scores) if op and best.kind != "cell" else None
             if named is not None and named.page.doc_id == best.page.doc_id:
                 bi, best = units.index(named), named   # the question names both operands and cells carry the names
             # arithmetic and a compared figure need cells: a close one answers over a sentence (rule 38), not over
             # a chart whose data labels name both operands (rule 153 ``charted_operands``)
-            elif best.kind != "cell" and (op and not stated or compared) and not (
-                    best.kind == "figure" and chart_arithmetic(best, op, question, idf) is not None):
+            elif best.kind != "cell" and (op and not stated or compared) and charted is None:
                 cell = next((i for i in order if units[i].kind == "cell"), None)
                 if cell is not None and scores[cell] >= CELL_OVER_SENTENCE * scores[bi]:
                     bi, best = cell, units[cell]
@@ -317,7 +318,6 @@ class ExtractiveGenerator:
                 best, used, parts = cell_answer(best, op, question, units, scores, meta)
             else:
                 used = [best]
-                charted = chart_arithmetic(best, op, question, idf) if best.kind == "figure" else None
                 if charted is not None:   # chart_math: two named bars' data labels combined, the chart cited
                     meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
                 parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]

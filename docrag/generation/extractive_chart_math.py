@@ -13,7 +13,7 @@ import re
 
 from docrag.generation.extractive_math import Result, compute
 from docrag.generation.extractive_tables import parse_number
-from docrag.generation.extractive_units import Unit, tokenize
+from docrag.generation.extractive_units import _CJK, Unit, tokenize
 
 # a rate is asked for: the labels compared are percentages
 _RATE_Q = re.compile(r"%|\bpercent|\brate\b|\bmargin\b|\bshare\b|率|占比|比重|百分", re.IGNORECASE)
@@ -24,7 +24,6 @@ _CN_DIGIT = {"一": 1, "二": 2, "三": 3, "四": 4}
 # the question asks how much a figure fell: the gap is stated as a positive amount (rule 153)
 _FALL_Q = re.compile(r"\b(?:declin|decreas|fall|fell|drop|lower|shrank|shrink)|下降|减少|降低|下跌|回落|下滑",
                      re.IGNORECASE)
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def _period(label: str) -> tuple[int, int] | None:

@@ -81,14 +81,14 @@ def extreme_terms(units: Sequence[Unit], question: str) -> list[str]:
     return [" ".join(w for d in _extremes_of(u) & wants.keys() for w in wants[d]) for u in units]
 
 
-_WHICH = re.compile(r"\bwhich\b|哪", re.IGNORECASE)
 CHART_EXTREME_GAIN = 1.4   # ``charted_extreme`` (rule 157)
 
 
 def chart_extreme_fit(units: Sequence[Unit], question: str, gain: float = CHART_EXTREME_GAIN) -> list[float]:
-    """``charted_extreme`` (rule 157): "in which quarter shown was that share highest" asks which bar of a chart
-    tops it, though it says no "chart": a figure printing three or more data labels gains ``gain`` (the x0.7 of a
-    figure that a question not asking for a chart gets, rule 3, is undone); the chart's note had answered."""
+    """``charted_extreme`` (rule 157): "in which quarter shown was that share highest" (a which- or what-question,
+    ``_WHICH``) asks which bar of a chart tops it, though it says no "chart": a figure printing three or more data
+    labels gains ``gain`` (the x0.7 of a figure that a question not asking for a chart gets, rule 3, is undone); the
+    chart's note had answered."""
     if not (_WHICH.search(question) and (_MOST_Q.search(question) or _LEAST_Q.search(question))):
         return [1.0] * len(units)
     return [gain if u.kind == "figure" and len(u.extra.get("values") or {}) >= 3 else 1.0 for u in units]
