@@ -25,6 +25,7 @@ from pathlib import Path
 
 from docrag._version import __version__
 from docrag.errors import CorpusError
+from docrag.ingestion.break_captions import link_break_captions
 from docrag.ingestion.continued_tables import link_continued_tables
 from docrag.ingestion.furniture import mark_furniture
 from docrag.io import append_jsonl, atomic_write_json, read_json, read_jsonl, read_versioned_json, write_jsonl
@@ -265,6 +266,7 @@ class CorpusWriter:
 
         mark_furniture(pages)  # running headers, page numbers...: needs all pages of the document
         link_continued_tables(pages)  # a table's rows on the next page get its header
+        link_break_captions(pages)  # a chart opening a page gets the caption ending the page before
         write_jsonl(staged.dir / "pages.jsonl", [p.to_json() for p in pages])
         atomic_write_json(staged.dir / "document.json", doc.to_json())
         (staged.dir / "pages.partial.jsonl").unlink(missing_ok=True)

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from docrag.geometry import Box, union
+from docrag.ingestion.break_captions import CAPTIONS_NEXT_PAGE
 from docrag.types import Block, BlockKind, Page, Word
 
 #: Region kinds, as the prompt and the records name them.
@@ -196,6 +197,8 @@ def label_charts(blocks: Sequence[Block]) -> list[tuple[Block, list[Block]]]:
     for cap in blocks:
         if cap.kind not in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE) or not FIG_CAPTION.match(cap.text):
             continue
+        if cap.meta.get(CAPTIONS_NEXT_PAGE):
+            continue   # its chart opens the next page (ingest's ``break_captions``): the lines above are not its
         if any(b.kind is BlockKind.FIGURE and min(abs(b.box.y1 - cap.box.y0), abs(cap.box.y1 - b.box.y0)) < 60
                for b in blocks):
             continue

@@ -379,6 +379,50 @@ def test_upright_category_labels_and_a_legend_swatch_read_as_text():
         assert read["A股行业占比"][name] == pytest.approx(b, abs=0.25)
 
 
+def test_bars_hanging_from_a_zero_line_at_the_top_are_named_by_the_labels_above_them():
+    """方正证券's industry chart (issue 23, zh-a-024): every value negative, the bars hang from the zero line at the
+    plot's top and the industries stand upright above it. Each bar is named by the label over it; with nothing
+    above the plot, no bar is named (so none is read)."""
+    from PIL import Image, ImageDraw
+
+    from docrag.ingestion.raster_marks import bar_fills
+
+    values = {"银行": -4.8, "钢铁": -6.6, "社会服务": -7.6, "石油石化": -13.7}
+    image = Image.new("RGB", (400, 300), "white")
+    draw = ImageDraw.Draw(image)
+    zero, per_unit = 80, 12
+    for i, v in enumerate(values.values()):
+        x = 80 + 70 * i
+        draw.rectangle([x, zero, x + 24, round(zero - per_unit * v)], fill=(192, 0, 0))
+    box = Box.points(100, 100, 300, 250, 612, 792)   # half the picture's pixel size
+
+    def at(px0: float, py0: float, px1: float, py1: float, text: str) -> Word:
+        return Word(text, Box.points(100 + px0 / 2, 100 + py0 / 2, 100 + px1 / 2, 100 + py1 / 2, 612, 792))
+
+    ticks = [at(10, zero - per_unit * v - 5, 50, zero - per_unit * v + 5, f"{v:.2f}%") for v in (0, -4, -8, -12, -16)]
+    labels = [at(86 + 70 * i, zero - 6 - 12 * len(name), 98 + 70 * i, zero - 6, name) for i, name in enumerate(values)]
+    (bars,) = read_series(bar_fills(image, box), ticks + labels, box)
+    read = dict(bars["values"])
+    assert set(read) == set(values)
+    for name, value in values.items():
+        assert read[name] == pytest.approx(value, abs=0.2)
+    assert read_series(bar_fills(image, box), ticks, box) == []
+
+
+REAL_FANGZHENG = REAL_BLS.parent / "zh_fangzheng_jingong_shuizhongxingzhou_2023.pdf"
+
+
+@pytest.mark.skipif(not REAL_FANGZHENG.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_the_real_picture_chart_of_industries_over_hanging_bars_reads_them(tmp_path):
+    """方正证券's 图表9 (real, page 6): 30 industries written top to bottom over bars hanging from 0 %: 银行 the
+    shortest (about -4.8 %), 石油石化 the longest (about -13.7 %), as the report's reader reads them."""
+    page = _real_page(tmp_path, REAL_FANGZHENG, 6)
+    (series,) = [b.meta["series"] for b in page.blocks if b.kind is BlockKind.FIGURE and b.meta.get("series")]
+    read = dict(series[0]["values"])
+    assert len(read) == 30
+    assert read["银行"] == pytest.approx(-4.8, abs=0.3) and read["石油石化"] == pytest.approx(-13.7, abs=0.3)
+
+
 REAL_ZHESHANG = REAL_BLS.parent / "zh_zheshang_jingu_shujuku_2022.pdf"
 
 

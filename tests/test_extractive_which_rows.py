@@ -157,3 +157,22 @@ def test_a_later_part_asking_which_bar_tops_a_chart_reads_the_chart_again(tmp_pa
     chart = _chart({"Q2'22": "12%", "Q3'22": "13%", "Q4'22": "12%"})
     assert chart_extreme_fit([chart], "In which quarter was the share highest?") == [CHART_EXTREME_GAIN]
     assert chart_extreme_fit([chart], "What was the share in Q3'22?") == [1.0]
+
+
+def test_a_chart_read_off_its_drawing_answers_which_extreme_unless_a_table_is_named():
+    """Rule 157 extended (方正证券's 图表9, issue 23, zh-a-024): a chart printing no label whose bars ingest read off
+    its drawing answers "哪个行业…绝对值最大、哪个最小" over the sentence above its caption, both ends in the
+    order asked and by size; "表2中，哪一年…最高" names a table, and a drawing beside it gains nothing."""
+    from docrag.generation.extractive_chart_drawn import drawn_answer
+    from docrag.generation.extractive_extremes import CHART_EXTREME_GAIN, chart_extreme_fit
+
+    series = [{"name": "", "kind": "bar", "values": [["银行", -4.8], ["钢铁", -6.6], ["综合", -13.4],
+                                                     ["石油石化", -13.7]], "prefix": "", "suffix": "%", "decimals": 1}]
+    chart = Unit("图表 9", None, 1, None, None, kind="figure",   # type: ignore[arg-type]
+                 extra={"caption": "图表 9", "labels": "", "values": {}, "drawn": series})
+    q = "哪个行业的Rank IC均值绝对值最大、哪个最小？大约是多少？"
+    assert chart_extreme_fit([chart], q) == [CHART_EXTREME_GAIN]
+    assert chart_extreme_fit([chart], "表2中，哪一年异常交易样本占比最高？") == [1.0]
+    answer = drawn_answer(series, q, _idf(q)) or ""
+    assert answer.startswith("约-13.7% — 石油石化") and answer.index("石油石化") < answer.index("银行"), answer
+    assert (drawn_answer(series, "哪个行业的Rank IC均值最高？", _idf("行业")) or "").startswith("约-4.8% — 银行")

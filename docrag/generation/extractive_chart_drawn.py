@@ -36,6 +36,7 @@ _BELOW = ("低于", "跌破", "fell below", "dropped below", "went below")
 # "which month did it decline", "哪个因子为正": the sign asked for (not "the largest decline": an extreme)
 SIGN_Q = re.compile(r"(?P<neg>\bdeclined?\b|\bfell\b|\bnegative\b|为负|负值)|(?P<pos>\bpositive\b|为正|正值)",
                     re.IGNORECASE)
+_ABSOLUTE = re.compile(r"绝对值|\babsolute\b", re.IGNORECASE)
 _NOTE_EN = "read off the drawing: the chart prints no data label"
 _NOTE_ZH = "读图估计：图中未标注数值"
 
@@ -103,6 +104,20 @@ def _extreme(question: str) -> str | None:
     if low and (not high or low.start() < high.start()):
         return "min"
     return "max" if high else None
+
+
+def _extremes(question: str) -> list[str]:
+    """Every extreme asked, in the question's order: "哪个…绝对值最大、哪个最小" asks for both ends."""
+    found = [(m.start(), name) for name, rx in (("max", _HIGH), ("min", _LOW)) if (m := rx.search(question))]
+    return [name for _, name in sorted(found)]
+
+
+def _size(question: str) -> Callable[[Any], float]:
+    """How a category's value is ranked: by its size when the question says "绝对值" / "absolute" (every bar of
+    a chart of negative ICs, the longest the "largest in absolute value"), else by its value."""
+    if _ABSOLUTE.search(question):
+        return lambda v: abs(v[1])
+    return lambda v: v[1]
 
 
 def _read(s: dict[str, Any], category: str, value: float, zh: bool) -> str:
@@ -178,9 +193,11 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
         elif extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
             span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
             picked = [(min if extreme == "min" else max)(span, key=lambda v: v[1])]
-        elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category
-            pick = min if extreme == "min" else max
-            picked = [s[extreme]] if s.get(extreme) else [pick(s["values"], key=lambda v: v[1])]
+        elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category(ies)
+            size = _size(question)
+            ends = _extremes(question) if len(chosen) == 1 else [extreme]   # both ends asked of one series
+            picked = [s[e] if s.get(e) and not _ABSOLUTE.search(question)
+                      else (min if e == "min" else max)(s["values"], key=size) for e in ends]
         parts.extend(_read(s, c, v, zh) for c, v in picked)
     return "; ".join(parts) or None
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_math import is_total_row
 from docrag.generation.extractive_tables import Table, parse_number
-from docrag.generation.extractive_units import Unit, tokenize, without_references
+from docrag.generation.extractive_units import _REF, Unit, tokenize, without_references
 from docrag.words import jieba
 
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
@@ -87,11 +87,21 @@ CHART_EXTREME_GAIN = 1.4   # ``charted_extreme`` (rule 157)
 def chart_extreme_fit(units: Sequence[Unit], question: str, gain: float = CHART_EXTREME_GAIN) -> list[float]:
     """``charted_extreme`` (rule 157): "in which quarter shown was that share highest" (a which- or what-question,
     ``_WHICH``) asks which bar of a chart tops it, though it says no "chart": a figure printing three or more data
-    labels gains ``gain`` (the x0.7 of a figure that a question not asking for a chart gets, rule 3, is undone); the
-    chart's note had answered."""
+    labels, or whose bars or lines ingest read off its drawing (three values or more, rule 118; not when the question
+    names a table), gains ``gain`` (the
+    x0.7 of a figure that a question not asking for a chart gets, rule 3, is undone); the chart's note had
+    answered."""
     if not (_WHICH.search(question) and (_MOST_Q.search(question) or _LEAST_Q.search(question))):
         return [1.0] * len(units)
-    return [gain if u.kind == "figure" and len(u.extra.get("values") or {}) >= 3 else 1.0 for u in units]
+    drawn = not _names_table(question)   # "表2中，哪一年…最高": a table is asked, not a drawing beside it
+    return [gain if u.kind == "figure" and (len(u.extra.get("values") or {}) >= 3 or drawn and any(
+        len(s.get("values") or []) >= 3 for s in u.extra.get("drawn") or [])) else 1.0 for u in units]
+
+
+def _names_table(question: str) -> bool:
+    """The question names a table by number ("Table 2", "表2"; not "图表9", a figure)."""
+    return any((m.group(1) or "").lower() == "table" or m.group(2) == "表" and question[max(m.start() - 1, 0)] != "图"
+               for m in _REF.finditer(question))
 
 
 def extreme_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.6,

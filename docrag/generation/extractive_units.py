@@ -27,6 +27,7 @@ from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Table, TableCell, is_number, is_serial, merged_charts
 from docrag.generation.extractive_text_tables import table_title, text_table_rows
 from docrag.geometry import Box, union
+from docrag.ingestion.break_captions import CAPTION_FROM_PAGE
 from docrag.ingestion.furniture import is_furniture
 from docrag.models import load_sentence_model
 from docrag.quantities import dates
@@ -159,6 +160,8 @@ def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     found = next((b for b in blocks if linked is not None and b.block_id == linked and b is not block), None)
     if found is not None:
         return found
+    if block.meta.get(CAPTION_FROM_PAGE) is not None:   # printed at the foot of the page before (ingest)
+        return Block(BlockKind.CAPTION, block.box, str(block.meta.get("caption", "")))
     best, best_d = None, 60.0
     for b in blocks:
         if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT):

@@ -203,6 +203,22 @@ def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, 
     return []
 
 
+def _label_row_above(words: list[Word], above: float, left: float) -> list[tuple[str, float]]:
+    """The category labels over the plot (bars hanging from a zero line at its top, labels set on that line): the
+    words ending above ``above`` and right of ``left``, upright ones aligned on their foot ("银行", "社会服务" written
+    top to bottom), else the row nearest the plot; (label, x centre) left to right, [] when fewer than MIN_MARKS."""
+    cands = [w for w in words if w.box.y1 <= above + 3 and _centre_x(w.box) >= left]
+    if not cands:
+        return []
+    foot = max(w.box.y1 for w in cands)
+    row = sorted((w for w in cands if w.box.y1 >= foot - 3), key=lambda w: w.box.x0)
+    upright = [w for w in row if w.box.height > 1.5 * w.box.width]
+    if len(upright) >= MIN_MARKS and len(upright) >= UPRIGHT_SHARE * len(row):
+        return [(w.text, _centre_x(w.box)) for w in upright]
+    return [(w.text, _centre_x(w.box)) for w in row] if len(row) >= MIN_MARKS and _even_spread(
+        [_centre_x(w.box) for w in row]) else []
+
+
 def _slanted(row: list[Word]) -> bool:
     """Category labels set at a slant (Excel's 45°, "2011年" rising to the right): most words of four characters
     or more in boxes about as high as wide; such a label ends at its tick, its box's right end."""
@@ -455,6 +471,9 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     cats = _label_row([w for w in inside if _tick_value(w.text) is None or left + 2 < w.box.x0 < right - 2],
                       foot, left + 1)
     cats = [c for c in cats if c[1] <= right + 1]
+    if len(cats) < MIN_MARKS and all(b.y0 <= top + 2 for b in bars):   # bars hanging from the top: labels above
+        cats = [c for c in _label_row_above([w for w in inside if _tick_value(w.text) is None], top, left + 1)
+                if c[1] <= right + 1]
     if len(cats) < MIN_MARKS:
         return []
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
