@@ -541,3 +541,53 @@ def test_real_picture_lines_are_read_where_a_legend_names_them(tmp_path):
     assert lines["广告经"]["max"][0] == "2012年" and lines["广告经"]["max"][1] == pytest.approx(58, abs=2)
     assert lines["GDP"]["min"][0] == "2020年" and lines["GDP"]["min"][1] == pytest.approx(2.5, abs=1.5)
     assert not [b for b in pages["cpi"].blocks if b.meta.get("series")]
+
+
+def test_a_run_of_years_ocr_read_as_one_word_is_split_into_its_years():
+    """RapidOCR reads closely set year labels as one word ("2016年2017年2018年2019年"): one word per year,
+    the run's width shared out by characters; other words are left alone."""
+    from docrag.ingestion.figure_ocr import split_year_runs
+
+    run = Word("2016年2017年2018年2019年", Box.points(225, 672, 345, 682, 595, 842))
+    words = split_year_runs([run, Word("收入增速（%）", Box.points(300, 690, 360, 700, 595, 842))])
+    assert [w.text for w in words] == ["2016年", "2017年", "2018年", "2019年", "收入增速（%）"]
+    assert words[0].box.x0 == 225 and words[3].box.x1 == pytest.approx(345)
+    assert words[1].box.x0 == pytest.approx(255)
+
+
+def test_a_bar_cut_by_a_watermark_and_a_crossing_line_is_one_bar():
+    """A bar a watermark tints in part and a line crosses (中国信通院's charts): its pieces, one width, touching
+    end to end or a line's width apart, nearly one colour, are one bar; two series' segments stacked are not."""
+    from PIL import Image, ImageDraw
+
+    from docrag.ingestion.raster_marks import bar_fills
+
+    image = Image.new("RGB", (200, 200), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([20, 40, 39, 99], fill=(59, 105, 184))     # the tinted top of a bar
+    draw.rectangle([20, 100, 39, 129], fill=(69, 115, 196))   # its body ...
+    draw.rectangle([20, 136, 39, 179], fill=(69, 115, 196))   # ... below a line's crossing
+    draw.rectangle([80, 100, 99, 179], fill=(69, 115, 196))   # a stacked column: one series ...
+    draw.rectangle([80, 60, 99, 99], fill=(237, 125, 49))     # ... and another on it
+    box = Box.points(0, 0, 100, 100, 612, 792)   # half the picture's pixel size
+    rects = sorted((round(f["rect"].x0), round(f["rect"].y0), round(f["rect"].y1)) for f in bar_fills(image, box))
+    assert rects == [(10, 20, 90), (40, 30, 50), (40, 50, 90)]
+
+
+REAL_CAICT = REAL_BLS.parent / "zh_caict_digital_economy_2022.pdf"
+
+
+@pytest.mark.skipif(not REAL_CAICT.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_the_real_watermarked_dual_axis_chart_reads_its_growth_lines(tmp_path):
+    """中国信通院's 图5 (real, page 6; issue 23, zh-b-008): bars of 收入 and 增加值 on the left axis, two growth lines
+    on the right, a watermark over all, its years OCR'd in runs. The bars, cut up by the watermark and the lines,
+    are not read; the lines are, by year: 增加值增速 peaks in 2017 at about 23 %."""
+    page = _real_page(tmp_path, REAL_CAICT, 6)
+    (series,) = [b.meta["series"] for b in page.blocks if b.kind is BlockKind.FIGURE and b.meta.get("series")]
+    lines = {s["name"]: s for s in series}
+    assert set(lines) == {"收入增速（%）", "增加值增速（%）"} and all(s["kind"] == "line" for s in series)
+    assert lines["增加值增速（%）"]["max"][0] == "2017年"
+    assert lines["增加值增速（%）"]["max"][1] == pytest.approx(23, abs=1.5)
+    q = "图5中，2014-2021年数字产业化增加值增速最高的是哪一年？"
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert "2017年" in ans.answer.split("（")[0], ans.answer

@@ -36,6 +36,7 @@ _BELOW = ("低于", "跌破", "fell below", "dropped below", "went below")
 # "which month did it decline", "哪个因子为正": the sign asked for (not "the largest decline": an extreme)
 SIGN_Q = re.compile(r"(?P<neg>\bdeclined?\b|\bfell\b|\bnegative\b|为负|负值)|(?P<pos>\bpositive\b|为正|正值)",
                     re.IGNORECASE)
+_YEAR_SPAN = re.compile(r"(?:19|20)\d\d\s*年?\s*[-–~至到]\s*(?:19|20)\d\d")   # "2014-2021年", "2014年至2021年"
 _ABSOLUTE = re.compile(r"绝对值|\babsolute\b", re.IGNORECASE)
 _NOTE_EN = "read off the drawing: the chart prints no data label"
 _NOTE_ZH = "读图估计：图中未标注数值"
@@ -192,7 +193,9 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
             picked = of_sign(s["values"], lambda v: v[1], signed)
         elif extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
             span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
-            picked = [(min if extreme == "min" else max)(span, key=lambda v: v[1])]
+            picked = [(min if extreme == "min" else max)(span, key=_size(question))]
+        elif extreme and len(picked) == 1 and _YEAR_SPAN.search(question):   # one end of the span off the trace
+            picked = [(min if extreme == "min" else max)(s["values"], key=_size(question))]
         elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category(ies)
             size = _size(question)
             ends = _extremes(question) if len(chosen) == 1 else [extreme]   # both ends asked of one series

@@ -174,6 +174,9 @@ def value_axes(words: list[Word]) -> list[ValueAxis]:
     return sorted(found, key=lambda a: a.x0)
 
 
+_YEAR_WORD = re.compile(r"(?:19|20)\d\d(?:年|FY|E|A)?")
+
+
 def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, float]]:
     """The category labels under the plot: the first row of words below ``below`` (right of the value
     axis), words a small gap apart joined into one label; (label, x centre) left to right."""
@@ -186,8 +189,10 @@ def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, 
         height = median(w.box.height for w in cands)
         row = sorted((w for w in cands if w.box.y0 <= top + 0.6 * height), key=lambda w: w.box.x0)
         labels: list[list[Word]] = []
-        for w in row:
-            if labels and w.box.x0 - labels[-1][-1].box.x1 <= 0.4 * height:
+        for w in row:   # two years side by side are two categories however close ("2016年2017年", OCR'd as one)
+            years = _YEAR_WORD.fullmatch(w.text.strip()) and _YEAR_WORD.fullmatch(labels[-1][-1].text.strip()) \
+                if labels else None
+            if labels and w.box.x0 - labels[-1][-1].box.x1 <= 0.4 * height and not years:
                 labels[-1].append(w)
             else:
                 labels.append([w])
@@ -460,8 +465,8 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     if bars and base is None:
         return []
     stacked = bool(bars) and any(abs(b.y1 - base) > 1 and abs(b.y0 - base) > 1 for b in bars)
-    if stacked and not _stacked(bars, base):
-        return []   # floating bars: a bar's height is not its value
+    if stacked and not _stacked(bars, base):   # floating bars (a waterfall's, or bars a watermark cut up): a bar's
+        found, stacked = [s for s in found if s.kind != "bar"], False   # height is not its value; lines still are
     if stacked and len(axes) > 1:   # stacks on a dual-axis chart: which axis they use is not told; lines are read
         found = [s for s in found if s.kind != "bar"]
     marks = [b for s in found for b in s.marks]

@@ -81,6 +81,28 @@ def join_decimal_parts(words: list[Word]) -> list[Word]:
     return out
 
 
+_YEARS_RUN = re.compile(r"(?:(?:19|20)\d\d(?:年|FY|E|A)?\s*){2,}")
+_YEAR_LABEL = re.compile(r"(?:19|20)\d\d(?:年|FY|E|A)?")
+
+
+def split_year_runs(words: list[Word]) -> list[Word]:
+    """OCR's words that are several category labels read as one ("2016年2017年2018年2019年": years set closer than
+    OCR's word gap) split into one word per year, the run's width shared out by characters."""
+    out: list[Word] = []
+    for w in words:
+        text = w.text.strip()
+        years = _YEAR_LABEL.findall(text)
+        if len(years) < 2 or not _YEARS_RUN.fullmatch(text):
+            out.append(w)
+            continue
+        per_char = w.box.width / max(sum(len(y) for y in years), 1)
+        x = w.box.x0
+        for y in years:
+            out.append(Word(y, Box(x, w.box.y0, x + per_char * len(y), w.box.y1, w.box.space, w.box.extent)))
+            x += per_char * len(y)
+    return out
+
+
 def figure_words(page, figures: list[Block], words: list[Word], langs: list[str],
                  drawings: list[dict] = ()) -> list[Word]:
     """OCR the figures of a PyMuPDF ``page`` that need it (:func:`needs_figure_ocr`; ``drawings`` are the page's,
@@ -101,9 +123,9 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
         pix = page.get_pixmap(clip=pymupdf.Rect(box.x0, box.y0, box.x1, box.y1), dpi=max(int(dpi), 72), alpha=False)
         image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         content = ocr_to_page_content(ocr_image(image, langs, sparse=True), box.width, box.height)
-        found = join_decimal_parts([Word(w.text, Box.points(box.x0 + w.box.x0, box.y0 + w.box.y0, box.x0 + w.box.x1,
-                                                            box.y0 + w.box.y1, width, height).clipped())
-                                    for w in content.words])
+        found = split_year_runs(join_decimal_parts([
+            Word(w.text, Box.points(box.x0 + w.box.x0, box.y0 + w.box.y0, box.x0 + w.box.x1, box.y0 + w.box.y1,
+                                    width, height).clipped()) for w in content.words]))
         if fig.meta.get("source") == "drawing" and not chart_marks.value_axes(found):
             continue   # outlined text kept only where it makes a chart readable (a logo's is not a chart's)
         if found:   # sparse text comes word by word: its lines are rebuilt from the words' positions

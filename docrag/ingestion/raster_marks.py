@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 COLOUR_STEP = 24          # colours are told apart in steps of this many levels per channel (anti-aliasing)
 MIN_COLOUR_SHARE = 0.0015  # a colour covering less of the picture paints no bar
 MIN_SIDE_PX = 4           # a bar is at least this many pixels wide and high (a grid line's dash is less)
+TINT_STEP = 0.15          # pieces of one bar under a watermark differ by at most this much per channel (0..1) ...
+SIDE_PT = 1.5             # ... line up within this many points ...
+EDGE_PT = 4.0             # ... and line up within this many points, a line crossing a bar between them
 MIN_FILL = 0.85           # a bar's pixels fill at least this share of its bounding box
 LIGHT_GREY = 200          # every channel at or above this, nearly equal: paper or a grid line
 DARK = 90                 # every channel below this, nearly equal: text
@@ -76,6 +79,32 @@ def _bars(colours: list[tuple[Any, tuple]], box: Box) -> list[dict]:
                                 box.x0 + xs.stop * sx, box.y0 + ys.stop * sy)
             out.append({"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill})
     log.debug("picture chart %s: %d solid rectangles", box, len(out))
+    return _join_tints(out)
+
+
+def _join_tints(fills: list[dict]) -> list[dict]:
+    """Bars a watermark printed over, split into pieces of nearly one colour (each channel within
+    :data:`TINT_STEP`), joined again: pieces of the same width that touch end to end are one bar, of the colour of
+    its tallest piece (the segments of a stacked column differ by more than a tint)."""
+    out = sorted(fills, key=lambda f: (round(f["rect"].x0), f["rect"].y0))
+    joined = True
+    while joined:
+        joined = False
+        for a in out:
+            for b in out:
+                ra, rb = a["rect"], b["rect"]
+                if a is b or abs(ra.x0 - rb.x0) > SIDE_PT or abs(ra.x1 - rb.x1) > SIDE_PT \
+                        or not -SIDE_PT <= rb.y0 - ra.y1 <= EDGE_PT \
+                        or max(abs(x - y) for x, y in zip(a["fill"], b["fill"], strict=True)) > TINT_STEP:
+                    continue
+                rect = ra | rb
+                fill = a["fill"] if ra.height >= rb.height else b["fill"]
+                out = [f for f in out if f is not a and f is not b]
+                out.append({"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill})
+                joined = True
+                break
+            if joined:
+                break
     return out
 
 
