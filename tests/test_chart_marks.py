@@ -591,3 +591,50 @@ def test_the_real_watermarked_dual_axis_chart_reads_its_growth_lines(tmp_path):
     q = "图5中，2014-2021年数字产业化增加值增速最高的是哪一年？"
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert "2017年" in ans.answer.split("（")[0], ans.answer
+
+
+def test_bars_below_the_lowest_tick_read_stand_on_the_axis_zero():
+    """OCR missed a picture chart's lowest ticks ("5", "0"; 中国信通院's 图14): bars standing on the axis' zero
+    below the lowest tick read are bars, not a legend's swatches, and their values are read under that tick;
+    a baseline that is not the axis' zero moves nothing."""
+    from PIL import Image, ImageDraw
+
+    from docrag.ingestion.raster_marks import bar_fills
+
+    values = {"北京": 44.6, "广东": 22.0, "四川": 4.5, "山东": 2.4}
+    image = Image.new("RGB", (400, 300), "white")
+    draw = ImageDraw.Draw(image)
+    base, per_unit = 260, 5
+    for i, v in enumerate(values.values()):
+        draw.rectangle([80 + 70 * i, round(base - per_unit * v), 104 + 70 * i, base], fill=(91, 155, 213))
+    box = Box.points(100, 100, 300, 250, 612, 792)   # half the picture's pixel size
+
+    def at(px0: float, py0: float, px1: float, py1: float, text: str) -> Word:
+        return Word(text, Box.points(100 + px0 / 2, 100 + py0 / 2, 100 + px1 / 2, 100 + py1 / 2, 612, 792))
+
+    ticks = [at(10, base - per_unit * v - 5, 40, base - per_unit * v + 5, str(v)) for v in (10, 20, 30, 40, 50)]
+    labels = [at(84 + 70 * i, base + 8, 100 + 70 * i, base + 18, name) for i, name in enumerate(values)]
+    (bars,) = read_series(bar_fills(image, box), ticks + labels, box)
+    read = dict(bars["values"])
+    assert set(read) == set(values)
+    for name, value in values.items():   # to a unit: one digit finer than the step of 10
+        assert read[name] == pytest.approx(value, abs=0.6)
+    shifted = [at(10, base - per_unit * v - 5 - 40, 40, base - per_unit * v + 5 - 40, str(v)) for v in (10, 20, 30, 40)]
+    assert "四川" not in dict(next(iter(read_series(bar_fills(image, box), shifted + labels, box)), {"values": []})
+                              ["values"])
+
+
+REAL_CAICT_POWER = REAL_BLS.parent / "zh_caict_computing_power_index_2021.pdf"
+
+
+@pytest.mark.skipif(not REAL_CAICT_POWER.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_the_real_picture_chart_with_slanted_province_names_reads_its_bars(tmp_path):
+    """中国信通院's 图14 (real, page 9; issue 23, zh-b-052): 31 provinces named at 45°, which OCR does not read level,
+    and OCR missing the axis' "5" and "0". The names are read off the band turned level, each at its bar: 北京
+    highest at about 45 EFlops, then 广东 about 22; 四川 about 4.5, under the lowest tick read."""
+    page = _real_page(tmp_path, REAL_CAICT_POWER, 9)
+    (series,) = [b.meta["series"] for b in page.blocks if b.kind is BlockKind.FIGURE and b.meta.get("series")]
+    read = dict(series[0]["values"])
+    assert read["北京"] == pytest.approx(45, abs=1.5) and read["广东"] == pytest.approx(22, abs=1.0)
+    assert read["四川"] == pytest.approx(4.5, abs=0.6)
+    assert max(read, key=read.get) == "北京"

@@ -454,6 +454,10 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     left, right = axes[0].x1, (axes[1].x0 if len(axes) == 2 else box.x1)
     found, rest = _marks(drawings, box, left, right)
     top, foot = min(a.y_top for a in axes), max(a.y_bottom for a in axes)
+    every_bar = [b for s in found if s.kind == "bar" for b in s.marks]
+    shared = _baseline(every_bar) if every_bar else None
+    if shared is not None and shared > foot and abs(axes[0].value(shared)) <= 0.5 * axes[0].step:
+        foot = shared   # the lowest ticks unread ("5", "0"): the bars standing on the axis' zero end the plot
     for s in found:   # a swatch off the plot's height (a legend's) is no bar: it names its series
         if s.kind == "bar":
             rest.extend({"rect": b, "fill": s.colour} for b in s.marks if b.y0 > foot + 2 or b.y1 < top - 2)
@@ -491,6 +495,8 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
         if axis is None:
             return []   # a dual-axis chart whose series cannot be told apart: none is read
         lo, hi = axis.value(axis.y_bottom) - axis.step, axis.value(axis.y_top) + axis.step
+        if base is not None and s.kind == "bar":   # bars standing below the lowest tick read (its "5" and "0" unread)
+            lo = min(lo, axis.value(base) - axis.step)
         if s.kind == "bar":
             values = _bar_values(s, axis, base, stacked, cats, spacing)
         else:

@@ -16,6 +16,7 @@ from docrag.ingestion import chart_marks
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
 from docrag.ingestion.raster_marks import picture_marks
+from docrag.ingestion.slanted_labels import slanted_labels
 from docrag.ingestion.textlayer import join_words, word_lines
 from docrag.types import Block, Word
 
@@ -128,6 +129,8 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
                                     width, height).clipped()) for w in content.words]))
         if fig.meta.get("source") == "drawing" and not chart_marks.value_axes(found):
             continue   # outlined text kept only where it makes a chart readable (a logo's is not a chart's)
+        if fig.meta.get("source") == "image":   # categories set at a slant, which OCR does not read level
+            found += slanted_labels(image, box, found, langs)
         if found:   # sparse text comes word by word: its lines are rebuilt from the words' positions
             fig.meta["ocr_text"] = "\n".join(join_words([w.text for w in line])
                                              for line in word_lines(found))[:OCR_TEXT_CHARS]
