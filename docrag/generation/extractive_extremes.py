@@ -88,9 +88,8 @@ def chart_extreme_fit(units: Sequence[Unit], question: str, gain: float = CHART_
     """``charted_extreme`` (rule 157): "in which quarter shown was that share highest" (a which- or what-question,
     ``_WHICH``) asks which bar of a chart tops it, though it says no "chart": a figure printing three or more data
     labels, or whose bars or lines ingest read off its drawing (three values or more, rule 118; not when the question
-    names a table), gains ``gain`` (the
-    x0.7 of a figure that a question not asking for a chart gets, rule 3, is undone); the chart's note had
-    answered."""
+    names a table), gains ``gain`` (the x0.7 of a figure that a question not asking for a chart gets, rule 3, is
+    undone); the chart's note had answered."""
     if not (_WHICH.search(question) and (_MOST_Q.search(question) or _LEAST_Q.search(question))):
         return [1.0] * len(units)
     drawn = not _names_table(question)   # "表2中，哪一年…最高": a table is asked, not a drawing beside it

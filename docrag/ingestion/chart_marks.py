@@ -174,7 +174,7 @@ def value_axes(words: list[Word]) -> list[ValueAxis]:
     return sorted(found, key=lambda a: a.x0)
 
 
-_YEAR_WORD = re.compile(r"(?:19|20)\d\d(?:年|FY|E|A)?")
+YEAR_LABEL = re.compile(r"(?:19|20)\d\d(?:年|FY|E|A)?")   # a year category label: "2016", "2016年", "2016E"
 
 
 def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, float]]:
@@ -190,7 +190,7 @@ def _label_row(words: list[Word], below: float, left: float) -> list[tuple[str, 
         row = sorted((w for w in cands if w.box.y0 <= top + 0.6 * height), key=lambda w: w.box.x0)
         labels: list[list[Word]] = []
         for w in row:   # two years side by side are two categories however close ("2016年2017年", OCR'd as one)
-            years = _YEAR_WORD.fullmatch(w.text.strip()) and _YEAR_WORD.fullmatch(labels[-1][-1].text.strip()) \
+            years = YEAR_LABEL.fullmatch(w.text.strip()) and YEAR_LABEL.fullmatch(labels[-1][-1].text.strip()) \
                 if labels else None
             if labels and w.box.x0 - labels[-1][-1].box.x1 <= 0.4 * height and not years:
                 labels[-1].append(w)
@@ -520,4 +520,4 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     return out
 
 
-__all__ = ["ValueAxis", "read_series", "value_axes"]
+__all__ = ["YEAR_LABEL", "ValueAxis", "read_series", "value_axes"]

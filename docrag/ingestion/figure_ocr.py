@@ -82,8 +82,7 @@ def join_decimal_parts(words: list[Word]) -> list[Word]:
     return out
 
 
-_YEARS_RUN = re.compile(r"(?:(?:19|20)\d\d(?:年|FY|E|A)?\s*){2,}")
-_YEAR_LABEL = re.compile(r"(?:19|20)\d\d(?:年|FY|E|A)?")
+_YEARS_RUN = re.compile(rf"(?:{chart_marks.YEAR_LABEL.pattern}\s*){{2,}}")
 
 
 def split_year_runs(words: list[Word]) -> list[Word]:
@@ -92,7 +91,7 @@ def split_year_runs(words: list[Word]) -> list[Word]:
     out: list[Word] = []
     for w in words:
         text = w.text.strip()
-        years = _YEAR_LABEL.findall(text)
+        years = chart_marks.YEAR_LABEL.findall(text)
         if len(years) < 2 or not _YEARS_RUN.fullmatch(text):
             out.append(w)
             continue

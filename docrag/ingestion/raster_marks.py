@@ -24,7 +24,7 @@ MIN_COLOUR_SHARE = 0.0015  # a colour covering less of the picture paints no bar
 MIN_SIDE_PX = 4           # a bar is at least this many pixels wide and high (a grid line's dash is less)
 TINT_STEP = 0.15          # pieces of one bar under a watermark differ by at most this much per channel (0..1) ...
 SIDE_PT = 1.5             # ... line up within this many points ...
-EDGE_PT = 4.0             # ... and line up within this many points, a line crossing a bar between them
+EDGE_PT = 4.0             # ... and lie at most this many points apart end to end (a line crossing the bar)
 MIN_FILL = 0.85           # a bar's pixels fill at least this share of its bounding box
 LIGHT_GREY = 200          # every channel at or above this, nearly equal: paper or a grid line
 DARK = 90                 # every channel below this, nearly equal: text
@@ -83,28 +83,28 @@ def _bars(colours: list[tuple[Any, tuple]], box: Box) -> list[dict]:
 
 
 def _join_tints(fills: list[dict]) -> list[dict]:
-    """Bars a watermark printed over, split into pieces of nearly one colour (each channel within
-    :data:`TINT_STEP`), joined again: pieces of the same width that touch end to end are one bar, of the colour of
-    its tallest piece (the segments of a stacked column differ by more than a tint)."""
-    out = sorted(fills, key=lambda f: (round(f["rect"].x0), f["rect"].y0))
-    joined = True
-    while joined:
-        joined = False
-        for a in out:
-            for b in out:
-                ra, rb = a["rect"], b["rect"]
-                if a is b or abs(ra.x0 - rb.x0) > SIDE_PT or abs(ra.x1 - rb.x1) > SIDE_PT \
-                        or not -SIDE_PT <= rb.y0 - ra.y1 <= EDGE_PT \
-                        or max(abs(x - y) for x, y in zip(a["fill"], b["fill"], strict=True)) > TINT_STEP:
-                    continue
-                rect = ra | rb
-                fill = a["fill"] if ra.height >= rb.height else b["fill"]
-                out = [f for f in out if f is not a and f is not b]
-                out.append({"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill})
-                joined = True
-                break
-            if joined:
-                break
+    """Bars a watermark printed over or a line crosses, split into pieces of nearly one colour (each channel within
+    :data:`TINT_STEP`), joined again: pieces of one width (edges within :data:`SIDE_PT`) that touch end to end or lie
+    at most :data:`EDGE_PT` apart are one bar, of the colour of its tallest piece (the segments of a stacked column
+    differ by more than a tint). Pieces are grouped by their left edge, then joined top down: linear in the fills."""
+    out: list[dict] = []
+    group: list[dict] = []
+    for f in sorted(fills, key=lambda f: f["rect"].x0) + [None]:
+        if f is not None and (not group or f["rect"].x0 - group[-1]["rect"].x0 <= SIDE_PT):
+            group.append(f)
+            continue
+        joined: list[dict] = []
+        for g in sorted(group, key=lambda g: g["rect"].y0):
+            prev = next((j for j in reversed(joined) if abs(j["rect"].x1 - g["rect"].x1) <= SIDE_PT), None)
+            if prev is not None and -SIDE_PT <= g["rect"].y0 - prev["rect"].y1 <= EDGE_PT \
+                    and max(abs(x - y) for x, y in zip(prev["fill"], g["fill"], strict=True)) <= TINT_STEP:
+                rect = prev["rect"] | g["rect"]
+                fill = prev["fill"] if prev["rect"].height >= g["rect"].height else g["fill"]
+                joined[joined.index(prev)] = {"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill}
+            else:
+                joined.append(g)
+        out.extend(joined)
+        group = [f] if f is not None else []
     return out
 
 
