@@ -100,25 +100,20 @@ def _asked(values: list[list], idf: dict[str, float], question: str = "") -> lis
             or (months and _ym(str(v[0])) in months)]
 
 
-def _extreme(question: str) -> str | None:
-    low, high = _LOW.search(question), _HIGH.search(question)
-    if low and (not high or low.start() < high.start()):
-        return "min"
-    return "max" if high else None
-
-
 def _extremes(question: str) -> list[str]:
-    """Every extreme asked, in the question's order: "哪个…绝对值最大、哪个最小" asks for both ends."""
+    """Every extreme asked ("max", "min"), in the question's order: the first is the one asked, and "哪个…绝对值最大、
+    哪个最小" asks for both ends."""
     found = [(m.start(), name) for name, rx in (("max", _HIGH), ("min", _LOW)) if (m := rx.search(question))]
     return [name for _, name in sorted(found)]
 
 
-def _size(question: str) -> Callable[[Any], float]:
-    """How a category's value is ranked: by its size when the question says "绝对值" / "absolute" (every bar of
-    a chart of negative ICs, the longest the "largest in absolute value"), else by its value."""
-    if _ABSOLUTE.search(question):
-        return lambda v: abs(v[1])
-    return lambda v: v[1]
+def _by_size(v: list) -> float:
+    """A category ranked by its size: "绝对值最大" over a chart of negative ICs is its longest bar."""
+    return abs(v[1])
+
+
+def _by_value(v: list) -> float:
+    return v[1]
 
 
 def _read(s: dict[str, Any], category: str, value: float, zh: bool) -> str:
@@ -177,7 +172,10 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     if not drawn:
         return None
     zh = bool(_CJK.search(question))
-    extreme = _extreme(question)
+    extremes = _extremes(question)
+    extreme = extremes[0] if extremes else None
+    absolute = bool(_ABSOLUTE.search(question))   # "绝对值" / "absolute": ranked by size
+    size = _by_size if absolute else _by_value
     said = _said(drawn, question)
     chosen = said or _named(drawn, idf)
     past = _FIRST_PAST.search(question)
@@ -193,14 +191,13 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
             picked = of_sign(s["values"], lambda v: v[1], signed)
         elif extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
             span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
-            picked = [(min if extreme == "min" else max)(span, key=_size(question))]
+            picked = [(min if extreme == "min" else max)(span, key=size)]
         elif extreme and len(picked) == 1 and _YEAR_SPAN.search(question):   # one end of the span off the trace
-            picked = [(min if extreme == "min" else max)(s["values"], key=_size(question))]
+            picked = [(min if extreme == "min" else max)(s["values"], key=size)]
         elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category(ies)
-            size = _size(question)
-            ends = _extremes(question) if len(chosen) == 1 else [extreme]   # both ends asked of one series
-            picked = [s[e] if s.get(e) and not _ABSOLUTE.search(question)
-                      else (min if e == "min" else max)(s["values"], key=size) for e in ends]
+            ends = extremes if len(chosen) == 1 else [extreme]   # both ends asked of one series
+            picked = [s[e] if s.get(e) and not absolute else (min if e == "min" else max)(s["values"], key=size)
+                      for e in ends]
         parts.extend(_read(s, c, v, zh) for c, v in picked)
     return "; ".join(parts) or None
 

@@ -25,13 +25,13 @@ CAPTIONS_NEXT_PAGE = "captions_next_page"
 
 
 def _content(page: Page) -> list[Block]:
-    return [b for b in page.blocks if not is_furniture(b, page) and b.box.is_valid() and b.text.strip()
-            or b.kind is BlockKind.FIGURE and not is_furniture(b, page)]
+    """The page's blocks but furniture: figures, and text blocks with a box and some text."""
+    return [b for b in page.blocks if not is_furniture(b, page)
+            and (b.kind is BlockKind.FIGURE or b.box.is_valid() and b.text.strip())]
 
 
-def _orphan_caption(page: Page) -> Block | None:
+def _orphan_caption(page: Page, content: list[Block]) -> Block | None:
     """The numbered figure caption ending ``page`` (nothing but furniture below it) that no block took."""
-    content = _content(page)
     if not content:
         return None
     last = max(content, key=lambda b: b.box.y1)
@@ -43,9 +43,8 @@ def _orphan_caption(page: Page) -> Block | None:
     return last
 
 
-def _opening_figure(page: Page) -> Block | None:
-    """The figure opening ``page`` (nothing but furniture above it) when it has no numbered caption."""
-    content = _content(page)
+def _opening_figure(content: list[Block]) -> Block | None:
+    """The figure opening a page (``content``: its blocks but furniture) when it has no numbered caption."""
     if not content:
         return None
     first = min(content, key=lambda b: b.box.y0)
@@ -57,11 +56,13 @@ def _opening_figure(page: Page) -> Block | None:
 def link_break_captions(pages: Sequence[Page]) -> int:
     """Give each figure opening a page the numbered caption ending the page before (one document's ``pages``,
     in page order); returns how many were linked. Run after furniture marking."""
+    contents = [_content(p) for p in pages]   # each page is read once, as the page before and as the next
     n = 0
-    for prev, cur in zip(pages, pages[1:], strict=False):
+    for i in range(1, len(pages)):
+        prev, cur = pages[i - 1], pages[i]
         if cur.page_no != prev.page_no + 1:
             continue
-        caption, figure = _orphan_caption(prev), _opening_figure(cur)
+        caption, figure = _orphan_caption(prev, contents[i - 1]), _opening_figure(contents[i])
         if caption is None or figure is None:
             continue
         figure.meta["caption"] = caption.text

@@ -480,7 +480,8 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     cats = _label_row([w for w in inside if _tick_value(w.text) is None or left + 2 < w.box.x0 < right - 2],
                       foot, left + 1)
     cats = [c for c in cats if c[1] <= right + 1]
-    if len(cats) < MIN_MARKS and all(b.y0 <= top + 2 for b in bars):   # bars hanging from the top: labels above
+    # bars hanging from a zero line at the top: their labels stand above the plot
+    if len(cats) < MIN_MARKS and bars and all(b.y0 <= top + 2 for b in bars):
         cats = [c for c in _label_row_above([w for w in inside if _tick_value(w.text) is None], top, left + 1)
                 if c[1] <= right + 1]
     if len(cats) < MIN_MARKS:

@@ -95,12 +95,14 @@ def _join_tints(fills: list[dict]) -> list[dict]:
             continue
         joined: list[dict] = []
         for g in sorted(group, key=lambda g: g["rect"].y0):
-            prev = next((j for j in reversed(joined) if abs(j["rect"].x1 - g["rect"].x1) <= SIDE_PT), None)
+            k = next((k for k in range(len(joined) - 1, -1, -1)
+                      if abs(joined[k]["rect"].x1 - g["rect"].x1) <= SIDE_PT), None)   # the piece above, same width
+            prev = joined[k] if k is not None else None
             if prev is not None and -SIDE_PT <= g["rect"].y0 - prev["rect"].y1 <= EDGE_PT \
                     and max(abs(x - y) for x, y in zip(prev["fill"], g["fill"], strict=True)) <= TINT_STEP:
                 rect = prev["rect"] | g["rect"]
                 fill = prev["fill"] if prev["rect"].height >= g["rect"].height else g["fill"]
-                joined[joined.index(prev)] = {"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill}
+                joined[k] = {"type": "f", "items": [("re", rect, 1)], "rect": rect, "fill": fill}
             else:
                 joined.append(g)
         out.extend(joined)
