@@ -15,7 +15,8 @@ cited by the item's own lines. Then:
   2010") and cites the cell with its row label, not the whole table;
 * arithmetic the question asks for (difference, sum, ratio, share, change, growth) is computed
   from two cells of one row or column (:mod:`~docrag.generation.extractive_math`), inputs shown,
-  both cells cited;
+  both cells cited; two operands the question names are found in sentences too
+  (:mod:`~docrag.generation.extractive_named_figures`);
 * a figure is cited whole with its caption; its answer quotes the caption and the chart's text
   (axis text, data labels of vector charts);
 * a unit on another page that covers question terms the first one does not is quoted and cited as
@@ -71,6 +72,7 @@ from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_math import operation_of
+from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
 from docrag.generation.extractive_prose_math import prose_arithmetic
 from docrag.generation.extractive_score import (
@@ -325,6 +327,15 @@ class ExtractiveGenerator:
                 if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
                     parts = [f"{res.text} ({best.text})"]
                     meta["arithmetic"] = {"op": op, "value": res.value, "inputs": "sentence"}
+        # rule 160: the two figures the question names, found in sentences or cells, over a second operand guessed
+        # beside the best cell or a sentence's own figures (not over a choice's or a chart's named operands)
+        guessed = meta.get("arithmetic", {}).get("inputs") not in ("table cells", "chart labels")
+        figured = named_figures(question, units, scores, best) if guessed else None
+        if figured is not None:
+            res, part, whole, said = figured
+            best, used, parts = part, [part, whole], [said]
+            bi = units.index(best)
+            meta["arithmetic"] = {"op": res.op, "value": res.value, "inputs": "named figures"}
         for i in sibling_rows(bi, units, scores, question):   # "which members ...": every row that fits (rule 138)
             used.append(units[i])
             parts.append(units[i].text)
