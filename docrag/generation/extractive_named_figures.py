@@ -22,19 +22,20 @@ from docrag.generation.extractive_answer import fmt_cell
 from docrag.generation.extractive_formula import Formula, formula_of, formula_operands
 from docrag.generation.extractive_math import Result, compute
 from docrag.generation.extractive_tables import is_serial, parse_number, unit_of
-from docrag.generation.extractive_units import _CJK, Unit, tokenize
+from docrag.generation.extractive_units import _CJK, _STOP, Unit, tokenize
 
 MIN_FIT = 0.75   # share of an operand name's words found where the figure is named
 READ_SHARE = 0.3   # units scoring at least this share of the best unit are read for operands
 _WINDOW_ZH, _WINDOW_EN = 24, 80   # characters before a sentence's figure that may name it
 _SCALE = r"万亿元|亿元|万元|千元|元|万亿|亿|万"
 _COUNT = r"家|个|人|户|条|部|项|款|次|台|件|吨|辆|套|座|所"   # a count is no amount of money
-_FIGURE = re.compile(r"(?<![A-Za-z0-9_.,])(?P<cur>[$€£¥]\s?)?(?P<num>-?\d[\d,]*(?:\.\d+)?)(?![\d,]*\.\d)"
-                     rf"\s*(?P<unit>%|％|per\s?cent\b|percent\b|{_SCALE}|{_COUNT}|(?:trillion|billion|million|thousand)\b"
+_NUMBER = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"   # "1,135,639,368.05", "429"; not "2023," of "2023, and"
+_FIGURE = re.compile(rf"(?<![A-Za-z0-9_.,])(?P<cur>[$€£¥]\s?)?(?P<num>{_NUMBER})(?![\d,]*\.\d)"
+                     rf"\s*(?P<unit>%|％|个百分点|per\s?cent\b|percent\b|{_SCALE}|{_COUNT}|(?:trillion|billion|million|thousand)\b"
                      r"|[A-Za-z]{2,12}\b)?", re.IGNORECASE)
 _DATE_AFTER = re.compile(r"\s*(?:年|月|日|季度|个月|周)")   # "2020 年", "12 月": a period, not an amount
 _CLAUSE = re.compile(r"[，,;；。:：、（）()]")
-_PERCENT = {"%", "％", "percent", "per cent"}
+_PERCENT = {"%", "％", "percent", "per cent", "个百分点"}   # a percentage or a change of one: no share
 _YUAN = {"人民币", "人民币元", "rmb", "cny"}   # "单位：元 币种：人民币": amounts in 元
 
 
@@ -62,7 +63,7 @@ def _sentence_operands(u: Unit) -> list[Operand]:
         if dated or parse_number(num) is None:
             continue
         unit = (m.group("unit") or "").lower().replace("％", "%")
-        unit = "%" if unit in _PERCENT else unit
+        unit = "%" if unit in _PERCENT else "" if unit in _STOP else unit   # "8.35 in 2021": no unit word
         out.append(Operand(u, num, f"{(m.group('cur') or '').strip()} {unit}".strip(), naming))
     return out
 
