@@ -23,7 +23,9 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                           r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率|涨幅|跌幅"
                           r"|(上涨|下跌|增长|下降)(了)?百分之"
                           # "同比增长多少": a year-on-year change is asked as a rate unless a unit follows (rule 106)
-                          r"|(?:同比|较上年同期|较上年|比上年同期|比上年)(?:增长|增加|下降|减少)了?多少"
+                          # "较2013年下降了约多少", "较2024年末增长了约多少": against a named year, a rate too
+                          r"|(?:同比|(?:较|比)(?:上年同期|上年|\s*(?:19|20)\d{2}\s*年(?:度|末)?))\s*(?:增长|增加|下降|减少)"
+                          r"了?(?:约|大约)?多少"
                           r"(?![元万亿个人家部条吨台只件户份])", re.IGNORECASE)),
     ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"
                          r"as a (share|percentage) of)\b|占.*(比例|比重|百分之|多少)|所占", re.IGNORECASE)),
@@ -35,7 +37,8 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                               r"how far apart|gap between|spread between|how (?:much|many)\b.*\bseparates?|"
                               r"change (in|from|between)|increase (in|from)|decrease (in|from)|"
                               r"(rise|grow|fall|drop|increase|decrease|decline)\w* (between|from))\b"
-                              r"|相差|差额|差距|多了多少|少了多少|(?:上涨|下跌|上升|下降|增加|减少|增长|提高|降低|调减|调增|下调|上调)了?(?:多少|几)"
+                              r"|相差|差额|差距|多了多少|少了多少|(?:上涨|下跌|上升|下降|增加|减少|增长|提高|降低|调减|调增|下调|上调)了?(?:约|大约)?"
+                              r"(?:多少|几)"
                               r"|比.{1,24}?(?:多|少|高|低|大|小|长|短|贵)了?(?:多少|几)", re.IGNORECASE)),
 ]
 

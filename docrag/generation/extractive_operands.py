@@ -75,11 +75,11 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             named_row = 3.0 if same_col and (named_in(u.cell.row.label, question)   # "A比B多几个"
                                              or _named_at(u.cell.row, question) >= 0) else 1.0
             cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
-    if not cands:
-        return None
-    return max(_span_asked(question, tc, cands), key=lambda x: x[0])[1]
+    cands = _span_asked(question, tc, cands)
+    return max(cands, key=lambda x: x[0])[1] if cands else None
 
 
+_FISCAL = re.compile(r"\bfiscal\b|\bfy\s?\d|财年|财政年度", re.IGNORECASE)   # a fiscal year: not the calendar's
 _PERIOD_TOKEN = re.compile(r"(?:19|20)\d\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4]|h[12]|fy\d*")
 
 
@@ -92,15 +92,19 @@ def _span_asked(question: str, best: TableCell, cands: list[tuple[float, Unit]])
     """``span_asked`` (rule 125): when the question names periods the best cell's row and column do not ("between
     July 2024 and July 2025", "from October to December"), a candidate naming one of them is the other end of
     the span, weighed by (1 + the asked periods it names), and a candidate naming none is of the best cell's own
-    period (another item, another measure), weighed 0.5; when no candidate names one, nothing changes."""
+    period (another item, another measure), weighed 0.5; when no candidate names one, a candidate of a period the
+    question does not name is no operand (``unasked_period``: "需较2015年增长多少" to reach 2016's commitment is not
+    2015 over 2014), and the others stay as they were."""
     asked = _periods_of(question)
     mine = _periods_of(f"{best.row.label} {best.header_text}")
     if not asked - mine:
         return cands
-    named = [(s, u, _periods_of(f"{u.cell.row.label} {u.cell.header_text}") & asked) for s, u in cands
-             if u.cell is not None]
+    periods = [(s, u, _periods_of(f"{u.cell.row.label} {u.cell.header_text}")) for s, u in cands if u.cell is not None]
+    named = [(s, u, p & asked) for s, u, p in periods]
     if not any(p - mine for _, _, p in named):
-        return cands
+        if _FISCAL.search(question):   # "the first quarter of fiscal 2027" is headed "Apr 26, 2026"
+            return cands
+        return [(s, u) for s, u, p in periods if not p or p & asked]
     return [(s * (1 + len(p)) if p - mine else s * 0.5, u) for s, u, p in named]
 
 
