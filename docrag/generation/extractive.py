@@ -74,7 +74,7 @@ from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
-from docrag.generation.extractive_prose_math import prose_arithmetic
+from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic
 from docrag.generation.extractive_score import (
     _YEAR,
     ROW_NAMED_PRIOR,
@@ -285,6 +285,7 @@ class ExtractiveGenerator:
         if scores[bi] < self.min_score or (lex[bi] == 0 and sem[bi] < 0.2):
             return declined(f"best unit scores {scores[bi]:.3f}; nothing on the retrieved pages matches the question")
 
+        op = ""   # the arithmetic asked, once no choice answers
         chosen = choice_answer(units, scores, best, question)   # "which grew faster: A or B" (rule 111)
         if chosen is not None:
             best, used, parts = chosen.cells[0], chosen.cells, [chosen.text]
@@ -331,11 +332,14 @@ class ExtractiveGenerator:
         # beside the best cell or a sentence's own figures (not over a choice's or a chart's named operands)
         guessed = meta.get("arithmetic", {}).get("inputs") not in ("table cells", "chart labels")
         figured = named_figures(question, units, scores, best) if guessed else None
+        inputs = "named figures"
+        if figured is None and "arithmetic" not in meta:   # rule 82 across two sentences, each giving its years
+            figured, inputs = prose_across(op, question, units, scores, best), "sentences"
         if figured is not None:
             res, part, whole, said = figured
             best, used, parts = part, [part, whole], [said]
             bi = units.index(best)
-            meta["arithmetic"] = {"op": res.op, "value": res.value, "inputs": "named figures"}
+            meta["arithmetic"] = {"op": res.op, "value": res.value, "inputs": inputs}
         for i in sibling_rows(bi, units, scores, question):   # "which members ...": every row that fits (rule 138)
             used.append(units[i])
             parts.append(units[i].text)

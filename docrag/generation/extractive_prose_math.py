@@ -9,8 +9,10 @@ inputs, as table arithmetic does (:mod:`~docrag.generation.extractive_math`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from docrag.generation.extractive_math import Result, compute
+from docrag.generation.extractive_units import Unit, content_words
 
 _NUM = r"-?\d[\d,]*(?:\.\d+)?"
 _PCT = r"\s*(?:%|per\s?cent|percent)?"
@@ -24,8 +26,11 @@ _FROM_TO_ZH = re.compile(rf"(?:由|从)\s*{_PERIOD_ZH}\s*(?P<a>{_NUM})(?!\s*年)
                          rf"(?P<b>{_NUM})(?!\s*年)")
 _RESPECTIVELY = re.compile(rf"(?P<vals>{_NUM}(?:{_PCT}\s*(?:,|and)\s*{_NUM})+){_PCT}[^.;]{{0,40}}?\bfor\s+"
                            r"(?P<keys>[\w-]+(?:\s*(?:,|and)\s*[\w-]+)+),?\s+respectively", re.IGNORECASE)
-_SEPARATELY_ZH = re.compile(r"(?P<keys>(?:\d{4}\s*年(?:度)?\s*[、,，和及与]\s*)+\d{4}\s*年(?:度)?)[^。；]{0,40}?"
-                            rf"分别为\s*(?P<vals>{_NUM}[^、,，和及与。；]{{0,6}}"
+# the words between the years and "分别为" name no other year ("2016 年度……业绩承诺的一致口径, 2013 年度、…分别为")
+_SEPARATELY_ZH = re.compile(r"(?P<keys>(?:\d{4}\s*年(?:度)?\s*[、,，和及与]\s*)+\d{4}\s*年(?:度)?)"
+                            r"(?:(?!(?:19|20)\d{2})[^。；]){0,60}?"
+                            r"分别(?:为|是|达到?|约为|不\s*低于|不\s*少于)\s*"
+                            rf"(?P<vals>{_NUM}[^、,，和及与。；]{{0,6}}"
                             rf"(?:\s*[、,，和及与]\s*{_NUM}[^、,，和及与。；]{{0,6}})+)")
 _YEAR = re.compile(r"(?:19|20)\d{2}(?:-\d{2})?")
 _BARE_YEAR = re.compile(r"(?:19|20)\d{2}")   # a figure that is a year: a period, not an amount
@@ -141,3 +146,58 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
         va, vb = float(a.replace(",", "")), float(b.replace(",", ""))
         a, b = (b, a) if vb < va else (a, b)
     return compute(op, a, b)
+
+
+_SCALE_AFTER = re.compile(r"\s*(%|万亿元|亿元|万元|元|亿|万|billion|million|thousand|per\s?cent|percent)?",
+                          re.IGNORECASE)
+_PERIOD_WORDS = {"年度", "年末", "年初", "期末", "期初", "fiscal", "year", "quarter"}   # periods name no measure
+ACROSS_SHARE = 0.5   # ``prose_across``: sentences scoring at least this share of the best unit are read
+
+
+def _period_figures(text: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
+    """{year: (figure, its scale word)} of a "P1、P2……分别为 A、B" / "A and B for P1 and P2, respectively" sentence,
+    and the words naming what the figures are (before the figures), or ({}, set())."""
+    for pattern in (_SEPARATELY_ZH, _RESPECTIVELY):
+        m = pattern.search(text)
+        if m is None:
+            continue
+        keys = _YEAR.findall(m.group("keys"))
+        found = [(n.group(0), (_SCALE_AFTER.match(m.group("vals"), n.end()).group(1) or "").lower())
+                 for n in re.finditer(_NUM, m.group("vals"))]
+        if len(keys) == len(found) >= 2 and len(set(keys)) == len(keys):
+            named = text[:m.start("vals")] if pattern is _SEPARATELY_ZH else text[:m.start()]
+            words = {w for w in content_words(named[-80:]) if not _BARE_YEAR.fullmatch(w) and w not in _PERIOD_WORDS}
+            return dict(zip(keys, found, strict=True)), words
+    return {}, set()
+
+
+def prose_across(op: str, question: str, units: Sequence[Unit], scores: Sequence[float],
+                 best: Unit) -> tuple[Result, Unit, Unit, str] | None:
+    """``prose_across`` (rule 82 across sentences): a difference or growth between the two years the question names
+    when no one sentence gives both, from two sentences of the answering document that each give its years their
+    figures ("2013 年度、2014 年度和 2015 年度……净利润分别为 18.90 亿元、9.20 亿元和 16.23 亿元" and "2016 年度、
+    2017 年度和 2018 年度……净利润分别不低于 21.8 亿元、28 亿元和 34.8 亿元"): the figures of one scale, the words
+    naming them shared at least half (the same measure). (result, earlier's sentence, later's sentence, text) or
+    None."""
+    years = sorted(set(_BARE_YEAR.findall(question)))
+    if op not in ("difference", "growth") or len(years) != 2:
+        return None
+    top = max(scores, default=0.0)
+    found: dict[str, tuple[float, Unit, tuple[str, str], set[str]]] = {}
+    for u, s in zip(units, scores, strict=True):
+        if u.kind != "sentence" or u.page.doc_id != best.page.doc_id or s < ACROSS_SHARE * top:
+            continue
+        figures, named = _period_figures(u.text)
+        for y in years:
+            if y in figures and (y not in found or s > found[y][0]):
+                found[y] = (s, u, figures[y], named)
+    if len(found) < 2 or found[years[0]][1] is found[years[1]][1]:
+        return None   # one sentence gives both: :func:`prose_arithmetic` reads it
+    (_, first, (a, scale_a), named_a), (_, second, (b, scale_b), named_b) = found[years[0]], found[years[1]]
+    if scale_a != scale_b or not (named_a and named_b) or len(named_a & named_b) < 0.5 * min(len(named_a),
+                                                                                               len(named_b)):
+        return None   # another scale, or other words: another measure
+    res = compute(op, a, b)
+    if res is None:
+        return None
+    return res, first, second, f"{res.text} ({first.text}; {second.text})"
