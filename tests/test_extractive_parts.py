@@ -351,3 +351,22 @@ def test_which_is_larger_asks_each_option_and_states_the_gap(tmp_path):
     q = "Which is larger for Reliance Industries in 2021-22: its exports or its market capitalisation, and by how much?"
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert ans.answer.startswith("1,526,871 = 17,81,841 − 2,54,970"), ans.answer
+
+
+def test_a_guidance_midpoint_is_compared_with_an_amount_in_another_scale():
+    """Twilio's Q1 2024 guidance (en-a-008): "how does the midpoint of the guidance compare with Q4 2023 revenue" is
+    the middle of "$1.025 billion to $1.035 billion" against "$1,076M", both in millions: $46 million (rule 161
+    ``midpoint``, ``one_scale``). No gap against a percentage, nor against an amount of another currency."""
+    from docrag.generation.extractive_gap import figure_of, parts_gap
+
+    q = ("How does the midpoint of Twilio's Q1 2024 total revenue guidance compare with its actual Q4 2023 total "
+         "revenue?")
+    parts = ["what was the midpoint of Twilio's Q1 2024 total revenue guidance",
+             "what was its actual Q4 2023 total revenue"]
+    guidance = "● Total revenue: $1.025 billion to $1.035 billion, up 2% to 3% year-over-year."
+    mid = figure_of(guidance, parts[0])
+    assert mid is not None and (mid.number, mid.unit) == ("1.03", "$billion")
+    assert parts_gap(q, [guidance, "$1,076M — Total Revenue, Q4 2023"], parts) == \
+        "$46 million = $1,076 million − $1,030 million"
+    assert parts_gap(q, [guidance, "5% — Total Revenue Y/Y, Q4 2023"], parts) is None
+    assert parts_gap(q, [guidance, "€1,076M — Total Revenue, Q4 2023"], parts) is None   # another currency

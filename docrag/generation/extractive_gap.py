@@ -5,7 +5,9 @@ target on one page, the outcome on another, :mod:`~docrag.generation.extractive_
 answer quoted the figure, and no answer said 0.2. :func:`parts_gap` reads the figure each part's answer
 gives for what the question names and states their difference ("0.2 个百分点 = 5.2% − 5%") when both are
 of one unit (two percentages give percentage points; an amount in 亿元 is not taken from one in 万元,
-nor a count from a percentage), so a reader checks it against the two cited boxes.
+nor a count from a percentage), so a reader checks it against the two cited boxes. A part asking for a guidance's
+midpoint takes the middle of the range its answer quotes, and two amounts of one currency in different English scale
+words ("$1.03 billion", "$1,076M") are compared in the smaller one (rule 161).
 """
 
 from __future__ import annotations
@@ -43,6 +45,53 @@ class Figure:
     unit: str     # "%" for any percentage, else its currency sign and unit word ("条", "(millions)", "$m", "")
 
 
+_MIDPOINT_Q = re.compile(r"\bmid-?points?\b|区间中值|中值", re.IGNORECASE)
+_SCALED = r"\s?(?P<{0}>billion|million|thousand|bn|mn|[MBK](?![A-Za-z]))?"
+_RANGE = re.compile(r"(?<![\d.])(?P<cur>\$)?(?P<a>\d[\d,]*(?:\.\d+)?)" + _SCALED.format("ua")
+                    + r"\s*(?:to|-|–|~|至|到)\s*\$?(?P<b>\d[\d,]*(?:\.\d+)?)" + _SCALED.format("ub"), re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "k": 1e3, "(thousands)": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "(millions)": 1e6,
+          "billion": 1e9, "b": 1e9, "bn": 1e9, "(billions)": 1e9}
+_SCALE_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
+
+
+def _shown(value: float) -> str:
+    """A figure as a person writes it: thousands separated, at most three decimals, no trailing zeros."""
+    return f"{value:,.3f}".rstrip("0").rstrip(".")
+
+
+def _midpoint(answer: str) -> Figure | None:
+    """``midpoint``: the middle of the first range the answer quotes ("$1.025 billion to $1.035 billion" ->
+    1.03 "$billion"), both ends of one scale (or the scale said once, after the second)."""
+    m = _RANGE.search(answer)
+    if m is None:
+        return None
+    ua, ub = (m.group("ua") or "").lower(), (m.group("ub") or "").lower()
+    if ua and ub and ua != ub:
+        return None
+    lo, hi = (float(m.group(x).replace(",", "")) for x in ("a", "b"))
+    if hi <= lo:
+        return None
+    unit = ub or ua
+    word = _SCALE_WORD.get(_SCALE.get(unit, 0.0), unit)
+    return Figure(_shown((lo + hi) / 2), ("$" if m.group("cur") else "") + word)
+
+
+def _one_scale(a: Figure, b: Figure) -> tuple[Figure, Figure]:
+    """Two amounts of one currency in different scale words ("$billion", "$M") written in the smaller one; others as
+    they were."""
+    cur_a, cur_b = a.unit.startswith("$"), b.unit.startswith("$")
+    sa, sb = _SCALE.get(a.unit.lstrip("$").strip().lower()), _SCALE.get(b.unit.lstrip("$").strip().lower())
+    if cur_a != cur_b or sa is None or sb is None:
+        return a, b
+    small = min(sa, sb)
+    unit = ("$" if cur_a else "") + _SCALE_WORD[small]
+
+    def rescaled(f: Figure, scale: float) -> Figure:
+        return Figure(_shown(float(f.number.replace(",", "")) * scale / small), unit)
+
+    return rescaled(a, sa), rescaled(b, sb)
+
+
 def gap_asked(question: str) -> bool:
     """The question asks how far apart two facts are ("相差多少", "高多少", "how does A compare with B")."""
     return bool(_GAP_ASKED.search(question)) or compares(question)
@@ -63,6 +112,8 @@ def figure_of(answer: str, asked: str, own: set[str] | frozenset[str] = frozense
     part has, which count first), in a quote with none of ``others`` (the other parts' own words: "In the April
     meeting ... 7 per cent" is no figure of the June projection); never a year, a name's number ("Fortune 500") or
     an end of a range."""
+    if _MIDPOINT_Q.search(asked) and (mid := _midpoint(answer)) is not None:
+        return mid   # "the midpoint of the guidance": of the range the answer quotes (rule 161)
     found = [m for m in _FIGURE.finditer(answer) if not _YEARLIKE.fullmatch(m.group("num"))
              and not _RANGE_AFTER.match(answer, m.end("num")) and not _RANGE_AFTER.match(answer, m.end())]
     if not found:
@@ -91,6 +142,8 @@ def parts_gap(question: str, answers: list[str], parts: list[str]) -> str | None
         return None
     own = own_words(parts)
     a, b = (figure_of(answers[i], parts[i], own[i], set().union(*own[:i], *own[i + 1:])) for i in (0, 1))
+    if a is not None and b is not None and a.unit != b.unit:
+        a, b = _one_scale(a, b)   # "$1.030 billion" against "$1,076M": both in millions (rule 161)
     if a is None or b is None or a.unit != b.unit or a.number == b.number:
         return None
     res = compute("difference", a.number, b.number)
