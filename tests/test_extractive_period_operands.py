@@ -19,7 +19,7 @@ def test_a_change_against_a_named_year_is_asked_as_a_rate_unless_a_unit_follows(
     """鼎泰新材's restructuring plan (zh-a-079): "2015年净利润较2013年下降了约多少" asks the rate, -37.6 %, read off the
     sentence giving each year its figure; "约" and a named year had hidden the change, so the sentence was quoted."""
     assert operation_of("上市公司2015年净利润较2013年下降了约多少？") == "growth"
-    assert operation_of("2025年末总资产较2024年末增长了约多少？") == "growth"
+    assert operation_of("2015年末净资产较2014年末增长了约多少？") == "growth"
     assert operation_of("比2023年实际治理提升的数量多还是少、比2023年增加多少条？") == "difference"
     assert operation_of("营业收入较上年增加多少万元？") == "difference"
     page = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, DINGTAI)], doc_id="dingtai")

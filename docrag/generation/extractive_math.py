@@ -23,7 +23,7 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                           r"by what percent(age)?|% change)\b|增长率|增幅|增速|变化率|涨幅|跌幅"
                           r"|(上涨|下跌|增长|下降)(了)?百分之"
                           # "同比增长多少": a year-on-year change is asked as a rate unless a unit follows (rule 106)
-                          # "较2013年下降了约多少", "较2024年末增长了约多少": against a named year, a rate too
+                          # "较2013年下降了约多少", "较2014年末增长了约多少": against a named year, a rate too
                           r"|(?:同比|(?:较|比)(?:上年同期|上年|\s*(?:19|20)\d{2}\s*年(?:度|末)?))\s*(?:增长|增加|下降|减少)"
                           r"了?(?:约|大约)?多少"
                           r"(?![元万亿个人家部条吨台只件户份])", re.IGNORECASE)),
