@@ -882,7 +882,7 @@ def test_a_table_opening_a_page_is_scored_with_the_line_announcing_it_on_the_pag
     and the table of 营业收入 and 净利润 opens page 5 with no title; read together, the line joins the context of
     the table's cells (rule 108 ``title_before_break``). A titled table, or one whose page before was not read,
     is left alone."""
-    from docrag.generation.extractive_breaks import carry_table_titles
+    from docrag.generation.extractive_breaks import carry_table_titles, join_page_breaks
 
     def table(page_no: int, rows: list[list[str]], above: str = ""):
         regions = [Region((72, 60, 540, 80), GREY, above)] if above else []
@@ -903,6 +903,14 @@ def test_a_table_opening_a_page_is_scored_with_the_line_announcing_it_on_the_pag
     assert carry_table_titles(alone) == 0 and not any("前海影石" in u.context for u in alone)
     titled = units_of(before, 1) + units_of(table(5, rows, above="珠海影石最近一年主要财务数据如下："), 2)
     assert carry_table_titles(titled) == 0
+    # 鼎泰新材 (zh-a-084): the title line itself is cut by the break ("…顺丰控股持续" | "经营业务相关数据如下："): its
+    # beginning's last clause joins the cells' context, so they name 持续经营业务
+    tail = "剥离后，顺丰控股持续经营业务主要为速运物流等相关业务，2013年度、2014年度和2015年度顺丰控股持续"
+    cut = make_page(tmp_path, [Region((72, 650, 540, 710), GREY, tail)], doc_id="ys", page_no=4)
+    units = units_of(cut, 1) + units_of(table(5, rows, above="经营业务相关数据如下："), 2)
+    join_page_breaks(units)
+    assert carry_table_titles(units) == 1
+    assert all(u.context.startswith("2013年度、2014年度和2015年度顺丰控股持续") for u in units if u.cell is not None)
 
 
 def _cell_unit(page, label: str, headers: list[str], value: str):

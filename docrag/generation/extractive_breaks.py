@@ -25,6 +25,7 @@ from docrag.types import Block, BlockKind, Page
 # a sentence that ends: 。.!?！？;；:：… (a closing quote or bracket after it)
 _ENDS = re.compile(r"[。．.!?！？;；:：…][\"'”’)）\]」』]*$")
 CONTINUED = "continued_on"
+_SHORT_LINE = 30   # characters of a line between a table's title and the table ("单位：万元，%")
 HEADER_ON = "header_on"
 
 
@@ -168,15 +169,24 @@ def carry_table_titles(units: Sequence[Unit]) -> int:
     page 5): when both pages are read, that text joins the context its cells are scored with (never quoted).
     Returns how many tables took a title."""
     by_page: dict[tuple[str, int], Page] = {(u.page.doc_id, u.page.page_no): u.page for u in units}
+    # a page's opening line that ends a sentence the page before began (``join_page_breaks``): its beginning
+    begun = {id(t.extra[CONTINUED].block): t.text for t in units if CONTINUED in t.extra}
     carried: dict[int, str] = {}
     for u in units:
         if u.table is None or id(u.block) in carried:
             continue
         before = by_page.get((u.page.doc_id, u.page.page_no - 1))
-        opening = min(_content(u.page), key=lambda b: b.box.y0, default=None)
+        above = sorted((b for b in _content(u.page) if b.box.y0 < u.block.box.y0), key=lambda b: b.box.y0)
         last = _last_text(before) if before is not None else None
-        carried[id(u.block)] = re.sub(r"\s+", " ", last.text).strip()[:120] \
-            if opening is u.block and last is not None and not u.table.title.strip() else ""
+        if not above and last is not None and not u.table.title.strip():
+            title = last.text
+        elif above and id(above[0]) in begun and len(above[0].text.strip()) <= 2 * _SHORT_LINE \
+                and all(len(b.text.strip()) <= _SHORT_LINE for b in above[1:]):
+            # "…顺丰控股持续" | "经营业务相关数据如下：" (and "单位：万元") over the table (rule 108)
+            title = re.split(r"[，,;；。]", begun[id(above[0])])[-1]   # the last clause begun on the page before
+        else:
+            title = ""
+        carried[id(u.block)] = re.sub(r"\s+", " ", title).strip()[:120]
     for u in units:
         if carried.get(id(u.block)):
             u.context = f"{carried[id(u.block)]} {u.context}".strip()

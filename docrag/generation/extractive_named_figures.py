@@ -59,8 +59,8 @@ def _sentence_operands(u: Unit) -> list[Operand]:
         clause = max((c.end() for c in _CLAUSE.finditer(text, 0, m.start())), default=0)
         naming = text[max(start, clause, m.start() - window):m.start()]
         start = m.end("num")
-        dated = _DATE_AFTER.match(text, m.end("num")) or re.fullmatch(r"(?:19|20)\d{2}", num) and not m.group("unit")
-        if dated or parse_number(num) is None:
+        year = bool(re.fullmatch(r"(?:19|20)\d{2}", num)) and not m.group("unit")   # "2020" alone: a period
+        if _DATE_AFTER.match(text, m.end("num")) or year or parse_number(num) is None:
             continue
         unit = (m.group("unit") or "").lower().replace("％", "%")
         unit = "%" if unit in _PERCENT else "" if unit in _STOP else unit   # "8.35 in 2021": no unit word
