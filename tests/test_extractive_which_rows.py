@@ -176,3 +176,21 @@ def test_a_chart_read_off_its_drawing_answers_which_extreme_unless_a_table_is_na
     answer = drawn_answer(series, q, _idf(q)) or ""
     assert answer.startswith("约-13.7% — 石油石化") and answer.index("石油石化") < answer.index("银行"), answer
     assert (drawn_answer(series, "哪个行业的Rank IC均值最高？", _idf("行业")) or "").startswith("约-4.8% — 银行")
+
+
+def test_the_first_period_whose_data_label_passes_a_threshold_is_read_in_time_order():
+    """Twilio's Non-GAAP Gross Profit chart (issue 23, en-a-014): "in which quarter did growth first drop below 20%"
+    is the first quarter, in time order (the labels come in no order), whose percentage label is under 20: Q1'23 at
+    14 % (Q4'22 is 20 %, not below); a threshold in dollars reads the amounts; categories that are no periods give
+    no answer (rule 118, ``labels_past``)."""
+    from docrag.generation.extractive_answer import figure_answer
+    from docrag.generation.extractive_chart_drawn import labels_past
+
+    values = {"Q2'22": "$481, 33%", "Q2'23": "$542, 13%", "Q4'21": "$432, 41%", "Q1'22": "$460, 41%",
+              "Q3'22": "$499, 25%", "Q1'23": "$526, 14%", "Q4'22": "$518, 20%"}
+    q = "In Twilio's Non-GAAP Gross Profit chart, in which quarter did year-over-year growth first drop below 20%?"
+    answer = figure_answer(_chart(values), q, _idf(q))
+    assert answer.startswith("$526, 14% — Q1'23"), answer
+    assert labels_past(values, "In which quarter did non-GAAP gross profit first exceed $500?") == "$518, 20% — Q4'22"
+    assert labels_past({"Gaming": "$2,880, 16%", "Automotive": "$346, 37%"}, "Which first exceeded 20%?") is None
+    assert labels_past(values, "Which quarter had the highest growth?") is None

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, of_sign
+from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, labels_past, of_sign
 from docrag.generation.extractive_cues import missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import (
@@ -297,6 +297,9 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     signed = SIGN_Q.search(question) if values and WHICH_Q.search(question) else None
     if signed:   # signed_bars: "in which month did it decline", "哪个因子为正": the bars of that sign
         asked = of_sign(list(values.items()), lambda kv: parse_number(kv[1].split(", ")[-1]), signed) or asked
+    first = labels_past(values, question)   # "first drop below 20%": the first period past it (rule 118)
+    if first:
+        return f"{first} ({best.text})"
     if asked:  # the data label printed on the bar the question names
         return "; ".join(f"{v} — {k}" for k, v in asked) + f" ({best.text})"
     read = drawn_answer(best.extra.get("drawn") or [], question, idf)

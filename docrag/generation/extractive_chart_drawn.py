@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from docrag.generation.extractive_tables import parse_number
 from docrag.generation.extractive_units import _CJK, _REF, tokenize, without_references
 
 _HIGH = re.compile(r"\b(highest|largest|biggest|tallest|most|peak(?:ed)?|high point|top)\b|最高|最大|最多|峰值|高点",
@@ -30,9 +31,12 @@ _UNIT_NOTE = re.compile(r"\s*[（(][^（()）]*[)）]\s*$")   # a legend name's 
 _QUOTE = re.compile(r"“([^”]*)”")   # a quote: a chart's title, or a name quoted alone
 # "首次超过300 EFlops", "first exceeded $200": the first category past a threshold
 _FIRST_PAST = re.compile(r"首次(?P<zh>超过|突破|高于|达到|低于|跌破)\s*(?P<a>[\d.,]+)|\bfirst\s+(?P<en>exceed(?:ed|s)?|"
-                         r"surpass(?:ed|es)?|top(?:ped|s)?|rose above|went above|crossed|fell below|dropped below|"
-                         r"went below)\s+\$?(?P<b>[\d.,]+)", re.IGNORECASE)
-_BELOW = ("低于", "跌破", "fell below", "dropped below", "went below")
+                         r"surpass(?:ed|es)?|top(?:ped|s)?|(?:rose|rise|went|go) above|crossed|"
+                         r"(?:fell|fall|dropped|drop|went|go) below)\s+\$?(?P<b>[\d.,]+)", re.IGNORECASE)
+_BELOW = ("低于", "跌破", "fell below", "fall below", "dropped below", "drop below", "went below", "go below")
+# a category that is a period: "Q4'21", "Q1 2023", "4Q23", "FY2023", "2019", "2019年" (chronological order)
+_QUARTER_KEY = re.compile(r"^(?:q(?P<q>[1-4])\s*['’]?\s*|(?P<q2>[1-4])q\s*['’]?)(?P<y>\d{2}|\d{4})$", re.IGNORECASE)
+_YEAR_KEY = re.compile(r"^(?:fy\s*)?(?P<y>(?:19|20)\d{2})\s*年?$", re.IGNORECASE)
 # "which month did it decline", "哪个因子为正": the sign asked for (not "the largest decline": an extreme)
 SIGN_Q = re.compile(r"(?P<neg>\bdeclined?\b|\bfell\b|\bnegative\b|为负|负值)|(?P<pos>\bpositive\b|为正|正值)",
                     re.IGNORECASE)
@@ -136,6 +140,38 @@ def _first_past(series: list[dict[str, Any]], past: re.Match, zh: bool) -> list[
     return out
 
 
+def _chronological(key: str) -> tuple[int, int] | None:
+    """(year, quarter) of a category that names a period, else None."""
+    k = key.strip()
+    m = _QUARTER_KEY.match(k)
+    if m:
+        year = int(m.group("y"))
+        return (year + 2000 if year < 100 else year, int(m.group("q") or m.group("q2")))
+    m = _YEAR_KEY.match(k)
+    return (int(m.group("y")), 0) if m else None
+
+
+def labels_past(values: dict[str, str], question: str) -> str | None:
+    """``labels_past`` (rule 118 for data labels): the first period whose data label is past the threshold asked ("in
+    which quarter did growth first drop below 20%": "$526, 14% — Q1'23"), its categories read in time order; the
+    label's percentage when the threshold is one, else its amount. None unless every category is a period."""
+    past = _FIRST_PAST.search(question)
+    if past is None or not values:
+        return None
+    order = {k: _chronological(k) for k in values}
+    if any(v is None for v in order.values()):
+        return None
+    verb = (past.group("zh") or past.group("en") or "").lower()
+    limit = float((past.group("a") or past.group("b")).replace(",", ""))
+    percent = question[past.end():past.end() + 2].lstrip().startswith("%")
+    for k in sorted(values, key=lambda k: order[k]):
+        figure = next((f for f in values[k].split(", ") if f.strip().endswith("%") == percent), None)
+        n = parse_number(figure) if figure is not None else None
+        if n is not None and (n < limit if verb in _BELOW else n > limit):
+            return f"{values[k]} — {k}"
+    return None
+
+
 def _which_series(drawn: list[dict[str, Any]], extreme: str, question: str, idf: dict[str, float],
                   zh: bool) -> list[str]:
     """Which series is highest / lowest, compared at the category asked, else at the end."""
@@ -202,4 +238,4 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     return "; ".join(parts) or None
 
 
-__all__ = ["SIGN_Q", "WHICH_Q", "drawn_answer", "of_sign"]
+__all__ = ["SIGN_Q", "WHICH_Q", "drawn_answer", "labels_past", "of_sign"]
