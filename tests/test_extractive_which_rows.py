@@ -194,3 +194,4 @@ def test_the_first_period_whose_data_label_passes_a_threshold_is_read_in_time_or
     assert labels_past(values, "In which quarter did non-GAAP gross profit first exceed $500?") == "$518, 20% — Q4'22"
     assert labels_past({"Gaming": "$2,880, 16%", "Automotive": "$346, 37%"}, "Which first exceeded 20%?") is None
     assert labels_past(values, "Which quarter had the highest growth?") is None
+    assert labels_past(values, "When did growth first go above. Which quarter?") is None   # no threshold: no crash

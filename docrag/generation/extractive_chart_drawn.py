@@ -30,9 +30,11 @@ _TITLE = re.compile(r"《[^》]*》")   # a document's title the question cites
 _UNIT_NOTE = re.compile(r"\s*[（(][^（()）]*[)）]\s*$")   # a legend name's closing bracket: its unit
 _QUOTE = re.compile(r"“([^”]*)”")   # a quote: a chart's title, or a name quoted alone
 # "首次超过300 EFlops", "first exceeded $200": the first category past a threshold
-_FIRST_PAST = re.compile(r"首次(?P<zh>超过|突破|高于|达到|低于|跌破)\s*(?P<a>[\d.,]+)|\bfirst\s+(?P<en>exceed(?:ed|s)?|"
-                         r"surpass(?:ed|es)?|top(?:ped|s)?|(?:rose|rise|went|go) above|crossed|"
-                         r"(?:fell|fall|dropped|drop|went|go) below)\s+\$?(?P<b>[\d.,]+)", re.IGNORECASE)
+_THRESHOLD = r"\d[\d,]*(?:\.\d+)?"   # "300", "1,000", "2.5": never a lone "." or "1.2.3" (its float would fail)
+_FIRST_PAST = re.compile(rf"首次(?P<zh>超过|突破|高于|达到|低于|跌破)\s*(?P<a>{_THRESHOLD})|"
+                         r"\bfirst\s+(?P<en>exceed(?:ed|s)?|surpass(?:ed|es)?|top(?:ped|s)?|"
+                         r"(?:rose|rise|went|go) above|crossed|"
+                         rf"(?:fell|fall|dropped|drop|went|go) below)\s+\$?(?P<b>{_THRESHOLD})", re.IGNORECASE)
 _BELOW = ("低于", "跌破", "fell below", "fall below", "dropped below", "drop below", "went below", "go below")
 # a category that is a period: "Q4'21", "Q1 2023", "4Q23", "FY2023", "2019", "2019年" (chronological order)
 _QUARTER_KEY = re.compile(r"^(?:q(?P<q>[1-4])\s*['’]?\s*|(?P<q2>[1-4])q\s*['’]?)(?P<y>\d{2}|\d{4})$", re.IGNORECASE)
