@@ -195,3 +195,15 @@ def test_the_first_period_whose_data_label_passes_a_threshold_is_read_in_time_or
     assert labels_past({"Gaming": "$2,880, 16%", "Automotive": "$346, 37%"}, "Which first exceeded 20%?") is None
     assert labels_past(values, "Which quarter had the highest growth?") is None
     assert labels_past(values, "When did growth first go above. Which quarter?") is None   # no threshold: no crash
+
+
+def test_which_bar_is_highest_reads_the_label_of_the_kind_asked():
+    """A bar printing its amount and its growth ("$526, 14%"): "which quarter had the highest growth" compares the
+    percentages, "the highest gross profit" the amounts (the last figure of each label had answered both)."""
+    from docrag.generation.extractive_answer import figure_answer
+
+    values = {"Q4'21": "$432, 41%", "Q1'23": "$526, 14%", "Q4'23": "$564, 9%"}
+    q = "In which quarter was year-over-year non-GAAP gross profit growth the highest?"
+    assert figure_answer(_chart(values), q, _idf("quarter")).startswith("$432, 41% — Q4'21")
+    q = "In which quarter was non-GAAP gross profit the highest?"
+    assert figure_answer(_chart(values), q, _idf("quarter")).startswith("$564, 9% — Q4'23")

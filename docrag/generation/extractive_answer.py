@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, labels_past, of_sign
-from docrag.generation.extractive_cues import missing_nouns
+from docrag.generation.extractive_cues import asks_rate, missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import (
     Result,
@@ -280,6 +280,13 @@ def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 
             if (own := _periods(u.cell.header_text)) & want and own <= asked][:most]  # type: ignore[union-attr]
 
 
+def _label_figure(label: str, rate: bool) -> float:
+    """The figure of a data label ("$526, 14%") of the kind asked (a percentage for a rate), else its last one."""
+    figures = label.split(", ")
+    kind = [f for f in figures if f.strip().endswith("%") == rate]
+    return parse_number((kind or figures)[-1]) or 0.0
+
+
 def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     """A chart's answer: the data labels the question names, the largest (smallest) for "which bar is
     highest", else the caption with the chart's text."""
@@ -292,7 +299,8 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     if extreme and values and (not asked or WHICH_Q.search(question)):  # "which bar is highest": the
         # largest data label (a label that shares a word with the question is not the one asked for)
         pick = min if extreme.group(0).lower() in _LOW else max
-        k = pick(values, key=lambda k: parse_number(values[k].split(", ")[-1]) or 0.0)   # the nearest series
+        rate = asks_rate(question)   # a bar's "$526, 14%": its growth for "highest growth", its amount otherwise
+        k = pick(values, key=lambda k: _label_figure(values[k], rate))
         asked = [(k, values[k])]
     signed = SIGN_Q.search(question) if values and WHICH_Q.search(question) else None
     if signed:   # signed_bars: "in which month did it decline", "哪个因子为正": the bars of that sign
