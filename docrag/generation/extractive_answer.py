@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, labels_past, of_sign
+from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, label_figures, labels_past, of_sign
 from docrag.generation.extractive_cues import asks_rate, missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_math import (
@@ -282,9 +282,7 @@ def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 
 
 def _label_figure(label: str, rate: bool) -> float:
     """The figure of a data label ("$526, 14%") of the kind asked (a percentage for a rate), else its last one."""
-    figures = label.split(", ")
-    kind = [f for f in figures if f.strip().endswith("%") == rate]
-    return parse_number((kind or figures)[-1]) or 0.0
+    return parse_number((label_figures(label, rate) or label.split(", "))[-1]) or 0.0
 
 
 def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:

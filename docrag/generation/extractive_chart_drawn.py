@@ -153,6 +153,11 @@ def _chronological(key: str) -> tuple[int, int] | None:
     return (int(m.group("y")), 0) if m else None
 
 
+def label_figures(label: str, percent: bool) -> list[str]:
+    """The figures of a data label ("$526, 14%") of one kind: its percentages, or its other figures."""
+    return [f for f in label.split(", ") if f.strip().endswith("%") == percent]
+
+
 def labels_past(values: dict[str, str], question: str) -> str | None:
     """``labels_past`` (rule 118 for data labels): the first period whose data label is past the threshold asked ("in
     which quarter did growth first drop below 20%": "$526, 14% — Q1'23"), its categories read in time order; the
@@ -167,7 +172,7 @@ def labels_past(values: dict[str, str], question: str) -> str | None:
     limit = float((past.group("a") or past.group("b")).replace(",", ""))
     percent = question[past.end():past.end() + 2].lstrip().startswith("%")
     for k in sorted(values, key=lambda k: order[k]):
-        figure = next((f for f in values[k].split(", ") if f.strip().endswith("%") == percent), None)
+        figure = next(iter(label_figures(values[k], percent)), None)
         n = parse_number(figure) if figure is not None else None
         if n is not None and (n < limit if verb in _BELOW else n > limit):
             return f"{values[k]} — {k}"
@@ -240,4 +245,4 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
     return "; ".join(parts) or None
 
 
-__all__ = ["SIGN_Q", "WHICH_Q", "drawn_answer", "labels_past", "of_sign"]
+__all__ = ["SIGN_Q", "WHICH_Q", "drawn_answer", "label_figures", "labels_past", "of_sign"]

@@ -19,6 +19,7 @@ from docrag.generation.extractive_answer import QUOTE_SEP
 from docrag.generation.extractive_math import compute
 from docrag.generation.extractive_parts import compares, own_words
 from docrag.generation.extractive_units import _CJK, content_words, tokenize
+from docrag.quantities import _SUFFIXES, SCALES
 
 # "相差多少", "高多少", "多还是少", "how much higher"; "how does A compare with B" is asked by its parts
 # (:func:`~docrag.generation.extractive_parts.compares`). "相差的部分来自哪里" asks no amount.
@@ -49,9 +50,16 @@ _MIDPOINT_Q = re.compile(r"\bmid-?points?\b|区间中值|中值", re.IGNORECASE)
 _SCALED = r"\s?(?P<{0}>billion|million|thousand|bn|mn|[MBK](?![A-Za-z]))?"
 _RANGE = re.compile(r"(?<![\d.])(?P<cur>\$)?(?P<a>\d[\d,]*(?:\.\d+)?)" + _SCALED.format("ua")
                     + r"\s*(?:to|-|–|~|至|到)\s*\$?(?P<b>\d[\d,]*(?:\.\d+)?)" + _SCALED.format("ub"), re.IGNORECASE)
-_SCALE = {"thousand": 1e3, "k": 1e3, "(thousands)": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "(millions)": 1e6,
-          "billion": 1e9, "b": 1e9, "bn": 1e9, "(billions)": 1e9}
-_SCALE_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
+_SCALE_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}   # the scales compared across parts, as written
+
+
+def _scale_of(word: str) -> float | None:
+    """The factor of an English scale word or letter ("million", "(millions)", "bn", "M"), read from
+    :mod:`docrag.quantities`' tables, else None (Chinese scales are not compared: 亿元 against 万元 is refused)."""
+    w = word.strip().strip("()")
+    if len(w) == 1:
+        return _SUFFIXES.get(w.upper())
+    return SCALES.get(w.lower()) if w.isascii() else None
 
 
 def _shown(value: float) -> str:
@@ -65,14 +73,14 @@ def _midpoint(answer: str) -> Figure | None:
     m = _RANGE.search(answer)
     if m is None:
         return None
-    ua, ub = (m.group("ua") or "").lower(), (m.group("ub") or "").lower()
-    if ua and ub and ua != ub:
+    ua, ub = m.group("ua") or "", m.group("ub") or ""
+    if ua and ub and ua.lower() != ub.lower():
         return None
     lo, hi = (float(m.group(x).replace(",", "")) for x in ("a", "b"))
     if hi <= lo:
         return None
     unit = ub or ua
-    word = _SCALE_WORD.get(_SCALE.get(unit, 0.0), unit)
+    word = _SCALE_WORD.get(_scale_of(unit) or 0.0, unit.lower())
     return Figure(_shown((lo + hi) / 2), ("$" if m.group("cur") else "") + word)
 
 
@@ -80,8 +88,8 @@ def _one_scale(a: Figure, b: Figure) -> tuple[Figure, Figure]:
     """Two amounts of one currency in different scale words ("$billion", "$M") written in the smaller one; others as
     they were."""
     cur_a, cur_b = a.unit.startswith("$"), b.unit.startswith("$")
-    sa, sb = _SCALE.get(a.unit.lstrip("$").strip().lower()), _SCALE.get(b.unit.lstrip("$").strip().lower())
-    if cur_a != cur_b or sa is None or sb is None:
+    sa, sb = _scale_of(a.unit.lstrip("$")), _scale_of(b.unit.lstrip("$"))
+    if cur_a != cur_b or sa not in _SCALE_WORD or sb not in _SCALE_WORD:
         return a, b
     small = min(sa, sb)
     unit = ("$" if cur_a else "") + _SCALE_WORD[small]

@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docrag.generation.extractive_answer import fmt_cell
-from docrag.generation.extractive_formula import Formula, formula_of, formula_operands
+from docrag.generation.extractive_formula import Formula, _fit, formula_of, formula_operands
+from docrag.generation.extractive_gap import _PERCENT_UNITS
 from docrag.generation.extractive_math import Result, compute
 from docrag.generation.extractive_tables import is_serial, parse_number, unit_of
-from docrag.generation.extractive_units import _CJK, _STOP, Unit, tokenize
+from docrag.generation.extractive_units import _CJK, _STOP, Unit
 
 MIN_FIT = 0.75   # share of an operand name's words found where the figure is named
 READ_SHARE = 0.3   # units scoring at least this share of the best unit are read for operands
@@ -35,7 +36,6 @@ _FIGURE = re.compile(rf"(?<![A-Za-z0-9_.,])(?P<cur>[$€£¥]\s?)?(?P<num>{_NUMB
                      r"|[A-Za-z]{2,12}\b)?", re.IGNORECASE)
 _DATE_AFTER = re.compile(r"\s*(?:年|月|日|季度|个月|周)")   # "2020 年", "12 月": a period, not an amount
 _CLAUSE = re.compile(r"[，,;；。:：、（）()]")
-_PERCENT = {"%", "％", "percent", "per cent", "个百分点"}   # a percentage or a change of one: no share
 _YUAN = {"人民币", "人民币元", "rmb", "cny"}   # "单位：元 币种：人民币": amounts in 元
 
 
@@ -63,7 +63,7 @@ def _sentence_operands(u: Unit) -> list[Operand]:
         if _DATE_AFTER.match(text, m.end("num")) or year or parse_number(num) is None:
             continue
         unit = (m.group("unit") or "").lower().replace("％", "%")
-        unit = "%" if unit in _PERCENT else "" if unit in _STOP else unit   # "8.35 in 2021": no unit word
+        unit = "%" if unit in _PERCENT_UNITS else "" if unit in _STOP else unit   # "8.35 in 2021": no unit word
         out.append(Operand(u, num, f"{(m.group('cur') or '').strip()} {unit}".strip(), naming))
     return out
 
@@ -73,13 +73,8 @@ def _cell_operand(u: Unit) -> Operand | None:
     if tc is None or table is None or is_serial(tc) or parse_number(tc.value) is None:
         return None
     unit = "%" if tc.value.strip().endswith("%") else (table.scale_for(tc) or unit_of(tc, table)).lower()
-    unit = "%" if unit in _PERCENT else "元" if unit in _YUAN else unit
+    unit = "%" if unit in _PERCENT_UNITS else "元" if unit in _YUAN else unit
     return Operand(u, tc.value.strip(), unit, f"{tc.row.own_label} {tc.header_text}")
-
-
-def _fit(name: str, naming: str) -> float:
-    want = set(tokenize(name))
-    return len(want & set(tokenize(naming))) / len(want) if want else 0.0
 
 
 def _candidates(units: Sequence[Unit], scores: Sequence[float], best: Unit) -> list[tuple[Operand, float]]:
