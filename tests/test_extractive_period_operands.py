@@ -75,3 +75,28 @@ def test_a_change_between_years_two_sentences_give_is_computed_across_them(tmp_p
     assert across(PROMISED) is not None
     assert across("公司2016年度、2017年度和2018年度的营业收入预计分别为580亿元、700亿元和850亿元。") is None
     assert across(PROMISED.replace("亿元", "万元")) is None
+
+
+SANLIAN_VALUED = ("2021年5月15日，中水致远资产评估有限公司出具《关于芜湖三联锻造股份有限公司前期会计差错更正对股改"
+                  "基准日评估净资产影响的说明》，将三联有限截至2018年7月31日净资产的评估价值调整为36,433.51万元。")
+SANLIAN_RESTATED = ("2、发行人对股份改制折股净资产的调整与复核 2021年5月15日，容诚会计师出具容诚专字【2021】241Z0034号"
+                    "《芜湖三联锻造股份有限公司股改净资产出资到位情况专项复核的报告》及《关于芜湖三联锻造股份有限公司前期会计差错"
+                    "事项对股改基准日净资产影响的说明》，因前期会计差错更正，将三联有限股改基准日净资产由308,886,389.01元调整为298,285,000.14元。")
+
+
+def test_a_change_asked_is_computed_from_a_close_sentence_stating_it(tmp_path):
+    """三联锻造's prospectus (zh-a-069): "股改基准日净资产调减了多少" is best matched by the valuation's sentence, which
+    states one figure; the restatement beside it ("由 308,886,389.01 元调整为 298,285,000.14 元") answers with
+    10,601,388.87 (rule 82 ``prose_change``). A sentence scoring far below the best is not read."""
+    from docrag.generation.extractive_prose_math import prose_change
+    from docrag.generation.extractive_units import units_of
+
+    q = "三联锻造招股说明书中，因前期会计差错更正，股改基准日净资产调减了多少？"
+    page = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, SANLIAN_VALUED),
+                                Region((72, 200, 540, 260), GREY, SANLIAN_RESTATED)], doc_id="sanlian")
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert ans.answer.startswith("10,601,388.87 = 308,886,389.01 − 298,285,000.14"), ans.answer
+    units = units_of(page, 1)
+    valued = next(u for u in units if "36,433.51" in u.text)
+    assert prose_change("difference", q, units, [1.0 if u is valued else 0.9 for u in units], valued) is not None
+    assert prose_change("difference", q, units, [1.0 if u is valued else 0.5 for u in units], valued) is None

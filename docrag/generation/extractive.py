@@ -74,7 +74,7 @@ from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
-from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic
+from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change
 from docrag.generation.extractive_score import (
     _YEAR,
     ROW_NAMED_PRIOR,
@@ -325,6 +325,11 @@ class ExtractiveGenerator:
                     meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
                 parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]
                 res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
+                changed = prose_change(op, question, units, scores, best) if (
+                    res is None and best.kind == "sentence" and not stated) else None
+                if changed is not None:   # rule 82: a close sentence states the change asked
+                    res, best = changed
+                    bi, used = units.index(best), [best]
                 if res is not None:   # prose_math: the sentence's two asked figures combined, the sentence quoted
                     parts = [f"{res.text} ({best.text})"]
                     meta["arithmetic"] = {"op": op, "value": res.value, "inputs": "sentence"}

@@ -148,6 +148,31 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
     return compute(op, a, b)
 
 
+CHANGE_SHARE = 0.8   # ``prose_change``: a sentence stating a change competes within this share of the best's score
+
+
+def prose_change(op: str, question: str, units: Sequence[Unit], scores: Sequence[float],
+                 best: Unit) -> tuple[Result, Unit] | None:
+    """``prose_change`` (rule 82 over a close sentence): a change asked ("调减了多少", "by how much did it fall") that
+    the best sentence cannot compute is computed from the best-scoring sentence of the same document, within
+    ``CHANGE_SHARE`` of the best's score, that states the change ("由 308,886,389.01 元调整为 298,285,000.14
+    元"): (result, that sentence) or None."""
+    if op not in ("difference", "growth"):
+        return None
+    top = max(scores, default=0.0)
+    ranked = sorted(range(len(units)), key=lambda i: -scores[i])
+    for i in ranked:
+        u = units[i]
+        if scores[i] < CHANGE_SHARE * top:
+            break
+        if u is best or u.kind != "sentence" or u.page.doc_id != best.page.doc_id:
+            continue
+        res = prose_arithmetic(op, question, u.text)
+        if res is not None:
+            return res, u
+    return None
+
+
 _SCALE_AFTER = re.compile(r"\s*(%|万亿元|亿元|万元|元|亿|万|billion|million|thousand|per\s?cent|percent)?",
                           re.IGNORECASE)
 _PERIOD_WORDS = {"年度", "年末", "年初", "期末", "期初", "fiscal", "year", "quarter"}   # periods name no measure
