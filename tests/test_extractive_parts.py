@@ -173,6 +173,25 @@ def test_complementary_evidence_comes_from_the_answers_document(tmp_path):
         assert {c.page_id for c in ans.citations} == cited, doc
 
 
+NVIDIA_OUTLOOK = ("GAAP and non-GAAP operating expenses are expected to be approximately $4.3 billion and $3.0\n"
+                  "billion, respectively. Full-year operating expenses are expected to grow in the mid- to upper 40%\n"
+                  "range as we work on developing our next generation of products. GAAP and non-GAAP other\n"
+                  "income and expenses are expected to be about $350 million, including gains and losses from\n"
+                  "nonaffiliated investments and publicly held equity securities. GAAP and non-GAAP tax rates are\n"
+                  "expected to be 17%, plus or minus 1%, excluding any discrete items.")
+
+
+def test_another_sentence_of_the_quoted_paragraph_completes_the_answer(tmp_path):
+    """NVIDIA's Q2 FY25 call (en-c-027): "What GAAP and non-GAAP operating expenses and tax rate did NVIDIA expect"
+    is answered by the paragraph's first sentence; the tax rate, in a later sentence of the same paragraph, is
+    quoted too (rule 45; the paragraph's box was cited, so its other sentences had been passed over)."""
+    page = make_page(tmp_path, [Region((40, 125, 552, 210), GREY, NVIDIA_OUTLOOK)], doc_id="nvda", page_no=6)
+    ans = get_generator("extractive", embed=False).generate(
+        "What GAAP and non-GAAP operating expenses and tax rate are expected?", [page])
+    assert "$4.3 billion" in ans.answer and "17%" in ans.answer, ans.answer
+    assert len(ans.citations) == 1
+
+
 def test_a_part_is_read_with_what_was_said_before_it_not_after(tmp_path):
     """Table 324 of the Statistical Abstract: "how many arrests for fraud were reported in 2009, and how many of
     them were of females?" The first part is the Total column; "females" of the second part does not pull it

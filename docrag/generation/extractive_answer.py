@@ -322,7 +322,8 @@ def complement(used: list[Unit], parts: list[str], units: Sequence[Unit], order:
                max_citations: int) -> set[str]:
     """Complementary evidence: add to ``used`` and ``parts`` the units of other blocks, in score order (down
     to 0.6 x ``top``, the answering unit's score), that cover question terms the ones used do not; returns
-    the question terms covered. Only the answering unit's document completes it (one_document)."""
+    the question terms covered. Only the answering unit's document completes it (one_document); a sentence of a
+    paragraph already quoted may (its block's box is cited once)."""
     covered = set().union(*(docs[units.index(u)] for u in used)) & idf.keys()
     total = sum(idf.values()) or 1.0
     doc = used[0].page.doc_id
@@ -330,8 +331,9 @@ def complement(used: list[Unit], parts: list[str], units: Sequence[Unit], order:
         if len(used) >= max_citations or scores[i] < 0.6 * top:
             break
         u = units[i]
-        if u.page.doc_id != doc or any(u.block is v.block and u.page.page_id == v.page.page_id for v in used):
-            continue
+        if u.page.doc_id != doc or any(u is v or (u.block is v.block and u.page.page_id == v.page.page_id
+                                                   and not (u.kind == v.kind == "sentence")) for v in used):
+            continue   # another sentence of a quoted paragraph may complete it (rule 45); a table's block is one
         gain = sum(idf[t] for t in (docs[i] & idf.keys()) - covered) / total
         if gain < 0.15:
             continue
