@@ -192,6 +192,25 @@ def test_another_sentence_of_the_quoted_paragraph_completes_the_answer(tmp_path)
     assert len(ans.citations) == 1
 
 
+def test_a_sentence_completes_an_answer_with_what_it_says_not_with_its_heading(tmp_path):
+    """Kroger's Q2 2023 release (en-a-042): "guidance ... for adjusted net earnings per diluted share and capital
+    expenditures" is completed by the capital expenditures bullet, not by a debt ratio sentence whose section
+    heading ("Capital Allocation Strategy") says "capital" (rule 45: a sentence adds the terms it says)."""
+    page = make_page(tmp_path, [
+        Region((72, 80, 540, 100), GREY, "Capital Allocation Strategy", BlockKind.TITLE),
+        Region((72, 105, 540, 150), GREY, "Kroger’s net total debt to adjusted EBITDA ratio is 1.31, compared to 1.63 "
+                                          "a year ago (Table 5)."),
+        Region((72, 170, 540, 190), GREY, "Full-Year 2023 Guidance", BlockKind.TITLE),
+        Region((72, 195, 540, 225), GREY, "• Adjusted net earnings per diluted share of $4.45 – $4.60, including an "
+                                          "estimated benefit of $0.15 from the 53rd week"),
+        Region((72, 230, 540, 250), GREY, "• Adjusted FIFO Operating Profit of $5.0 – $5.2 billion"),
+        Region((72, 255, 540, 275), GREY, "• Capital expenditures of $3.4 – $3.6 billion")], doc_id="kroger", page_no=3)
+    ans = get_generator("extractive").generate("What full-year 2023 guidance did Kroger reaffirm for adjusted net "
+                                               "earnings per diluted share and capital expenditures?", [page])
+    assert "$4.45 – $4.60" in ans.answer and "$3.4 – $3.6 billion" in ans.answer, ans.answer
+    assert "1.31" not in ans.answer, ans.answer
+
+
 def test_a_part_is_read_with_what_was_said_before_it_not_after(tmp_path):
     """Table 324 of the Statistical Abstract: "how many arrests for fraud were reported in 2009, and how many of
     them were of females?" The first part is the Total column; "females" of the second part does not pull it

@@ -334,7 +334,9 @@ def complement(used: list[Unit], parts: list[str], units: Sequence[Unit], order:
         if u.page.doc_id != doc or any(u is v or (u.block is v.block and u.page.page_id == v.page.page_id
                                                    and not (u.kind == v.kind == "sentence")) for v in used):
             continue   # another sentence of a quoted paragraph may complete it (rule 45); a table's block is one
-        gain = sum(idf[t] for t in (docs[i] & idf.keys()) - covered) / total
+        # a sentence adds the terms it says, not its section heading's ("Capital Allocation Strategy" is no capex)
+        terms = (docs[i] & set(tokenize(u.text)) if u.kind == "sentence" else docs[i]) & idf.keys()
+        gain = sum(idf[t] for t in terms - covered) / total
         if gain < 0.15:
             continue
         used.append(u)
