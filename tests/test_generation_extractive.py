@@ -1061,6 +1061,17 @@ def test_an_abbreviations_point_before_a_lower_case_word_or_a_figure_ends_no_sen
         "It was sold to the U.S.", "The company then left."]
 
 
+def test_a_names_initial_ends_no_sentence():
+    """国浩's data-security report (zh-b-077): "1986 年 10 月 16 日,由美国总统 R. 里根 (Ronald Reagan)
+    签署《计算机欺诈和滥用法》" had been cut at "R.", and the quote began at "里根" without the date
+    (rule 147); a capital letter's point before a sentence's usual first word still ends one."""
+    from docrag.generation.extractive_sentences import split_sentences
+    text = "1986 年 10 月 16 日,由美国总统 R. 里根 (Ronald Reagan) 签署《计算机欺诈和滥用法》。此后经历了六次修订。"
+    assert split_sentences(text) == [text[:text.index("此后")], "此后经历了六次修订。"]
+    assert split_sentences("It was signed by Ronald W. Reagan in 1986. It was Plan B. Then came C.") == [
+        "It was signed by Ronald W. Reagan in 1986.", "It was Plan B.", "Then came C."]
+
+
 def test_a_clause_after_a_semicolon_opening_with_a_conjunction_is_one_sentence_with_the_one_before(tmp_path):
     """Stats SA's CPI release (issue 23, en-c-014): "In May the annual inflation rate of goods was 8,0%, down from 9,0%
     in April; and for services it was 4,7%, unchanged from 4,7% in April." had been cut at the ";", and the services

@@ -18,6 +18,12 @@ _GOES_ON = re.compile(r"(?:and|but|while|whereas|or)\b"
 _ABBREVIATION = re.compile(r"(?:\b[A-Za-z]\.){2,}$|\b(?:Inc|Co|Corp|Ltd|Cos|No|Nos|vs|approx|est|incl|excl|Mr|Ms|"
                            r"Mrs|Dr|St|Fig|Figs|Vol|cf|al|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$")
 _GOES_ON_LOWER = re.compile(r"[a-z0-9(]")
+# nor does a name's initial before the name ("由美国总统 R. 里根签署", "by Ronald W. Reagan"), or an abbreviation before
+# Chinese text
+_INITIAL = re.compile(r"(?:^|[\s(（])[A-Z]\.$")
+_NAME_GOES_ON = re.compile(r"(?!(?:The|This|That|These|Those|Then|There|It|Its|In|We|Our|As|At|For|On|He|She|They|"
+                           r"An?|But|And|If|When|While)\b)[A-Z][a-z]|[\u3400-\u9fff]")
+_CJK_START = re.compile(r"[\u3400-\u9fff]")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -29,7 +35,9 @@ def split_sentences(text: str) -> list[str]:
         if not s:
             continue
         if parts and (_CODE_END.search(parts[-1]) or parts[-1].endswith(";") and _GOES_ON.match(s)
-                      or _ABBREVIATION.search(parts[-1]) and _GOES_ON_LOWER.match(s)):
+                      or _ABBREVIATION.search(parts[-1]) and _GOES_ON_LOWER.match(s)
+                      or (_INITIAL.search(parts[-1]) or _ABBREVIATION.search(parts[-1]) and _CJK_START.match(s))
+                      and _NAME_GOES_ON.match(s)):
             parts[-1] = f"{parts[-1]} {s}"
         else:
             parts.append(s)
