@@ -362,3 +362,22 @@ def test_a_sentence_about_a_numbered_table_or_figure_is_text_not_its_caption():
               group(300, "Body text again, long enough to weigh as the body size of the page and more.")]
     kinds = [b.kind for b in classify(groups)]
     assert kinds[:4] == [BlockKind.TEXT, BlockKind.TEXT, BlockKind.CAPTION, BlockKind.CAPTION]
+
+
+def test_a_sentence_set_in_bold_inside_a_paragraph_stays_in_it():
+    """The Bank of Thailand's minutes (en-b-058, en-b-059) set each paragraph's lead sentence in bold: "The Thai economy
+    was projected to expand by 2.6 and 3.0 percent in 2024 and 2025," (bold) | "respectively, supported by ..."
+    had been cut into a title and a paragraph, so the sentence was quoted without its "respectively". A line opening
+    in lower case mid-sentence is one paragraph with the line above, bold or not; a bold heading stays apart."""
+    from docrag.ingestion.layout import TextLine, paragraphs
+
+    def line(i: int, text: str, bold: bool) -> TextLine:
+        return TextLine(Box(72, 480 + 14.6 * i, 526, 492 + 14.6 * i, Space.POINT, (595, 842)), text, 12.0, bold)
+
+    lines = [line(0, "Domestic Demand", True),
+             line(2, "The Thai economy was projected to expand by 2.6 and 3.0 percent in 2024 and 2025,", True),
+             line(3, "respectively, supported by several factors: (1) an expansion in the tourism sector,", False),
+             line(4, "and deteriorating competitiveness. Although the Thai", False),
+             line(5, "economy was expected to expand in the latter half of the year, some uncertainties", True),
+             line(6, "remained, including the recovery in manufacturing and merchandise exports.", False)]
+    assert [len(g) for g in paragraphs(lines)] == [1, 5]

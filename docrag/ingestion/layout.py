@@ -83,7 +83,11 @@ def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:
         right = max(x.box.x1 for x in cur)
         em = max(min(prev.size, line.size), 1.0)  # font size: line boxes include leading
         gap = line.box.y0 - prev.box.y1
-        same = (abs(line.size - prev.size) <= 0.6 and line.bold == prev.bold
+        # a sentence set in bold inside a paragraph runs on into the plain lines around it ("The Thai economy was
+        # projected to expand by 2.6 and 3.0 percent in 2024 and 2025," | "respectively, supported by ..."): one
+        # paragraph where a line opens in lower case in the middle of a sentence
+        runs_on = line.text[:1].islower() and prev.text.rstrip()[-1:] not in ".:!?;。：！？；"
+        same = (abs(line.size - prev.size) <= 0.6 and (line.bold == prev.bold or runs_on)
                 and line.box.y0 > prev.box.y0 + 0.3 * em
                 and gap <= max(usual_gap + 0.6 * em, 0.5 * em)
                 and _h_overlap(prev.box, line.box) > 0.3 * min(prev.box.width, line.box.width)
