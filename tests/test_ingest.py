@@ -381,3 +381,26 @@ def test_a_sentence_set_in_bold_inside_a_paragraph_stays_in_it():
              line(5, "economy was expected to expand in the latter half of the year, some uncertainties", True),
              line(6, "remained, including the recovery in manufacturing and merchandise exports.", False)]
     assert [len(g) for g in paragraphs(lines)] == [1, 5]
+
+
+def test_a_list_items_lines_under_its_text_stay_with_it():
+    """Kroger's guidance (en-a-042) and the Bank of Thailand's bullets: a list item's second line stands under its text,
+    right of its bullet (a hanging indent); it had been cut off as a paragraph of its own ("from the 53rd week of
+    approximately $0.15"). The next bullet stays a new item of the list; a title over a scale line stays apart."""
+    from docrag.ingestion.layout import TextLine, classify, paragraphs
+
+    def line(i: int, x0: float, text: str, bold: bool = False) -> TextLine:
+        return TextLine(Box(x0, 500 + 14 * i, 540, 511 + 14 * i, Space.POINT, (612, 792)), text, 11.0, bold)
+
+    lines = [line(0, 72, "• Adjusted net earnings per diluted share of $4.45 – $4.60, including an estimated benefit"),
+             line(1, 90, "from the 53rd week of approximately $0.15"),
+             line(2, 72, "• Capital expenditures of $3.4 – $3.6 billion")]
+    groups = paragraphs(lines)
+    assert [len(g) for g in groups] == [3]
+    assert classify(groups)[0].kind is BlockKind.LIST
+    title = [TextLine(Box(250, 60, 362, 72, Space.POINT, (612, 792)), "Apple Inc.", 11.0, True),
+             TextLine(Box(150, 74, 462, 86, Space.POINT, (612, 792)), "CONDENSED CONSOLIDATED BALANCE SHEETS", 11.0,
+                      True),
+             TextLine(Box(130, 88, 482, 100, Space.POINT, (612, 792)), "(In millions, except number of shares)", 11.0,
+                      False)]
+    assert [len(g) for g in paragraphs(title)] == [2, 1]

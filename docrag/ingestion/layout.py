@@ -85,13 +85,20 @@ def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:
         gap = line.box.y0 - prev.box.y1
         # a sentence set in bold inside a paragraph runs on into the plain lines around it ("The Thai economy was
         # projected to expand by 2.6 and 3.0 percent in 2024 and 2025," | "respectively, supported by ..."): one
-        # paragraph where a line opens in lower case in the middle of a sentence
-        runs_on = line.text[:1].islower() and prev.text.rstrip()[-1:] not in ".:!?;。：！？；"
+        # paragraph where a line opens in lower case in the middle of a sentence, or follows a paragraph's full line
+        runs_on = prev.text.rstrip()[-1:] not in ".:!?;。：！？；" and (
+            line.text[:1].islower()   # or the lines above are a justified paragraph's, full to its right edge
+            or len(cur) > 1 and all(x.box.x1 >= right - 0.5 * em for x in cur[-2:]))
+        # a list item's lines after its first stand under its text, right of its bullet (a hanging indent)
+        item = next((i for i in range(len(cur) - 1, -1, -1) if LIST_RE.match(cur[i].text)), None)
+        hanging = (item is not None and not LIST_RE.match(line.text)
+                   and 0 < line.box.x0 - cur[item].box.x0 <= 3 * em
+                   and all(abs(x.box.x0 - line.box.x0) <= 0.5 * em for x in cur[item + 1:]))
         same = (abs(line.size - prev.size) <= 0.6 and (line.bold == prev.bold or runs_on)
                 and line.box.y0 > prev.box.y0 + 0.3 * em
                 and gap <= max(usual_gap + 0.6 * em, 0.5 * em)
                 and _h_overlap(prev.box, line.box) > 0.3 * min(prev.box.width, line.box.width)
-                and not (line.box.x0 > left + 0.5 * em and right - left > 12 * em)
+                and not (line.box.x0 > left + 0.5 * em and right - left > 12 * em and not hanging)
                 and not (prev.box.x1 < right - 3 * em and prev.text.rstrip()[-1:] in ".:!?。：！？")
                 and not (LIST_RE.match(line.text) and not LIST_RE.match(cur[0].text))
                 and not CAPTION_RE.match(line.text))
