@@ -404,3 +404,28 @@ def test_a_list_items_lines_under_its_text_stay_with_it():
              TextLine(Box(130, 88, 482, 100, Space.POINT, (612, 792)), "(In millions, except number of shares)", 11.0,
                       False)]
     assert [len(g) for g in paragraphs(title)] == [2, 1]
+
+
+def test_a_paragraphs_last_line_under_its_indented_first_and_a_figure_reference_stay_in_it():
+    """浙商's report: a paragraph's last line ("益。") stands left of its indented first line and had been cut off;
+    国泰君安's "…行业分布如" | "图 6 所示。" had been cut at the caption-like "图 6". A bullet printed on a line of
+    its own ("•") and a subheading under a short heading ("(二)发行人境外子公司情况" | "1 、香港影石") stay apart."""
+    from docrag.ingestion.layout import TextLine, paragraphs
+
+    def line(y: float, x0: float, x1: float, text: str) -> TextLine:
+        return TextLine(Box(x0, y, x1, y + 10, Space.POINT, (595, 842)), text, 10.0, False)
+
+    last = [line(540, 183, 543, "易见,增强后的券商金股组合相对全体券商金股所构成的组合能产生稳定的超额收"),
+            line(555, 162, 184, "益。")]
+    assert [len(g) for g in paragraphs(last)] == [2]
+    referred = [line(100, 90, 500, "计算 A 股市场中每个行业股票所占比例与股票组合中属于该行业的个"),
+                line(114, 90, 500, "股的比例。全部 A 股股票的行业分布和趋势模型选出的股票行业分布如"),
+                line(128, 90, 150, "图 6 所示。")]
+    assert [len(g) for g in paragraphs(referred)] == [3]
+    bullet = [line(200, 72, 480, "Revenue was $76.4 billion and increased 18% (up 17% in constant currency)"),
+              line(214, 54, 60, "•")]
+    assert [len(g) for g in paragraphs(bullet)] == [1, 1]
+    heading = [line(489, 90, 250, "(二)发行人境外子公司情况"), line(503, 114, 183, "1 、香港影石"),
+               line(517, 114, 397, "截至 2024 年 12 月 31 日,香港影石的基本情况如下:"),
+               line(531, 90, 505, "香港影石主要从事产品的境外销售及售后服务,是公司境外销售的主要平台之一,注册于香港。")]
+    assert len(paragraphs(heading)[0]) == 1

@@ -28,6 +28,10 @@ REFERS_RE = re.compile(r"^\s*(?:图表|图|表|table|figure|fig\.|chart|exhibit)
                        r"lists?\b|summari[sz]es\b|illustrates?\b|displays?\b|gives?\b|compares?\b|provides?\b|"
                        r"indicates?\b|depicts?\b|plots?\b|suggests?\b|confirms?\b)", re.IGNORECASE)
 LIST_RE = re.compile(r"^([•●▪■◦‣\-–*]|\(?\d{1,2}[.)]|\(?[a-z][.)]|[ivx]{1,4}[.)])\s")
+# an item's marker for its hanging indent: a list's, or a symbol font's bullet read as a capital ("Q seek long-term
+# capital growth through"); a Chinese enumerator ("(三)报告期内的股本和股东变化情况") opens headings more
+# often than items
+_ITEM_RE = re.compile(LIST_RE.pattern + r"|^[A-Z](?=\s+[a-z])")
 _WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and full-width forms
 
 
@@ -86,27 +90,41 @@ def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:
         # a sentence set in bold inside a paragraph runs on into the plain lines around it ("The Thai economy was
         # projected to expand by 2.6 and 3.0 percent in 2024 and 2025," | "respectively, supported by ..."): one
         # paragraph where a line opens in lower case in the middle of a sentence, or follows a paragraph's full line
-        runs_on = prev.text.rstrip()[-1:] not in ".:!?;。：！？；" and (
+        mid_sentence = prev.text.rstrip()[-1:] not in ".:!?;。：！？；"
+        runs_on = mid_sentence and (
             line.text[:1].islower()   # or the lines above are a justified paragraph's, full to its right edge
             or len(cur) > 1 and all(x.box.x1 >= right - 0.5 * em for x in cur[-2:]))
         # a list item's lines after its first stand under its text, right of its bullet (a hanging indent)
-        item = next((i for i in range(len(cur) - 1, -1, -1) if LIST_RE.match(cur[i].text)), None)
-        hanging = (item is not None and not LIST_RE.match(line.text)
+        item = next((i for i in range(len(cur) - 1, -1, -1) if _ITEM_RE.match(cur[i].text)), None)
+        hanging = (item is not None and not _ITEM_RE.match(line.text)
                    and 0 < line.box.x0 - cur[item].box.x0 <= 3 * em
-                   and all(abs(x.box.x0 - line.box.x0) <= 0.5 * em for x in cur[item + 1:]))
+                   and all(abs(x.box.x0 - line.box.x0) <= 0.5 * em for x in cur[item + 1:])
+                   and _wraps(prev, lines, em))   # the line above wraps (a heading stops short)
         same = (abs(line.size - prev.size) <= 0.6 and (line.bold == prev.bold or runs_on)
                 and line.box.y0 > prev.box.y0 + 0.3 * em
                 and gap <= max(usual_gap + 0.6 * em, 0.5 * em)
-                and _h_overlap(prev.box, line.box) > 0.3 * min(prev.box.width, line.box.width)
+                and (_h_overlap(prev.box, line.box) > 0.3 * min(prev.box.width, line.box.width)
+                     # the last line under a paragraph's indented first line (a full line, not a heading)
+                     or len(cur) == 1 and 0 < prev.box.x0 - line.box.x0 <= 3 * em and prev.box.width >= 25 * em
+                     and mid_sentence and re.search(r"\w", line.text) is not None)
                 and not (line.box.x0 > left + 0.5 * em and right - left > 12 * em and not hanging)
                 and not (prev.box.x1 < right - 3 * em and prev.text.rstrip()[-1:] in ".:!?。：！？")
                 and not (LIST_RE.match(line.text) and not LIST_RE.match(cur[0].text))
-                and not CAPTION_RE.match(line.text))
+                # "图 6 所示。" ending a sentence begun above is no caption
+                and not (CAPTION_RE.match(line.text) and not (mid_sentence and REFERS_RE.match(line.text))))
         if same:
             cur.append(line)
         else:
             groups.append([line])
     return groups
+
+
+def _wraps(line: TextLine, lines: list[TextLine], em: float) -> bool:
+    """Whether ``line`` runs (most of the way, as ragged-right text does) to its column's right edge, the furthest
+    right that lines of its size starting near it reach: a wrapped line of an item, not a heading that stops short."""
+    edge = max((x.box.x1 for x in lines if abs(x.size - line.size) <= 0.6 and abs(x.box.x0 - line.box.x0) <= 3 * em),
+               default=line.box.x1)
+    return line.box.x1 - line.box.x0 >= 0.75 * (edge - line.box.x0)
 
 
 def classify(groups: list[list[TextLine]]) -> list[Block]:
