@@ -211,6 +211,31 @@ def test_a_sentence_completes_an_answer_with_what_it_says_not_with_its_heading(t
     assert "1.31" not in ans.answer, ans.answer
 
 
+LYFT_WOVEN = ("On July 13, 2021, we completed a multi-element transaction with Woven Planet, a subsidiary of "
+              "Toyota Motor Corporation, for the divestiture of certain assets related to our self-driving vehicle "
+              "division, Level 5, as well as commercial agreements for the utilization of Lyft rideshare and fleet "
+              "data to accelerate the safety and commercialization of the automated-driving vehicles that Woven "
+              "Planet is developing.")
+LYFT_CASH = ("We will receive, in total, approximately $515 million in cash in connection with this transaction, with "
+             "$165 million paid upfront and $350 million to be paid over a five-year period.")
+
+
+def test_a_long_first_quote_does_not_cut_off_the_one_holding_the_figure(tmp_path):
+    """Lyft's 10-K (en-a-075): the transaction's 430-character sentence filled the answer's 400 characters, and the
+    next sentence, with the $515 million asked, was cut off; each quote now keeps its share of the length (rule 45)."""
+    from docrag.generation.extractive_sentences import fit_quotes
+
+    text = fit_quotes([LYFT_WOVEN, LYFT_CASH], 400, " … ")
+    assert "$515 million" in text and "$350 million" in text and text.startswith("On July 13, 2021"), text
+    assert len(text) <= 400 + len(" ...")
+    assert fit_quotes(["Short one.", LYFT_CASH], 400, " … ") == "Short one. … " + LYFT_CASH
+    assert fit_quotes([LYFT_WOVEN], 100, " … ").endswith(" ...")
+    page = make_page(tmp_path, [Region((72, 100, 540, 200), GREY, LYFT_WOVEN + " " + LYFT_CASH)], doc_id="lyft")
+    ans = get_generator("extractive").generate("How much cash does Lyft expect to receive in total from its July 2021 "
+                                               "transaction with Woven Planet, and how is it split?", [page])
+    assert "$515 million" in ans.answer, ans.answer
+
+
 def test_a_part_is_read_with_what_was_said_before_it_not_after(tmp_path):
     """Table 324 of the Statistical Abstract: "how many arrests for fraud were reported in 2009, and how many of
     them were of females?" The first part is the Total column; "females" of the second part does not pull it

@@ -91,6 +91,7 @@ from docrag.generation.extractive_score import (
     wants,
     year_fit,
 )
+from docrag.generation.extractive_sentences import fit_quotes
 from docrag.generation.extractive_text_tables import sibling_rows
 from docrag.generation.extractive_units import (
     _CJK,
@@ -363,10 +364,10 @@ class ExtractiveGenerator:
             cit = citations.setdefault(u.page.page_id, Citation(page_id=u.page.page_id, image_index=u.rank))
             if not any(b.coords == u.box.coords for b in cit.boxes):
                 cit.boxes.append(u.box)
-        text = quoted_whole(QUOTE_SEP.join(dict.fromkeys(p for p in parts if p)), used)
-        if len(text) > _MAX_ANSWER_CHARS:
-            text = text[:_MAX_ANSWER_CHARS].rsplit(" ", 1)[0] + " ..."
-            warnings.append(f"the quoted text was cut to {_MAX_ANSWER_CHARS} characters")
+        quotes = [quoted_whole(p, used) for p in dict.fromkeys(p for p in parts if p)]
+        text = fit_quotes(quotes, _MAX_ANSWER_CHARS, QUOTE_SEP)
+        if text != QUOTE_SEP.join(quotes):
+            warnings.append(f"the quoted text was cut to about {_MAX_ANSWER_CHARS} characters")
         meta["units"] = [{"page_id": u.page.page_id, "block": u.block.block_id, "kind": u.kind} for u in used]
         # popped by the caller: what a later part does not repeat (a chart's labels answer each part anew, rule 157)
         meta["_best"] = {id(u) for u in used if not (u.kind == "figure" and u.extra.get("values"))}

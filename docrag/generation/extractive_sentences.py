@@ -42,3 +42,26 @@ def split_sentences(text: str) -> list[str]:
         else:
             parts.append(s)
     return parts or ([flat] if flat else [])
+
+
+MIN_QUOTE_CHARS = 120   # ``fit_quotes``: what a quote keeps at least when several share the answer's length
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
+
+
+def fit_quotes(quotes: list[str], limit: int, sep: str) -> str:
+    """``quotes`` joined by ``sep`` in at most about ``limit`` characters: when they run over, each long quote is cut
+    to its share of the length (the short ones keep theirs whole and leave the rest to the others), so a second
+    quote holding the figure asked is not cut off by a long first one (rule 45); one quote is cut at the limit."""
+    text = sep.join(quotes)
+    if len(text) <= limit or len(quotes) < 2:
+        return _cut(text, limit)
+    budget = limit - len(sep) * (len(quotes) - 1)
+    long = sorted(range(len(quotes)), key=lambda i: len(quotes[i]))
+    share: dict[int, int] = {}
+    for n, i in enumerate(long):   # the shortest first: what they leave goes to the longer ones
+        share[i] = max(MIN_QUOTE_CHARS, min(len(quotes[i]), budget // (len(quotes) - n)))
+        budget -= share[i]
+    return sep.join(_cut(q, share[i]) for i, q in enumerate(quotes))
