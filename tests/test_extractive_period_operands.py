@@ -98,5 +98,7 @@ def test_a_change_asked_is_computed_from_a_close_sentence_stating_it(tmp_path):
     assert ans.answer.startswith("10,601,388.87 = 308,886,389.01 − 298,285,000.14"), ans.answer
     units = units_of(page, 1)
     valued = next(u for u in units if "36,433.51" in u.text)
-    assert prose_change("difference", q, units, [1.0 if u is valued else 0.9 for u in units], valued) is not None
-    assert prose_change("difference", q, units, [1.0 if u is valued else 0.5 for u in units], valued) is None
+    for other, found in ((0.9, True), (0.5, False)):
+        scores = [1.0 if u is valued else other for u in units]
+        order = sorted(range(len(units)), key=lambda i: -scores[i])
+        assert (prose_change("difference", q, units, scores, order, valued) is not None) is found, other

@@ -326,7 +326,7 @@ class ExtractiveGenerator:
                     meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
                 parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]
                 res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
-                changed = prose_change(op, question, units, scores, best) if (
+                changed = prose_change(op, question, units, scores, order, best) if (
                     res is None and best.kind == "sentence" and not stated) else None
                 if changed is not None:   # rule 82: a close sentence states the change asked
                     res, best = changed

@@ -151,17 +151,16 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
 CHANGE_SHARE = 0.8   # ``prose_change``: a sentence stating a change competes within this share of the best's score
 
 
-def prose_change(op: str, question: str, units: Sequence[Unit], scores: Sequence[float],
+def prose_change(op: str, question: str, units: Sequence[Unit], scores: Sequence[float], order: Sequence[int],
                  best: Unit) -> tuple[Result, Unit] | None:
     """``prose_change`` (rule 82 over a close sentence): a change asked ("调减了多少", "by how much did it fall") that
     the best sentence cannot compute is computed from the best-scoring sentence of the same document, within
     ``CHANGE_SHARE`` of the best's score, that states the change ("由 308,886,389.01 元调整为 298,285,000.14
-    元"): (result, that sentence) or None."""
+    元"; ``order``: the units' indices, best first): (result, that sentence) or None."""
     if op not in ("difference", "growth"):
         return None
     top = max(scores, default=0.0)
-    ranked = sorted(range(len(units)), key=lambda i: -scores[i])
-    for i in ranked:
+    for i in order:
         u = units[i]
         if scores[i] < CHANGE_SHARE * top:
             break

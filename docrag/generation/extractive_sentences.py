@@ -59,9 +59,9 @@ def fit_quotes(quotes: list[str], limit: int, sep: str) -> str:
     if len(text) <= limit or len(quotes) < 2:
         return _cut(text, limit)
     budget = limit - len(sep) * (len(quotes) - 1)
-    long = sorted(range(len(quotes)), key=lambda i: len(quotes[i]))
+    by_length = sorted(range(len(quotes)), key=lambda i: len(quotes[i]))
     share: dict[int, int] = {}
-    for n, i in enumerate(long):   # the shortest first: what they leave goes to the longer ones
+    for n, i in enumerate(by_length):   # the shortest first: what they leave goes to the longer ones
         share[i] = max(MIN_QUOTE_CHARS, min(len(quotes[i]), budget // (len(quotes) - n)))
         budget -= share[i]
     return sep.join(_cut(q, share[i]) for i, q in enumerate(quotes))
