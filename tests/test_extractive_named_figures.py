@@ -63,3 +63,17 @@ def test_the_real_white_paper_share_of_world_computing_power_is_computed_from_tw
     ans = get_generator("extractive", embed=False).generate(q, pages)
     assert ans.answer.startswith("31.5% = 135 / 429"), ans.answer
     assert {c.page_id.split(":")[1] for c in ans.citations} >= {"1", "2"}   # pages 4 and 2 of the PDF, in that order
+
+
+REAL_HANGTIAN = DEV_PDFS / "zh_hangtian_dianqi_2019_nianbao.pdf"
+
+
+@pytest.mark.skipif(not REAL_HANGTIAN.exists(), reason=NOT_FETCHED)
+def test_a_total_named_by_its_tables_title_is_the_operand_not_a_row_holding_some_of_its_words(tmp_path):
+    """航天电器 2019 年报 (rule 162 ``titled_total``): "非经常性损益合计" is the 合计 row of the table under
+    "九、非经常性损益项目及金额" (page 3, its title above the notes "√ 适用 □ 不适用" and "单位：元"), not the row
+    beside the net profit whose label holds 非经常性损益 among other words (扣除非经常性损益的净利润, page 2)."""
+    pages = real_pages(REAL_HANGTIAN, [2, 3], tmp_path)
+    q = "2019年归属于上市公司股东的净利润减去非经常性损益合计是多少？"
+    ans = get_generator("extractive", embed=False).generate(q, pages)
+    assert ans.answer.startswith("370,143,518.21 = 402,233,891.06 − 32,090,372.85"), ans.answer

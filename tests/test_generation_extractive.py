@@ -521,7 +521,7 @@ def test_a_named_share_is_computed_from_cells_over_a_sentence_stating_another_pe
     from docrag.generation.extractive_tables import _with_sections
     rows = _with_sections([Row("Adjustments to reconcile net income to net cash provided by operating activities",
                                None, []), Row("Other", None, [Cell("(94)", None)])])
-    other = SimpleNamespace(cell=SimpleNamespace(row=rows[1], header_text=""))
+    other = SimpleNamespace(cell=SimpleNamespace(row=rows[1], header_text=""), table=None)
     assert _match("net income", other) == 1.0   # type: ignore[arg-type]
     assert _own_match("net income", other) == 0.0   # type: ignore[arg-type]
 

@@ -21,7 +21,7 @@ from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import _cells as line_cells
 from docrag.geometry import Box
 from docrag.ingestion import ingest
-from docrag.ingestion.table_finder import merged_columns
+from docrag.ingestion.table_finder import joined_between_rules, joined_wrapped_labels, merged_columns
 from docrag.ingestion.tables import _segments_between_prose, _stacked_tables, is_two_row_table, text_rows
 from docrag.types import BlockKind, Word
 from tests.support.real_pdfs import real_pages
@@ -793,3 +793,90 @@ def test_jpmorgans_fee_tables_beside_their_investor_profile_read_each_share_clas
     assert "Investor" not in fees[0].text and "Base Class" in fees[0].text
     assert any("F | – | 1.00% | 3.00%" in t.text for t in _tables(pages[2]))
     assert any("Europe Select Equity" in t.text and "Expected" in t.text for t in _tables(pages[6]))
+
+
+def _at(x0: float, x1: float, y0: float, y1: float) -> Box:
+    return Box.points(x0, y0, x1, y1, 600, 800)
+
+
+def test_a_label_wrapped_round_its_figures_is_one_row():
+    """航天电器's 主要会计数据: the finder gives a label's lines and the figures centred between them three
+    rows; the figures join the label above them and the line under them ends that label. A label's last line
+    under figures set on its first line joins it too; a section centred over rows that have labels of their
+    own, and a section heading above a row that does not start inside it, stay apart."""
+    rows = [
+        ["归属于上市公司股东的扣除非经", "", ""],
+        ["", "370,143,518.21", "13.43%"],
+        ["常性损益的净利润(元)", "", ""],
+        ["经营活动产生的现金流量净额", "", ""],
+        ["", "265,348,926.68", "118.01%"],
+        ["Applications and mashups", "237", "1,079"],
+        ["developed by the public", "", ""],
+        ["Current assets:", "", ""],
+        ["", "1,200", "5%"],
+        ["电子元器件制造业", "", ""],
+        ["", "生产量", "823.43"],
+    ]
+    boxes = [
+        [_at(50, 180, 148, 166), None, None],
+        [None, _at(190, 270, 156, 176), _at(280, 330, 156, 176)],
+        [_at(50, 180, 166, 184), None, None],
+        [_at(50, 180, 184, 202), None, None],
+        [None, _at(190, 270, 192, 212), _at(280, 330, 192, 212)],
+        [_at(50, 180, 220, 236), _at(190, 270, 220, 260), _at(280, 330, 220, 260)],
+        [_at(50, 180, 236, 252), None, None],
+        [_at(50, 180, 262, 276), None, None],
+        [None, _at(190, 270, 278, 292), _at(280, 330, 278, 292)],
+        [_at(50, 180, 300, 318), None, None],
+        [None, _at(190, 270, 310, 330), _at(280, 330, 310, 330)],
+    ]
+    out, out_boxes = joined_wrapped_labels(rows, boxes)
+    assert out == [
+        ["归属于上市公司股东的扣除非经常性损益的净利润(元)", "370,143,518.21", "13.43%"],
+        ["经营活动产生的现金流量净额", "265,348,926.68", "118.01%"],
+        ["Applications and mashups developed by the public", "237", "1,079"],
+        ["Current assets:", "", ""],
+        ["", "1,200", "5%"],
+        ["电子元器件制造业", "", ""],
+        ["", "生产量", "823.43"],
+    ]
+    assert (out_boxes[0][0].y0, out_boxes[0][0].y1) == (148, 184)
+
+
+def test_lines_between_two_rules_join_only_in_a_grid_ruled_between_its_rows():
+    """A label wrapped round one row of figures between two rules is one row; in a table ruled under its header
+    only (a three-line table) every line is a row, and two rows of figures between two rules stay two."""
+    rows = [["Item", "2019", "2018"], ["Gains on disposal of", "", ""], ["", "1,200", "900"],
+            ["assets held for sale", "", ""], ["Grants", "300", "250"], ["Tax", "50", "40"]]
+    tops = (10, 30, 35, 42, 62, 70)
+    boxes = [[_at(50, 180, y, y + 10) if t else None for t in r] for r, y in zip(rows, tops, strict=True)]
+    rules = [_at(48, 340, y, y + 0.5) for y in (5, 22, 55, 80)]
+    joined, _ = joined_between_rules(rows, boxes, rules)
+    assert joined == [["Item", "2019", "2018"], ["Gains on disposal of assets held for sale", "1,200", "900"],
+                      ["Grants", "300", "250"], ["Tax", "50", "40"]]
+    assert joined_between_rules(rows, boxes, [rules[0], rules[1], rules[-1]])[0] == rows
+    three_line = [["Item", "2019", "2018"], ["Grants", "300", "250"], ["Of which unpaid", "", ""]]
+    boxes = [[_at(50, 180, y, y + 10) if t else None for t in r] for r, y in zip(three_line, (10, 30, 42), strict=True)]
+    assert joined_between_rules(three_line, boxes, [_at(48, 340, y, y + 0.5) for y in (5, 22, 60)])[0] == three_line
+
+
+REAL_HANGTIAN = DEV_PDFS / "zh_hangtian_dianqi_2019_nianbao.pdf"
+
+
+@pytest.mark.skipif(not REAL_HANGTIAN.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_the_real_annual_reports_wrapped_labels_hold_their_figures(tmp_path):
+    """航天电器 2019 年报: 主要会计数据 (a grid the finder reads) and 非经常性损益项目 (a grid read from its
+    rules) set each figure beside a label wrapped over lines; the 产销量 table's industry, centred over three
+    rows, is still read as their section (rule 135)."""
+    p2, p3, _, p5 = _real_pages(REAL_HANGTIAN, 2, 5, tmp_path)
+    lines = [line for t in _tables(p2) + _tables(p3) for line in t.text.splitlines()]
+    assert "归属于上市公司股东的扣除非经常性损益的净利润(元) | 370,143,518.21 | 326,313,802.92 | 13.43% | " \
+        "293,127,544.85" in lines
+    assert any(line.startswith("非流动资产处置损益(包括已计提资产减值准备的冲销部分) | -263,450.28") for line in lines)
+    # six lines of label round one figure, and three of label beside four of notes, each between two rules
+    assert any(line.startswith("除同公司正常经营业务相关的有效套期保值业务外,") and "的投资收益 | 720,388.56" in line
+               for line in lines)
+    assert any(line.startswith("计入当期损益的政府补助(与企业业务密切相关,") and line.endswith("税收优惠款。")
+               for line in lines)
+    read = [r for t in _tables(p5) for table in parse_tables(t, p5) for r in table.rows]
+    assert any(r.label == "生产量 (电子元器件制造业 (连接器))" and r.cells[0].text == "68,953.76" for r in read)

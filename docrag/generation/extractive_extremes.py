@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docrag.generation.extractive_math import is_total_row
+from docrag.generation.extractive_formula import is_total_row
 from docrag.generation.extractive_tables import Table, parse_number
 from docrag.generation.extractive_units import _REF, Unit, tokenize, without_references
 from docrag.words import jieba

@@ -119,9 +119,19 @@ def _written(question: str) -> Formula | None:
 
 def _match(name: str, u: Unit) -> float:
     """Share of ``name``'s tokens in the row label and headers of ``u``'s cell (the best of its "|"
-    alternatives)."""
+    alternatives). A total row is named by its table's title too (``titled_total``, rule 162: "非经常性损益合计" is
+    the 合计 row of "非经常性损益项目及金额", not a row whose label says 非经常性损益 among other words)."""
     assert u.cell is not None
-    return _fit(name, f"{u.cell.row.label} {u.cell.header_text}")
+    title = u.table.title if u.table is not None and is_total_row(u.cell.row.label) else ""
+    return _fit(name, f"{u.cell.row.label} {u.cell.header_text} {title}")
+
+
+_TOTAL_ROW = re.compile(r"^\s*(?:total|sum|合计|总计|小计)\b|^\s*(?:合计|总计|小计)", re.IGNORECASE)
+
+
+def is_total_row(label: str) -> bool:
+    """A row labelled Total, Sum, 合计, 总计 or 小计: it sums the rows above it."""
+    return bool(_TOTAL_ROW.search(label))
 
 
 def _own_match(name: str, u: Unit) -> float:
@@ -193,12 +203,18 @@ def formula_operands(formula: Formula, units: Sequence[Unit],
     # the whole of a named share is named in full ("total revenue"), its part may be named loosely
     # ("the Communications business" for "Communications Revenue")
     firsts, seconds = ranked(named_a)[:3], ranked(named_b, 1.0 if formula.named_share else MIN_NAME_MATCH)
-    for pairs in (_beside, _same_period):   # one table first; else two tables of the document (rule 105)
-        for a in firsts:   # the whole in the part's own table first ("Revenue 100.0 %" of a common-size table)
-            b = next((u for u in sorted(seconds, key=lambda u: u.table is not a.table)
-                      if u.cell is not a.cell and pairs(a, u)), None)
-            if b is not None:
-                return (b, a) if formula.op == "difference" else (a, b)
+    fit_b = {id(u): m for m, _, _, _, u in named_b}
+    # the second operand named best first (``titled_total``: the 合计 row of the table titled with it, in another
+    # table, before a row beside the first that holds some of its words), then one table, else two tables of the
+    # document (rule 105)
+    for level in sorted({fit_b[id(u)] for u in seconds}, reverse=True):
+        tier = [u for u in seconds if fit_b[id(u)] == level]
+        for pairs in (_beside, _same_period):
+            for a in firsts:   # the whole in the part's own table first ("Revenue 100.0 %" of a common-size table)
+                b = next((u for u in sorted(tier, key=lambda u: u.table is not a.table)
+                          if u.cell is not a.cell and pairs(a, u)), None)
+                if b is not None:
+                    return (b, a) if formula.op == "difference" else (a, b)
     return None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docrag.generation.extractive_formula import formula_of
+from docrag.generation.extractive_formula import formula_of, is_total_row
 from docrag.generation.extractive_tables import TableCell, parse_number
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
@@ -125,14 +125,6 @@ def not_addable(op: str, headers: str) -> bool:
     """``per_unit_sum``: a sum of averages or of prices per unit means nothing ("how many shares in total"
     once added two months' average prices paid per share)."""
     return op == "sum" and bool(_PER_UNIT.search(headers))
-
-
-_TOTAL_ROW = re.compile(r"^\s*(?:total|sum|合计|总计|小计)\b|^\s*(?:合计|总计|小计)", re.IGNORECASE)
-
-
-def is_total_row(label: str) -> bool:
-    """A row labelled Total, Sum, 合计, 总计 or 小计: it sums the rows above it."""
-    return bool(_TOTAL_ROW.search(label))
 
 
 # "A和B合计", "the total of A and B": the rows summed are named, the table's total row is not asked

@@ -39,24 +39,41 @@ class TableRow:
 
 
 def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
-    """Text, title and caption blocks just above ``block`` (a table's title and head note)."""
+    """Text, title and caption blocks just above ``block`` (a table's title and head note), nearest first."""
     out = []
     for b in blocks:
         if b is block or b.kind in (BlockKind.TABLE, BlockKind.FIGURE):
             continue
         if 0 <= block.box.y0 - b.box.y1 <= gap and b.box.x0 < block.box.x1 and b.box.x1 > block.box.x0:
             out.append(b)
-    return out
+    return sorted(out, key=lambda b: -b.box.y1)
+
+
+def _names(b: Block) -> bool:
+    """A block that may name the table below it: a title, a caption, a short note or a bracketed head note."""
+    return (not FIG_CAPTION.match(b.text)
+            and (b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
+                 or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
+                 or b.text.lstrip().startswith(("[", "("))))
+
+
+# a head note that names no table: "√ 适用 □ 不适用", "单位：元", "币种：人民币", "(in thousands, unaudited)"
+_HEAD_NOTE = re.compile(r"^\s*(?:[√□☑■]|单位|币种|[(（]?in (?:thousands|millions|billions)\b)", re.IGNORECASE)
 
 
 def table_title(block: Block, blocks: list[Block]) -> str:
     """Titles and head notes ("[In thousands ...]") above a table name it; body text above does not
-    (a chart's "Figure N" caption just above names the chart, not the table)."""
-    return " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in _above(block, blocks)
-                    if not FIG_CAPTION.match(b.text)
-                    and (b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
-                         or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
-                         or b.text.lstrip().startswith(("[", "("))))
+    (a chart's "Figure N" caption just above names the chart, not the table). Above head notes alone ("√ 适用 □
+    不适用", "单位：元") the title over them names it too (``heading_over_notes``, rule 162)."""
+    named = [b for b in _above(block, blocks) if _names(b)]
+    near = named
+    for _ in range(2):
+        if not near or not all(_HEAD_NOTE.match(b.text) for b in near):
+            break
+        top = min(near, key=lambda b: b.box.y0)
+        near = [b for b in _above(top, blocks) if b not in named]
+        named += [b for b in near if b.kind is BlockKind.TITLE and not b.meta.get("furniture")]
+    return " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in blocks if any(b is n for n in named))
 
 
 def _grid(block: Block) -> list[list[str]]:

@@ -4,12 +4,15 @@ joined. Used by :mod:`docrag.ingestion.tables` for grids small enough to pay for
 from __future__ import annotations
 
 import logging
+import re
 
 from docrag.geometry import Box, union, unrotate_box
 from docrag.ingestion.textlayer import join_words, to_display_box
 from docrag.types import Word
 
 log = logging.getLogger(__name__)
+
+_FIGURE = re.compile(r"^[-+−–(]?[$¥￥€£]?\s?\d[\d,.]*\s?%?\)?$|^[-–—]{1,2}$")
 
 
 def find_grid_tables(page, frame, clip_box: Box, drawings: list[dict],
@@ -49,7 +52,7 @@ def find_grid_tables(page, frame, clip_box: Box, drawings: list[dict],
             grid.append(cells)
         if _cuts_lines(row_of):
             continue   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
-        rows, boxes = merged_columns(grid)
+        rows, boxes = joined_wrapped_labels(*merged_columns(grid))
         tbox = to_display_box(frame, *tab.bbox)
         if not rows or len(rows[0]) < 2:
             continue
@@ -106,3 +109,78 @@ def merged_columns(grid: list[list[tuple[Box, str] | None]]) -> tuple[list[list[
             rows.append([" ".join(t for _, t in cell) for cell in parts])
             boxes.append([union([b for b, _ in cell]) if cell else None for cell in parts])
     return rows, boxes
+
+
+def joined_wrapped_labels(rows: list[list[str]], boxes: list[list[Box | None]]
+                          ) -> tuple[list[list[str]], list[list[Box | None]]]:
+    """Rows the finder split out of one row whose label wraps over lines: figures set beside a label's lines
+    ("归属于上市公司股东的扣除非经" | figures | "常性损益的净利润(元)", the figures centred on the middle line) or a
+    label's last line under figures set on its first ("Applications and mashups" 0 0 | "developed by the public
+    and"). A row of figures alone that starts inside the label-only row above joins it (a row with words beside
+    a section centred over rows does not: rule 135's "电子元器件制造业"); a label-only row that starts inside the
+    figures of the row above is the end of its label."""
+    out_rows: list[list[str]] = []
+    out_boxes: list[list[Box | None]] = []
+    for row, bxs in zip(rows, boxes, strict=True):
+        if not out_rows or not _continues(out_rows[-1], out_boxes[-1], row, bxs):
+            out_rows.append(list(row))
+            out_boxes.append(list(bxs))
+            continue
+        prev, pbox = out_rows[-1], out_boxes[-1]
+        for j, (text, b) in enumerate(zip(row, bxs, strict=True)):
+            if text:
+                prev[j] = join_words([prev[j], text]) if prev[j] else text
+                pbox[j] = union([pbox[j], b]) if pbox[j] and b else (pbox[j] or b)
+    return out_rows, out_boxes
+
+
+def _continues(prev: list[str], pbox: list[Box | None], row: list[str], bxs: list[Box | None]) -> bool:
+    filled = {j for j, t in enumerate(row) if t}
+    before = {j for j, t in enumerate(prev) if t}
+    if not filled or not before or not pbox[0] or any(bxs[j] is None for j in filled):
+        return False
+    if before == {0} and 0 not in filled and all(_FIGURE.match(row[j]) for j in filled):   # figures beside it
+        return min(bxs[j].y0 for j in filled) < pbox[0].y1 - 1.0
+    if filled == {0} and 0 in before and len(before) > 1:   # the label's last line under the figures
+        figures = [pbox[j] for j in before - {0} if pbox[j]]
+        return bool(figures) and bxs[0].y0 < max(b.y1 for b in figures) - 1.0 and bxs[0].y0 >= pbox[0].y0
+    return False
+
+
+def joined_between_rules(rows: list[list[str]], boxes: list[list[Box | None]], horiz: list[Box]
+                         ) -> tuple[list[list[str]], list[list[Box | None]]]:
+    """Text lines of a grid read from its rules, joined where no horizontal rule parts them: a label wrapped over
+    six lines beside one row of figures ("除同公司正常经营业务相关的有效套期保值 / 业务外，…" | 720,388.56) is one
+    row. Only in a grid ruled between its rows (rules crossing the label column between at least half as many
+    lines as have something right of it), and only lines holding one row of figures at most between two rules."""
+    label_x = [b[0] for b in boxes if b and b[0] is not None]
+    if not label_x or len(rows) < 3:
+        return rows, boxes
+    x0, x1 = min(b.x0 for b in label_x), max(b.x1 for b in label_x)
+    cuts = sorted((h.y0 + h.y1) / 2 for h in horiz if h.x0 <= x0 + 2 and h.x1 >= min(x1, x0 + 40))
+    spans = [(min(b.y0 for b in r if b), max(b.y1 for b in r if b)) if any(r) else None for r in boxes]
+    figures = [any(_FIGURE.match(t) for t in r[1:] if t) for r in rows]
+    filled = sum(any(r[1:]) for r in rows)   # lines with something right of the label column
+    inner = [c for c in cuts if any(sp and sp[1] <= c for sp in spans) and any(sp and sp[0] >= c for sp in spans)]
+    if not filled or len(inner) < max(2.0, 0.5 * filled):   # one column, or rules under the header only
+        return rows, boxes
+    groups: list[list[int]] = []   # lines between the same two rules, top to bottom
+    last = None
+    for i, sp in enumerate(spans):
+        band = sum(c < (sp[0] + sp[1]) / 2 for c in cuts) if sp else None
+        if band is not None and band == last:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+        last = band
+    out_rows: list[list[str]] = []
+    out_boxes: list[list[Box | None]] = []
+    for group in groups:
+        if len(group) == 1 or sum(figures[j] for j in group) > 1:
+            out_rows += [list(rows[j]) for j in group]
+            out_boxes += [list(boxes[j]) for j in group]
+            continue
+        width = range(len(rows[group[0]]))
+        out_rows.append([join_words([rows[j][k] for j in group if rows[j][k]]) for k in width])
+        out_boxes.append([union(cell) if (cell := [b for j in group if (b := boxes[j][k])]) else None for k in width])
+    return out_rows, out_boxes

@@ -12,6 +12,9 @@
    spanning cell), its cell boxes kept (``meta["cell_boxes"]``); the others get cells from the text gaps
    (``find_tables`` costs ~0.1 s per call, and its line strategy finds no columns without vertical rules
    anyway).
+4. A row label wrapped over lines round its figures (年报's "归属于上市公司股东的扣除非经 | figures | 常性损益的
+   净利润(元)") is one row in either grid: where the finder's cells overlap it (``joined_wrapped_labels``), and
+   between two horizontal rules of a grid ruled row by row (``joined_between_rules``).
 
 All boxes are in the displayed page's points.
 """
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 
 from docrag.geometry import Box, union
 from docrag.ingestion.table_beside import beside_prose
-from docrag.ingestion.table_finder import find_grid_tables
+from docrag.ingestion.table_finder import find_grid_tables, joined_between_rules, joined_wrapped_labels
 from docrag.ingestion.table_rules import (
     grid_columns,
     has_grid_rules,
@@ -457,7 +460,8 @@ def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_
     rules = [r for r in [*horiz, *vert] if zone.intersection_area(r) > 0.5 * r.area and near.contains(r, tol=0.5)]
     if rules:
         tbox = union([tbox, *rules]).clipped()
-    return [_block(tbox, _grid_cells(rows, [v for v in vert if v in rules], tbox), "rule_grid")]
+    return [_block(tbox, _grid_cells(rows, [v for v in vert if v in rules], tbox, [h for h in horiz if h in rules]),
+                   "rule_grid")]
 
 
 def _block(box: Box, rows: list[list[str]], source: str) -> Block:
@@ -465,20 +469,24 @@ def _block(box: Box, rows: list[list[str]], source: str) -> Block:
     return Block(kind=BlockKind.TABLE, box=box, text=text, meta={"source": source, "rows": rows})
 
 
-def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box) -> list[list[str]]:
-    """Cell texts of each text row, columns cut at the table's vertical rules."""
+def _grid_cells(rows: list[Row], vert: list[Box], tbox: Box, horiz: list[Box]) -> list[list[str]]:
+    """Cell texts of each text row, columns cut at the table's vertical rules, lines no horizontal rule parts
+    joined into one row where they hold one row of figures at most."""
     xs: list[float] = []
     for x in sorted((v.x0 + v.x1) / 2 for v in vert):
         if tbox.x0 + 3 < x < tbox.x1 - 3 and (not xs or x - xs[-1] > 3):
             xs.append(x)
     bounds = [tbox.x0, *xs, tbox.x1]
-    table = []
+    table, boxes = [], []
     for r in rows:
-        cells = []
+        cells, cell_boxes = [], []
         for a, b in zip(bounds, bounds[1:], strict=False):
             inside = [w for w in r.words if a <= (w.box.x0 + w.box.x1) / 2 < b]
             cells.append(join_words([w.text for w in inside]))
+            cell_boxes.append(union([w.box for w in inside]) if inside else None)
         table.append(cells)
+        boxes.append(cell_boxes)
+    table = joined_wrapped_labels(*joined_between_rules(table, boxes, horiz))[0]   # a label wrapped round its figures
     keep = [i for i in range(len(bounds) - 1) if any(row[i] for row in table)]
     return [[row[i] for i in keep] for row in table]
 
