@@ -872,6 +872,7 @@ def test_the_real_annual_reports_wrapped_labels_hold_their_figures(tmp_path):
     lines = [line for t in _tables(p2) + _tables(p3) for line in t.text.splitlines()]
     assert "归属于上市公司股东的扣除非经常性损益的净利润(元) | 370,143,518.21 | 326,313,802.92 | 13.43% | " \
         "293,127,544.85" in lines
+    assert any(line.startswith("归属于上市公司股东的净利润(元) | 402,233,891.06") for line in lines)   # no space
     assert any(line.startswith("非流动资产处置损益(包括已计提资产减值准备的冲销部分) | -263,450.28") for line in lines)
     # six lines of label round one figure, and three of label beside four of notes, each between two rules
     assert any(line.startswith("除同公司正常经营业务相关的有效套期保值业务外,") and "的投资收益 | 720,388.56" in line
