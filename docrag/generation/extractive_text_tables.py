@@ -39,14 +39,14 @@ class TableRow:
 
 
 def _above(block: Block, blocks: list[Block], gap: float = 40.0) -> list[Block]:
-    """Text, title and caption blocks just above ``block`` (a table's title and head note), nearest first."""
+    """Text, title and caption blocks just above ``block`` (a table's title and head note)."""
     out = []
     for b in blocks:
         if b is block or b.kind in (BlockKind.TABLE, BlockKind.FIGURE):
             continue
         if 0 <= block.box.y0 - b.box.y1 <= gap and b.box.x0 < block.box.x1 and b.box.x1 > block.box.x0:
             out.append(b)
-    return sorted(out, key=lambda b: -b.box.y1)
+    return out
 
 
 def _names(b: Block) -> bool:
@@ -71,7 +71,7 @@ def table_title(block: Block, blocks: list[Block]) -> str:
         if not near or not all(_HEAD_NOTE.match(b.text) for b in near):
             break
         top = min(near, key=lambda b: b.box.y0)
-        near = [b for b in _above(top, blocks) if b not in named]
+        near = [b for b in _above(top, blocks) if not any(b is n for n in named)]
         named += [b for b in near if b.kind is BlockKind.TITLE and not b.meta.get("furniture")]
     return " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in blocks if any(b is n for n in named))
 

@@ -136,6 +136,8 @@ def joined_wrapped_labels(rows: list[list[str]], boxes: list[list[Box | None]]
 
 
 def _continues(prev: list[str], pbox: list[Box | None], row: list[str], bxs: list[Box | None]) -> bool:
+    """``row`` goes on the row above (:func:`joined_wrapped_labels`): its figures beside that label, or its
+    label's last line under its figures."""
     filled = {j for j, t in enumerate(row) if t}
     before = {j for j, t in enumerate(prev) if t}
     if not filled or not before or not pbox[0] or any(bxs[j] is None for j in filled):
