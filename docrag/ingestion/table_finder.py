@@ -7,12 +7,12 @@ import logging
 import re
 
 from docrag.geometry import Box, union, unrotate_box
-from docrag.ingestion.textlayer import join_words, to_display_box
+from docrag.ingestion.textlayer import join_lines, join_words, to_display_box
 from docrag.types import Word
 
 log = logging.getLogger(__name__)
 
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+# a cell of figures, its words joined ("$ 1,200", "12.5 %", "--"); ``tables._NUMERIC`` tests one word
 _FIGURE = re.compile(r"^[-+−–(]?[$¥￥€£]?\s?\d[\d,.]*\s?%?\)?$|^[-–—]{1,2}$")
 
 
@@ -130,7 +130,7 @@ def joined_wrapped_labels(rows: list[list[str]], boxes: list[list[Box | None]]
         prev, pbox = out_rows[-1], out_boxes[-1]
         for j, (text, b) in enumerate(zip(row, bxs, strict=True)):
             if text:
-                prev[j] = _joined_lines([prev[j], text])
+                prev[j] = join_lines([prev[j], text])
                 pbox[j] = union([pbox[j], b]) if pbox[j] and b else (pbox[j] or b)
     return out_rows, out_boxes
 
@@ -184,17 +184,7 @@ def joined_between_rules(rows: list[list[str]], boxes: list[list[Box | None]], h
             out_boxes += [list(boxes[j]) for j in group]
             continue
         width = range(len(rows[group[0]]))
-        out_rows.append([_joined_lines([rows[j][k] for j in group if rows[j][k]]) for k in width])
+        out_rows.append([join_lines([rows[j][k] for j in group if rows[j][k]]) for k in width])
         out_boxes.append([union(cell) if (cell := [b for j in group if (b := boxes[j][k])]) else None for k in width])
     return out_rows, out_boxes
 
-
-def _joined_lines(lines: list[str]) -> str:
-    """A cell's wrapped lines as one text: a space between words, none where a line ends or starts in Chinese
-    ("……的净利润" + "(元)" is "……的净利润(元)", as a line printed whole reads)."""
-    out = ""
-    for line in lines:
-        if out and line and not (_CJK_CHAR.match(out[-1]) or _CJK_CHAR.match(line[0])):
-            out += " "
-        out += line
-    return out

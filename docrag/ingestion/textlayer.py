@@ -75,6 +75,18 @@ def join_words(tokens: list[str]) -> str:
     return out
 
 
+def join_lines(lines: list[str]) -> str:
+    """A cell's wrapped lines as one text: a space between words, none where a line ends or starts in Chinese
+    ("……的净利润" + "(元)" is "……的净利润(元)", as a line printed whole reads); :func:`join_words` joins the words
+    of one line, where "2019" and "年" stay apart as printed."""
+    out = ""
+    for line in lines:
+        if out and line and not (_CJK.match(out[-1]) or _CJK.match(line[0])):
+            out += " "
+        out += line
+    return out
+
+
 def word_lines(words: list[Word]) -> list[list[Word]]:
     """Words grouped into lines by vertical centre (within 0.35 of the median word height of a line's
     running centre), each line left to right, lines top to bottom."""
