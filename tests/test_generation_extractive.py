@@ -465,13 +465,13 @@ def test_a_standard_margin_finds_revenue_under_a_section_with_a_note_mark(tmp_pa
     # the row under a section line: its name is its own label, the section's parentheses nested or not
     from types import SimpleNamespace
 
-    from docrag.generation.extractive_formula import _exact
+    from docrag.generation.extractive_formula import exact_match
     from docrag.generation.extractive_tables import _with_sections
     rows = _with_sections([Row("(1) Net sales by category", None, []), Row("Total net sales", None, [Cell("1", None)])])
     assert rows[1].label == "Total net sales ((1) Net sales by category)"
     assert rows[1].own_label == "Total net sales"
     unit = SimpleNamespace(cell=SimpleNamespace(row=rows[1]))
-    assert _exact("total net sales|net sales|revenue", unit) == 1.0   # type: ignore[arg-type]
+    assert exact_match("total net sales|net sales|revenue", unit) == 1.0   # type: ignore[arg-type]
 
 
 def test_a_named_share_divides_cells_of_two_tables_of_one_period(tmp_path):
@@ -517,12 +517,12 @@ def test_a_named_share_is_computed_from_cells_over_a_sentence_stating_another_pe
     assert ans.answer.startswith("86.3% = 50,344 / 58,321"), ans.answer
     from types import SimpleNamespace
 
-    from docrag.generation.extractive_formula import _match, _own_match
+    from docrag.generation.extractive_formula import _own_match, name_match
     from docrag.generation.extractive_tables import _with_sections
     rows = _with_sections([Row("Adjustments to reconcile net income to net cash provided by operating activities",
                                None, []), Row("Other", None, [Cell("(94)", None)])])
     other = SimpleNamespace(cell=SimpleNamespace(row=rows[1], header_text=""), table=None)
-    assert _match("net income", other) == 1.0   # type: ignore[arg-type]
+    assert name_match("net income", other) == 1.0   # type: ignore[arg-type]
     assert _own_match("net income", other) == 0.0   # type: ignore[arg-type]
 
 

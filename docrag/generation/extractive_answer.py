@@ -24,6 +24,7 @@ from typing import Any
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, label_figures, labels_past, of_sign
 from docrag.generation.extractive_cues import asks_rate, missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
+from docrag.generation.extractive_listed_sum import listed_names, listed_operands, listed_sum
 from docrag.generation.extractive_math import (
     Result,
     adds_a_total,
@@ -115,6 +116,11 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     used: list[Unit] = [best]
     parts: list[str] = []
     quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused
+    listed = listed_operands(question, units, scores)
+    if listed is not None and (total := listed_sum(listed, meta)) is not None:   # listed_sum: every cell named
+        return listed[0], listed, [f"{total} ({'; '.join(fmt_cell(u) for u in listed)})"]
+    if listed is None and listed_names(question):
+        op = ""   # listed_sum: the cells the question lists are not on the pages read: none are added in their place
     formula = formula_of(question)
     if formula is not None and printed_ratio(formula, units):
         formula = None   # standard_ratio: the pages print it

@@ -80,8 +80,8 @@ def formula_of(question: str) -> Formula | None:
         return written
     for pattern in (_SHARE_OF, _AS_SHARE, _ZH_SHARE):
         m = pattern.search(question)
-        if m is not None and tokenize(_measure(m.group("a"))) and tokenize(_measure(m.group("b"))):
-            return Formula("share", _measure(m.group("a")), _measure(m.group("b")), named_share=True)
+        if m is not None and tokenize(measure_name(m.group("a"))) and tokenize(measure_name(m.group("b"))):
+            return Formula("share", measure_name(m.group("a")), measure_name(m.group("b")), named_share=True)
     for pattern, measure in _STANDARD:
         m = pattern.search(question)
         if m is not None:
@@ -95,7 +95,7 @@ _NOT_MEASURE = re.compile(r"\b[\w&.-]+['’]s\b|\b(?:in|for|during|of)\s+(?:the\
                           re.IGNORECASE)
 
 
-def _measure(name: str) -> str:
+def measure_name(name: str) -> str:
     """A share's operand name without its company and period ("NVIDIA's net cash provided by operating activities
     in Q1 fiscal 2027" -> "net cash provided by operating activities"); the period is read from the columns."""
     return re.sub(r"\s+", " ", _NOT_MEASURE.sub(" ", name)).strip()
@@ -117,7 +117,7 @@ def _written(question: str) -> Formula | None:
     return None
 
 
-def _match(name: str, u: Unit) -> float:
+def name_match(name: str, u: Unit) -> float:
     """Share of ``name``'s tokens in the row label and headers of ``u``'s cell (the best of its "|"
     alternatives). A total row is named by its table's title too (``titled_total``, rule 162: "非经常性损益合计" is
     the 合计 row of "非经常性损益项目及金额", not a row whose label says 非经常性损益 among other words)."""
@@ -135,7 +135,7 @@ def is_total_row(label: str) -> bool:
 
 
 def _own_match(name: str, u: Unit) -> float:
-    """:func:`_match` without the row's section ("Other (Adjustments to reconcile net income to net cash provided by
+    """:func:`name_match` without the row's section ("Other (Adjustments to reconcile net income to net cash provided by
     operating activities)" names neither net income nor operating cash flow)."""
     assert u.cell is not None
     return _fit(name, f"{u.cell.row.own_label} {u.cell.header_text}")
@@ -147,7 +147,7 @@ def _fit(name: str, text: str) -> float:
     return max(shares, default=0.0)
 
 
-def _exact(name: str, u: Unit) -> float:
+def exact_match(name: str, u: Unit) -> float:
     """1.0 when ``u``'s row label, its section "(...)" aside, is one of ``name``'s alternatives word for word
     ("Revenue", "Total net sales"; not "Operating income (Cost of revenue)" for "revenue", nor "Other income,
     net" for "net income")."""
@@ -164,7 +164,7 @@ def _words(text: str) -> set[str]:
 def printed_ratio(formula: Formula, units: Sequence[Unit]) -> bool:
     """A standard ratio the pages print as a row of its own ("Gross margin percentage", "Operating
     margin"): it is read, not computed."""
-    return bool(formula.asked) and any(u.cell is not None and _match(formula.asked, u) == 1.0 for u in units)
+    return bool(formula.asked) and any(u.cell is not None and name_match(formula.asked, u) == 1.0 for u in units)
 
 
 def _beside(a: Unit, b: Unit) -> bool:
@@ -192,10 +192,10 @@ def formula_operands(formula: Formula, units: Sequence[Unit],
     cells = [(u, s) for u, s in zip(units, scores, strict=True)
              if u.cell is not None and parse_number(u.cell.value) is not None and not is_serial(u.cell)]
     # a standard ratio's operands are named rows, word for word; a named share's are named by their own labels
-    fit = _exact if formula.asked else _own_match if formula.named_share else _match
+    fit = exact_match if formula.asked else _own_match if formula.named_share else name_match
     # fit, then a row named word for word ("Revenue" before "Cost of revenue" for "revenue"), then score
-    named_a = [(fit(formula.a, u), _exact(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
-    named_b = [(fit(formula.b, u), _exact(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    named_a = [(fit(formula.a, u), exact_match(formula.a, u), s, i, u) for i, (u, s) in enumerate(cells)]
+    named_b = [(fit(formula.b, u), exact_match(formula.b, u), s, i, u) for i, (u, s) in enumerate(cells)]
 
     def ranked(named: list[tuple[float, float, float, int, Unit]], least: float = MIN_NAME_MATCH) -> list[Unit]:
         return [u for m, _, _, _, u in sorted(named, key=lambda t: (-t[0], -t[1], -t[2], t[3])) if m >= least]

@@ -62,7 +62,7 @@ class Result:
     text: str       # the result with its inputs shown
 
 
-def _fmt(v: float, like: str = "") -> str:
+def fmt_figure(v: float, like: str = "") -> str:
     decimals = 0
     m = re.search(r"\.(\d+)", like)
     if m:
@@ -170,7 +170,7 @@ def column_mean(best: Any, question: str, column: Sequence[Any]) -> tuple[Result
     mean = sum(values) / len(values)
     pct = "%" if best.cell.value.strip().endswith("%") or "%" in best.cell.header_text else ""
     shown = " + ".join(u.cell.value.strip() for u in cells)
-    return Result("mean", mean, f"{_fmt(mean, '0.00')}{pct} = ({shown}) / {len(cells)}"), cells
+    return Result("mean", mean, f"{fmt_figure(mean, '0.00')}{pct} = ({shown}) / {len(cells)}"), cells
 
 
 def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
@@ -191,10 +191,10 @@ def compute(op: str, first: str, second: str) -> Result | None:
     like = max((first, second), key=lambda t: len(t.split(".")[1]) if "." in t else -1)   # the finer one
     if op == "difference":
         v = b - a
-        return Result(op, v, f"{_fmt(v, like)} = {second} − {first}")
+        return Result(op, v, f"{fmt_figure(v, like)} = {second} − {first}")
     if op == "sum":
         v = a + b
-        return Result(op, v, f"{_fmt(v, like)} = {first} + {second}")
+        return Result(op, v, f"{fmt_figure(v, like)} = {first} + {second}")
     if b == 0 and op in ("share", "ratio"):
         return None
     if op == "share":
