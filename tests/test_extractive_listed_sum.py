@@ -67,3 +67,4 @@ def test_the_real_balance_sheets_cash_and_securities_are_summed_not_cash_flow_li
     ans = get_generator("extractive", embed=False).generate(q, pages)
     assert ans.answer.startswith("165,450 = 20,535 + 30,820 + 114,095"), ans.answer
     assert ans.citations[0].page_id == pages[1].page_id
+

@@ -125,6 +125,9 @@ def test_questions_asking_several_facts_are_split(question, parts):
     "What was IBM's price in 2020 and how did it compare with 2019?",              # refers back
     "In which quarter was revenue highest, and what was it?",                      # refers back, nothing of its own
     "What was the change in CPI between July 2024 and July 2025?",                     # one span, two ends
+    # "between A and its B": one difference, not two questions (rule 165 ``between_pair``)
+    "As of December 31, 2022, how much restricted cash is implied by the difference between Apple's cash flow "
+    "statement ending balance and its balance-sheet cash and cash equivalents?",
     "What were Apple's cash and cash equivalents at the end of the quarter?",          # a fixed pair
     "2019年末至2021年末，苹果公司年末股价上涨了百分之多少？",                          # a clause, one question
     "维吉尼亚鸢尾与变色鸢尾的平均花萼宽度相差多少？",

@@ -1,12 +1,16 @@
-"""A change against a named year is a rate ("较2013年下降了约多少", rule 106 ``yoy_rate``), and a change whose
-other year no cell names takes no operand of a year the question does not name (rule 125, ``unasked_period``)."""
+"""A change against a named year is a rate ("较2013年下降了约多少", rule 106 ``yoy_rate``), a change whose
+other year no cell names takes no operand of a year the question does not name (rule 125, ``unasked_period``), and a
+row the question does not name is no operand (rule 164, ``unnamed_row``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from docrag.generation import get_generator
 from docrag.generation.extractive_math import operation_of
-from docrag.generation.extractive_operands import _span_asked
+from docrag.generation.extractive_operands import _row_named, _span_asked
 from docrag.types import BlockKind
+from tests.support.real_pdfs import DEV_PDFS, NOT_FETCHED, real_pages
 from tests.support.synthetic_pages import Region, make_page
 from tests.test_extractive_tables_zh import GREY
 from tests.test_generation_extractive import _cell_unit
@@ -102,3 +106,30 @@ def test_a_change_asked_is_computed_from_a_close_sentence_stating_it(tmp_path):
         scores = [1.0 if u is valued else other for u in units]
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         assert (prose_change("difference", q, units, scores, order, valued) is not None) is found, other
+
+
+REAL_JINYU = DEV_PDFS / "zh_jinyu_shengwu_2020_nianbao.pdf"
+
+
+@pytest.mark.skipif(not REAL_JINYU.exists(), reason=NOT_FETCHED)
+def test_a_row_the_question_does_not_name_is_no_operand(tmp_path):
+    """金宇生物 2020 年报 (zh-a-005, rule 164 ``unnamed_row``): asked which segment's gross margin fell more, the answer
+    had subtracted 生物制药's margin from 其他收入's (-48.20 = 14.75 − 62.95), two rows the question never names; the
+    margins are quoted instead."""
+    pages = real_pages(REAL_JINYU, [5], tmp_path)
+    q = "生物股份2020年年度报告的主营业务分行业情况中，哪个分行业的毛利率比上年下降幅度更大？下降了多少？"
+    ans = get_generator("extractive").generate(q, pages)
+    assert "62.95%" in ans.answer and " = " not in ans.answer, ans.answer
+
+
+def test_a_row_is_named_by_half_its_words_its_day_numbers_aside():
+    """"October 1 - 31" is named by "the end of October" (its numbers are days, no words); "Share-based compensation
+    expense" is not named by "through share repurchases" (one word of four)."""
+    from types import SimpleNamespace
+
+    from docrag.generation.extractive_units import content_words
+
+    asked = content_words("By how much did the value fall from the end of October 2022 to the end of December 2022?")
+    assert _row_named(SimpleNamespace(row=SimpleNamespace(own_label="October 1 - 31")), asked)
+    asked = content_words("its net income did Apple return to shareholders through share repurchases and dividends")
+    assert not _row_named(SimpleNamespace(row=SimpleNamespace(own_label="Share-based compensation expense")), asked)

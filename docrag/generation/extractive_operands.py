@@ -52,6 +52,7 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
         return None
     asked = set(tokenize(question))
     named = set(tokenize(f"{tc.row.label} {' '.join(tc.headers)}"))
+    named_words = content_words(_OP_WORDS.sub(" ", question))
     cands = []
     for u, s in zip(units, scores, strict=True):
         if u is best or u.cell is None or best.table is None or not best.table.joins(u.table) \
@@ -67,6 +68,8 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             continue   # growth_over_time: two segments' columns (or rows) are no change over time
         if op == "difference" and same_row and not _over_time(tc, u.cell, True) and not _column_asked(u.cell, asked):
             continue   # measures_apart (rule 127): 毛利率 less 营业收入比上年增减 is no difference anyone asked
+        if same_col and not _row_named(u.cell, named_words):
+            continue   # unnamed_row (rule 164): a row the question does not name is no operand of its arithmetic
         if same_row or same_col:
             gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
             row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
@@ -77,6 +80,18 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
     cands = _span_asked(question, tc, cands)
     return max(cands, key=lambda x: x[0])[1] if cands else None
+
+
+# the words that ask for the arithmetic ("what share of", "占…的比例"), not for a row
+_OP_WORDS = re.compile(r"\b(?:what|which)\s+(?:share|percentage|proportion|fraction|ratio)\s+of\b|"
+                       r"\b(?:share|percentage|proportion|ratio|sum|total|difference|growth|change)\s+(?:of|in|between)\b",
+                       re.IGNORECASE)
+
+
+def _row_named(cell: TableCell, asked: set[str]) -> bool:
+    """``unnamed_row``: half the content words of the row's own label, its section aside, are the question's."""
+    words = {w for w in content_words(cell.row.own_label) if not w.isdigit()}   # "October 1 - 31" is October's
+    return not words or len(words & asked) >= 0.5 * len(words)
 
 
 _FISCAL = re.compile(r"\bfiscal\b|\bfy\s?\d|财年|财政年度", re.IGNORECASE)   # a fiscal year: not the calendar's

@@ -328,6 +328,21 @@ def _shared_verb(q: str) -> list[str]:
     return [f"{m.group('head')}{m.group('a')} {tail}", f"{m.group('head')}{m.group('b')} {tail}"]
 
 
+_BETWEEN_OPEN = re.compile(r"\bbetween\b(?![^,;?]*\band\b)[^,;?]*$", re.IGNORECASE)
+
+
+def _between_joined(pieces: list[str]) -> list[str]:
+    """``between_pair`` (rule 165): "the difference between A and its B" is one figure: a piece ending in a "between"
+    not yet closed by its "and" joins the piece after it."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and _BETWEEN_OPEN.search(out[-1]):
+            out[-1] = f"{out[-1]} and {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
 def _refers_back(piece: str) -> bool:
     words = piece.split()
     return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
@@ -346,7 +361,7 @@ def parts_of(question: str) -> list[str]:
     shared = _shared_verb(q)
     if len(shared) > 1:
         return shared
-    pieces = [p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]
+    pieces = _between_joined([p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")])
     if len(pieces) < 2 or not _ASKS.search(pieces[0]):
         spans = _two_spans(q)
         return spans if len(spans) > 1 else _items_en(q)
