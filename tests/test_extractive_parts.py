@@ -304,7 +304,7 @@ def test_the_parts_answers_are_joined_each_quote_once():
     from docrag.generation.extractive_answer import joined_quotes
 
     cap = "1 、三联锻造设立以来股本演变情况概图"
-    cell = "45.00 元 (万) — 王芳琴, 认缴出资额, (万元)"
+    cell = "45.00 万元 — 王芳琴, 认缴出资额, (万元)"
     parts = [f"{cell} … {cap}", f"新增注册资本由新股东三联合伙以每股 4.50 元的价格认购 … {cap}", f"{cell} … {cap}"]
     assert joined_quotes(parts) == f"{cell} … {cap} … 新增注册资本由新股东三联合伙以每股 4.50 元的价格认购"
     assert joined_quotes(["a", "b"]) == "a … b" and joined_quotes(["a", "a"]) == "a"

@@ -340,8 +340,9 @@ def test_a_value_only_drawn_in_a_chart_is_said_to_be_read_off_the_drawing(tmp_pa
 
 def test_units_of_a_table_title(tmp_path):
     """"单位：万元，%" over a restructuring plan's financial table (鼎泰新材's 重组预案): amounts are in 万元 and
-    rates in %; the rate's row gets %, the amounts 元 with the table's 万 scale (a % value takes no scale). A
-    percentage stated in a title is no unit."""
+    rates in %; the rate's row gets %, the amounts 万元, as a person writes them (not "元 (万)"; a % value takes no
+    scale). A percentage stated in a title is no unit. A label's own "(万元)" is its unit, not 元 (zh-c-016's
+    "94,567.18 元 — 扣除非经常性损益后归属于母公司股东的净利润(万元)" misstated the amount ten thousand times)."""
     gen = get_generator("extractive", embed=False)
     rows = [["项目", "2015 年度", "2014 年度"], ["营业收入", "4,810,115.48", "3,891,114.14"],
             ["资产负债率", "60.37", "47.34"]]
@@ -349,13 +350,21 @@ def test_units_of_a_table_title(tmp_path):
     ratio = gen.generate("2015年度资产负债率是多少？", [page])
     assert "60.37%" in ratio.answer and "(万)" not in ratio.answer, ratio.answer
     amount = gen.generate("2015年度营业收入是多少？", [page])
-    assert "4,810,115.48 元 (万)" in amount.answer, amount.answer
+    assert "4,810,115.48 万元 —" in amount.answer, amount.answer
+    labelled = _table_page(tmp_path, [["项目", "2024 年度"], ["归属于母公司股东的净利润(万元)", "99,474.91"]], "own")
+    assert "99,474.91 万元 —" in gen.generate("2024年度归属于母公司股东的净利润是多少？", [labelled]).answer
     # 金宇生物's 产销量情况分析表 sits under "...收入占营业收入99.08%。": that % is a value, not the table's unit
     rows = [["主要产品", "生产量", "销售量"], ["口蹄疫疫苗", "87,584.48", "77,315.13"],
             ["布病疫苗", "9,431.70", "9,590.90"]]
     stated = gen.generate("口蹄疫疫苗的生产量是多少？",
                           [_table_page(tmp_path, rows, "pct", title="主营业务收入占营业收入99.08%。产销量情况分析表")])
     assert "87,584.48" in stated.answer and "87,584.48%" not in stated.answer, stated.answer
+    # 四方科技's 前五名客户 table, in 元, under "前五名客户销售额32,932.48 万元": a stated amount, not the table's unit
+    rows = [["客户名称", "销售额", "占年度销售总额比例(%)"], ["第一名", "86,512,221.40", "7.36"],
+            ["合计", "329,324,848.37", "28.02"]]
+    title = "前五名客户销售额32,932.48 万元,占年度销售总额28.02%"
+    top5 = gen.generate("前五名客户销售额合计多少？", [_table_page(tmp_path, rows, "top5", title=title)])
+    assert "329,324,848.37" in top5.answer and "329,324,848.37 万元" not in top5.answer, top5.answer
     # 航天电器's 营业收入构成 table: "单位：元" over a column of 占营业收入比重 printed with "%" (not "62.69% 元")
     rows = [["分产品", "2019 年金额", "占营业收入比重"], ["连接器", "2,215,236,553.17", "62.69%"],
             ["继电器", "571,466,290.29", "16.17%"]]
@@ -875,6 +884,16 @@ def test_no_arithmetic_mixes_money_with_a_count():
     assert not mixes_measures("ratio", employees, sales)
     assert not mixes_measures("share", sales, ("6,472", "Total sales (M€) Total"))
     assert not mixes_measures("growth", ("2,340", "Stores"), ("2,410", "Stores"))
+
+
+def test_no_arithmetic_divides_an_amount_by_a_row_labelled_as_a_percentage(tmp_path):
+    """``same_unit``: 金宇生物's 研发投入 table (zh-a-008) prints its rows as label and value, the percentage's row
+    labelled "研发投入总额占营业收入比例(%)" under a column that says nothing; the answer had divided 元 by it
+    ("1581338734.4% = 206,997,240.33 / 13.09"). Both are quoted."""
+    rows = [["项目", "本期"], ["研发投入合计", "206,997,240.33"], ["研发投入总额占营业收入比例(%)", "13.09"]]
+    page = _table_page(tmp_path, rows, "rd", title="研发投入情况表 单位：元")
+    ans = get_generator("extractive", embed=False).generate("当年研发投入合计及其占营业收入比例是多少？", [page])
+    assert " = " not in ans.answer and "13.09%" in ans.answer and "206,997,240.33" in ans.answer, ans.answer
 
 
 def test_a_table_opening_a_page_is_scored_with_the_line_announcing_it_on_the_page_before(tmp_path):

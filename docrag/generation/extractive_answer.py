@@ -24,10 +24,11 @@ from typing import Any
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, label_figures, labels_past, of_sign
 from docrag.generation.extractive_cues import asks_rate, missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
-from docrag.generation.extractive_listed_sum import listed_names, listed_operands, listed_sum
+from docrag.generation.extractive_listed_sum import listed_operands, listed_sum
 from docrag.generation.extractive_math import (
     Result,
     adds_a_total,
+    cell_figure,
     column_mean,
     comparable,
     compute,
@@ -63,8 +64,7 @@ _FULL_YEAR = re.compile(r"full[\s-]?year|fiscal[\s-]?year|financial[\s-]?year")
 # "what were they a year earlier", "compared with the prior-year quarter", "上年同期": the year before
 _YEAR_BEFORE = re.compile(r"\b(?:a|one) year (?:earlier|before|ago)\b|\bprior[\s-]year\b|\bprevious year\b|"
                           r"\byear[\s-]ago\b|\bsame (?:period|quarter) (?:of |in )?(?:the )?(?:last|previous|prior) "
-                          r"year\b"
-                          r"|上年同期|去年同期|上年|去年", re.IGNORECASE)
+                          r"year\b|上年同期|去年同期|上年|去年", re.IGNORECASE)
 _PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
@@ -87,13 +87,14 @@ def fmt_cell(u: Unit, row_names: bool = False) -> str:
     tc, table = u.cell, u.table
     assert tc is not None and table is not None
     value = tc.value
-    unit = unit_of(tc, table)
+    unit, scale = unit_of(tc, table), table.scale_for(tc)
+    if scale in ("万", "亿", "千", "百", "萬", "億") and unit in ("元", "吨", "噸"):   # "57,854.21 万元", not "元 (万)"
+        unit, scale = scale + unit, ""
     if unit and unit.lower() in ("percent", "%"):
         value = value if value.endswith("%") else f"{value}%"
     elif unit and unit not in value and not value.endswith("%"):   # a printed percentage is no 元
         value = f"{value} {unit}"
-    scale = table.scale_for(tc)
-    if scale and not value.endswith("%"):   # "单位：万元，%": the scale is the amounts', not the rates'
+    if scale and not value.endswith("%") and scale not in unit:   # "单位：万元，%": the amounts' scale, not the rates'
         value = f"{value} ({scale})"
     row = tc.row.label
     if row_names:
@@ -117,10 +118,9 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     parts: list[str] = []
     quoted: list[Unit] = []   # cells quoted beside the best one when the arithmetic was refused
     listed = listed_operands(question, units, scores)
-    if listed is not None and (total := listed_sum(listed, meta)) is not None:   # listed_sum: every cell named
+    if listed and (total := listed_sum(listed, meta)) is not None:   # listed_sum: every cell named
         return listed[0], listed, [f"{total} ({'; '.join(fmt_cell(u) for u in listed)})"]
-    if listed is None and listed_names(question):
-        op = ""   # listed_sum: the cells the question lists are not on the pages read: none are added in their place
+    op = "" if listed == [] else op   # listed_sum: no cells added in place of those listed but not on the pages
     formula = formula_of(question)
     if formula is not None and printed_ratio(formula, units):
         formula = None   # standard_ratio: the pages print it
@@ -199,7 +199,7 @@ def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: 
         quoted.append(second)   # "合计多少？其中 X 多少": both are asked for (the caller drops the best)
     elif mixes_measures(op, named_figure(fc), named_figure(sc)):
         meta["arithmetic_refused"] = f"{op}: money with a count ({fc.value}, {sc.value})"
-    elif comparable(op, (fc.value, fc.header_text), (sc.value, sc.header_text)):
+    elif comparable(op, cell_figure(fc), cell_figure(sc)):
         res = compute(op, a, b)
     else:
         meta["arithmetic_refused"] = f"{op}: a percentage with a count ({fc.value}, {sc.value})"

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from docrag.generation.extractive_formula import exact_match, measure_name, name_match
-from docrag.generation.extractive_math import comparable, fmt_figure, mixes_measures, named_figure, not_addable
+from docrag.generation.extractive_math import (
+    cell_figure,
+    comparable,
+    fmt_figure,
+    mixes_measures,
+    named_figure,
+    not_addable,
+)
 from docrag.generation.extractive_tables import is_serial, parse_number
 from docrag.generation.extractive_units import Unit, tokenize
 
@@ -74,7 +81,7 @@ def listed_operands(question: str, units: Sequence[Unit], scores: Sequence[float
     """``listed_sum``: one cell per name :func:`listed_names` finds, all in one column of one page, each in a row
     of its own, chosen to fit the names best (every name holding ``MIN_LISTED`` of its words); of columns fitting
     as well, the one the scores favour (the period the question names: "as of December 31, 2022", not September 24,
-    2022). None when the question lists no sum or no column holds every name."""
+    2022). None when the question lists no sum, [] when no column holds every name."""
     names = listed_names(question)
     if not names:
         return None
@@ -91,7 +98,7 @@ def listed_operands(question: str, units: Sequence[Unit], scores: Sequence[float
         key = (fit, sum(s for u, s in cells if u in chosen))
         if best is None or key > best[0]:
             best = (key, chosen)
-    return None if best is None else best[1]
+    return [] if best is None else best[1]
 
 
 def _assigned(names: list[str], cells: list[tuple[Unit, float]]) -> tuple[float, list[Unit]] | None:
@@ -123,7 +130,7 @@ def listed_sum(cells: Sequence[Unit], meta: dict[str, Any]) -> str | None:
     if any(not_addable("sum", f.header_text) or not_addable("sum", f.row.label) for f in figures):
         meta["arithmetic_refused"] = "sum: averages or prices per unit"
         return None
-    if any(not comparable("sum", (first.value, first.header_text), (f.value, f.header_text))
+    if any(not comparable("sum", cell_figure(first), cell_figure(f))
            or mixes_measures("sum", named_figure(first), named_figure(f)) for f in figures[1:]):
         meta["arithmetic_refused"] = "sum: figures of different kinds"
         return None

@@ -81,6 +81,16 @@ def is_percent(value: str, headers: str = "") -> bool:
     return bool(_PERCENT.search(value) or _PERCENT.search(headers))
 
 
+# a row whose own label says it is a percentage ("研发投入总额占营业收入比例(%)" in a table of label-value rows)
+_ROW_PERCENT = re.compile(r"[%％]|比例|比重|占比|百分比|\bpercent(?:age)?\b|\bper cent\b", re.IGNORECASE)
+
+
+def cell_figure(tc: TableCell) -> tuple[str, str]:
+    """A table cell as :func:`comparable` reads it: its value, and its column headers with "%" when its row's own
+    label says it is a percentage (not "Gross margin": an amount)."""
+    return tc.value, f"{tc.header_text} %" if _ROW_PERCENT.search(tc.row.own_label) else tc.header_text
+
+
 def comparable(op: str, first: tuple[str, str], second: tuple[str, str]) -> bool:
     """``same_unit``: arithmetic only on figures of one kind, never a count with a percentage
     (real reports: "how much did the store count grow" once subtracted 3.1% from 2,340 stores).

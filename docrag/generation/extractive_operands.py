@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
-from docrag.generation.extractive_math import comparable, mixes_measures, named_figure
+from docrag.generation.extractive_math import cell_figure, comparable, mixes_measures, named_figure
 from docrag.generation.extractive_score import _YEAR
 from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number
 from docrag.generation.extractive_units import Unit, content_words, tokenize
@@ -59,7 +59,7 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
                 or u.cell.value == tc.value and u.cell.row is tc.row or _RANGE.match(u.cell.value.strip()) \
                 or is_serial(u.cell):
             continue   # a range such as "100-199" is a key, a row number counts rows: neither is an operand
-        if not comparable(op, (tc.value, tc.header_text), (u.cell.value, u.cell.header_text)) \
+        if not comparable(op, cell_figure(tc), cell_figure(u.cell)) \
                 or mixes_measures(op, named_figure(tc), named_figure(u.cell)):
             continue   # same_kind_operand: a percentage beside a count, a count beside money, is no operand of it
         same_row = u.cell.row is tc.row
@@ -68,8 +68,9 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             continue   # growth_over_time: two segments' columns (or rows) are no change over time
         if op == "difference" and same_row and not _over_time(tc, u.cell, True) and not _column_asked(u.cell, asked):
             continue   # measures_apart (rule 127): 毛利率 less 营业收入比上年增减 is no difference anyone asked
-        if same_col and not _row_named(u.cell, named_words):
-            continue   # unnamed_row (rule 164): a row the question does not name is no operand of its arithmetic
+        if same_col and not _row_named(u.cell, named_words) and _named_at(u.cell.row, question) < 0 \
+                and not _over_time(tc, u.cell, False):
+            continue   # unnamed_row (rule 164): a row the question does not name, nor another period, is no operand
         if same_row or same_col:
             gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
             row_bonus = 2.0 if op in ("difference", "growth") else 1.0  # a change over time: one row
@@ -89,7 +90,8 @@ _OP_WORDS = re.compile(r"\b(?:what|which)\s+(?:share|percentage|proportion|fract
 
 
 def _row_named(cell: TableCell, asked: set[str]) -> bool:
-    """``unnamed_row``: half the content words of the row's own label, its section aside, are the question's."""
+    """``unnamed_row``: half the content words of the row's own label, its section aside, are the question's (or the
+    question quotes a key of the row: "100-199", :func:`_named_at`)."""
     words = {w for w in content_words(cell.row.own_label) if not w.isdigit()}   # "October 1 - 31" is October's
     return not words or len(words & asked) >= 0.5 * len(words)
 

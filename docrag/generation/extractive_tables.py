@@ -47,8 +47,8 @@ _EXCEPT_PER_SHARE = re.compile(rf"\bexcept\b[^)；;]*?(?:{_PER_SHARE.pattern})",
 _SCOPED = re.compile(r"[(（]\s*([^():：（）,，]{1,24}?)\s*[:：][^()（）]*[)）]")   # "(volume: ..., millions)"
 _UNIT = re.compile(r"(\$\s*/\s*\w+|\$/\w+|cents?\s*/\s*\w+|\bmetric tons?\b|\btons?\b|\bpercent\b|%|\bdollars\b|"
                    r"\beuros?\b|\bUSD\b|\bEUR\b|\bbarrels?\b|\bgal(?:lons?)?\b|\bkg\b|\btonnes?\b|美元|欧元|人民币|人民幣"
-                   r"|港元|港幣|港币|厘米|%"
-                   r"|(?:(?<=[（(/：:万亿千百萬億\s])|^)(?:元|吨|噸)(?=[)）/\s,，、;；]|$))",   # 元 of 元音 is no unit
+                   r"|港元|港幣|港币|厘米|%"   # 元 after a bracket or a colon, with its scale (万元); not 元 of 元音
+                   r"|(?:(?<=[（(/：:万亿千百萬億\s])|^)[万亿千百萬億]?(?:元|吨|噸)(?=[)）/\s,，、;；]|$))",
                    re.IGNORECASE)
 
 
@@ -383,15 +383,16 @@ _RATE = re.compile(r"率|比例|比重|占比|百分比|\b(?:margin|ratio|rate|s
 def unit_of(tc: TableCell, table: Table) -> str:
     """The unit of one value: from its row label, else its column headers, else the table's title. A title
     naming two ("单位：万元，%": amounts in 万元, rates in %) gives a rate's row its % and the others the first;
-    a percentage stated in the title ("99.08%") is a value and "% Change" a column's name, not the table's unit."""
+    a figure stated in the title ("99.08%", "32,932.48 万元") is a value and "% Change" a column's name, not the
+    table's unit."""
     for text in (tc.row.label, " ".join(tc.headers)):
         m = _UNIT.search(text)
         if m:
             return m.group(0)
     title = table.title   # "占营业收入99.08%" in a title states a value, "% Change" names a column: no unit
-    units = list(dict.fromkeys(m.group(0) for m in _UNIT.finditer(title)
-                               if not (m.group(0) == "%" and (m.start() and title[m.start() - 1].isdigit()
-                                                              or re.match(r"\s?[A-Za-z]", title[m.end():])))))
+    units = list(dict.fromkeys(m.group(0) for m in _UNIT.finditer(title)   # "32,932.48 万元" states a value
+                               if not (re.search(r"\d\s?$", title[:m.start()])
+                                       or m.group(0) == "%" and re.match(r"\s?[A-Za-z]", title[m.end():]))))
     if len(units) > 1 and "%" in units:
         named = " ".join([tc.row.label, *tc.headers])
         return "%" if _RATE.search(named) else next(u for u in units if u != "%")
