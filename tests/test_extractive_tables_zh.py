@@ -312,3 +312,24 @@ def test_a_label_centred_over_the_rows_it_spans_names_each_of_them(tmp_path):
     labels = {tc.value: tc.row.label for t in parse_tables(page.blocks[1], page) for tc in t.cells()}
     assert labels["64,227.98"] == "销售量 (电子元器件制造业 (连接器))", labels
     assert labels["170.86"] == "库存量 (电子元器件制造业 (继电器))" and labels["788.57"].endswith("(继电器))")
+
+
+def _titled_table(tmp_path, rows, title, page_no):
+    page = make_page(tmp_path, [Region((72, 100, 540, 130), GREY, title),
+                                Region((72, 150, 540, 150 + 18 * len(rows)), GREY,
+                                       "\n".join(" | ".join(r) for r in rows), BlockKind.TABLE)],
+                     doc_id="sifang", page_no=page_no)
+    page.blocks[1].meta["rows"] = rows
+    return page
+
+
+def test_a_figure_printed_twice_is_cited_where_the_question_places_it(tmp_path):
+    """四方科技's 2019 report (zh-a-013, rule 168 ``repeat_named``): the 主营业务分产品情况 table (the retriever's first
+    page) repeats the 分行业 table's margins row for row; asked about "两个分行业", the answer cites the 分行业 copy."""
+    rows = [["项目", "营业收入", "毛利率(%)"], ["冷冻设备", "585,374,305.72", "32.51"],
+            ["罐式集装箱", "529,263,102.26", "17.30"]]
+    by_product = _titled_table(tmp_path, rows, "主营业务分产品情况", 5)
+    by_industry = _titled_table(tmp_path, rows, "主营业务分行业情况", 4)
+    q = "冷冻设备和罐式集装箱两个分行业中哪个毛利率更高？"
+    ans = get_generator("extractive", embed=False).generate(q, [by_product, by_industry])
+    assert "32.51" in ans.answer and ans.citations[0].page_id == by_industry.page_id, ans.citations

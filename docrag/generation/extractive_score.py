@@ -315,6 +315,29 @@ def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
     return out
 
 
+REPEAT_NAMED = 1.2   # ``repeat_named``: how much better the question must name one copy of a repeated figure
+
+
+def repeat_named(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float]) -> list[float]:
+    """``repeat_named`` (rule 168): a figure printed twice in one document under the same row label (a table
+    continued onto the next page under another section, a summary table and its statement) is cited where the
+    question's words place it: the copy whose lexical score is ``REPEAT_NAMED`` times every other copy's takes the
+    best score of its copies ("两个分行业" names the 主营业务分行业情况 copy, not the 分产品 one the retriever ranked
+    first). Only the copies trade places: the figure ranks no higher among other units."""
+    keys = [(u.page.doc_id, u.cell.value.strip(), u.cell.row.own_label.strip()) if u.cell is not None else None
+            for u in units]
+    copies: dict[tuple[str, str, str], list[int]] = {}
+    for i, key in enumerate(keys):
+        if key is not None:
+            copies.setdefault(key, []).append(i)
+    out = list(scores)
+    for group in (g for g in copies.values() if len(g) > 1):
+        named = sorted(group, key=lambda i: -lex[i])
+        if lex[named[0]] >= REPEAT_NAMED * lex[named[1]] > 0:
+            out[named[0]] = max(scores[i] for i in group) * 1.001
+    return out
+
+
 ROW_NAMED_PRIOR = 0.5   # ``row_named`` (rule 139): the share of the rank prior a cell of a row named whole keeps
 
 
