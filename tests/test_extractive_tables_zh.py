@@ -333,3 +333,22 @@ def test_a_figure_printed_twice_is_cited_where_the_question_places_it(tmp_path):
     q = "冷冻设备和罐式集装箱两个分行业中哪个毛利率更高？"
     ans = get_generator("extractive", embed=False).generate(q, [by_product, by_industry])
     assert "32.51" in ans.answer and ans.citations[0].page_id == by_industry.page_id, ans.citations
+
+
+
+def test_a_measure_is_read_under_the_section_the_question_names():
+    """航天电器 2019 年报 (zh-c-006, rule 168 ``repeat_named``): 销售量 is printed under 连接器 (the retriever's second
+    page, 64,227.98) and under 光通信器件 (its first, 217.5); the question names 连接器, so that cell takes the best
+    score of the two; a 销售量 of another column, and cells named alike, keep theirs."""
+    from types import SimpleNamespace
+
+    def cell(value, label, header):
+        return SimpleNamespace(page=SimpleNamespace(doc_id="hangtian"), cell=SimpleNamespace(
+            value=value, header_text=header, row=SimpleNamespace(own_label=label)))
+
+    units = [cell("217.5", "销售量", "2019 年"), cell("64,227.98", "销售量", "2019 年"),
+             cell("16.94%", "销售量", "同比增减"), cell("788.57", "销售量", "2019 年")]
+    lex, scores = [0.37, 0.65, 0.33, 0.35], [0.61, 0.53, 0.49, 0.37]
+    out = extractive_score.repeat_named(units, lex, scores)
+    assert out[1] > out[0] == 0.61 and out[2:] == [0.49, 0.37]
+    assert extractive_score.repeat_named(units, [0.37, 0.40, 0.33, 0.35], scores) == scores   # named alike

@@ -315,16 +315,17 @@ def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
     return out
 
 
-REPEAT_NAMED = 1.2   # ``repeat_named``: how much better the question must name one copy of a repeated figure
+REPEAT_NAMED = 1.2   # ``repeat_named``: how much better the question must name one cell of a repeated measure
 
 
 def repeat_named(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float]) -> list[float]:
-    """``repeat_named`` (rule 168): a figure printed twice in one document under the same row label (a table
-    continued onto the next page under another section, a summary table and its statement) is cited where the
-    question's words place it: the copy whose lexical score is ``REPEAT_NAMED`` times every other copy's takes the
-    best score of its copies ("两个分行业" names the 主营业务分行业情况 copy, not the 分产品 one the retriever ranked
-    first). Only the copies trade places: the figure ranks no higher among other units."""
-    keys = [(u.page.doc_id, u.cell.value.strip(), u.cell.row.own_label.strip()) if u.cell is not None else None
+    """``repeat_named`` (rule 168): cells of one document with the same row label under the same column headers (one
+    measure printed for several sections, a table repeated under another title) are read where the question's words
+    place them: the cell whose lexical score is ``REPEAT_NAMED`` times every other's takes the best score of them
+    ("连接器的销售量" is 销售量 under 连接器 on the retriever's second page, not under 光通信器件 on its first;
+    "两个分行业" names the 主营业务分行业情况 copy, not the 分产品 one). Only these cells trade places: none ranks
+    higher among other units."""
+    keys = [(u.page.doc_id, u.cell.row.own_label.strip(), u.cell.header_text) if u.cell is not None else None
             for u in units]
     copies: dict[tuple[str, str, str], list[int]] = {}
     for i, key in enumerate(keys):
