@@ -1325,3 +1325,23 @@ def test_lexical_scores_do_not_depend_on_string_hashing():
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
     assert len(outs) == 1, outs
+
+
+def test_a_row_qualified_by_words_not_asked_gives_way_to_the_plain_row(tmp_path):
+    """Twilio's Q4 2023 presentation (en-a-001, rule 169 ``unasked_qualifier``): the retriever's first page prints
+    "Segment Non-GAAP Operating Margin", its third the company's "Non-GAAP Operating Margin" under the same column;
+    "the total company non-GAAP operating margin" is the plain row; the segment's is read when asked for."""
+    def slide(rows, page_no):
+        page = make_page(tmp_path, [Region((72, 160, 540, 300), GREY, "\n".join(" | ".join(r) for r in rows),
+                                           BlockKind.TABLE)], doc_id="twlo", page_no=page_no)
+        page.blocks[-1].meta["rows"] = rows
+        return page
+
+    segment = slide([["Metric", "Q4 2023"], ["Segment Non-GAAP Operating Margin", "(24.6%)"],
+                     ["Segment Non-GAAP Gross Margin", "74.4%"]], 3)
+    company = slide([["Metric", "Q4 2023"], ["Non-GAAP Operating Margin", "16.0%"], ["Total Revenue", "$1,076M"]], 1)
+    gen = get_generator("extractive", embed=False)
+    ans = gen.generate("What was the total company non-GAAP operating margin for Q4 2023?", [segment, company])
+    assert ans.answer.startswith("16.0%") and ans.citations[0].page_id == company.page_id, ans.answer
+    ans = gen.generate("What was the Segment non-GAAP operating margin for Q4 2023?", [segment, company])
+    assert ans.answer.startswith("(24.6%)"), ans.answer

@@ -89,6 +89,7 @@ from docrag.generation.extractive_score import (
     repeat_named,
     row_named,
     titled_table,
+    unasked_qualifier,
     wants,
     year_fit,
 )
@@ -280,7 +281,7 @@ class ExtractiveGenerator:
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
                   / (1.0 + self.rank_prior * (0 if ref else u.rank - 1) * (ROW_NAMED_PRIOR if row else 1.0))
                   for lx, sm, u, cue, ref, row in zip(lex, sem, units, cues, named, rowed, strict=True)]
-        scores = repeat_named(units, lex, scores)   # rule 168: a figure printed twice, cited where the question names
+        scores = unasked_qualifier(units, lex, repeat_named(units, lex, scores), asked)   # rules 168, 169
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = distinct_best(order, scores, units, *taken)
         best = units[bi]

@@ -339,6 +339,29 @@ def repeat_named(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[f
     return out
 
 
+def unasked_qualifier(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float], asked: str) -> list[float]:
+    """``unasked_qualifier`` (rule 169): of two cells of one document under the same column headers whose row labels
+    differ by leading words the question does not ask ("Segment Non-GAAP Operating Margin" and "Non-GAAP Operating
+    Margin", asked "the total company non-GAAP operating margin"), the plainer one, named as well, takes the other's
+    score when it is the better."""
+    words = set(tokenize(asked))
+    plain: dict[tuple[str, str, str], list[int]] = {}
+    for i, u in enumerate(units):
+        if u.cell is not None:
+            plain.setdefault((u.page.doc_id, u.cell.header_text, u.cell.row.own_label.strip().lower()), []).append(i)
+    out = list(scores)
+    for i, u in enumerate(units):
+        if u.cell is None:
+            continue
+        label = u.cell.row.own_label.strip().lower().split()
+        for cut in range(1, len(label) - 1):
+            extra, rest = label[:cut], " ".join(label[cut:])
+            for j in plain.get((u.page.doc_id, u.cell.header_text, rest), []):
+                if not set(tokenize(" ".join(extra))) & words and lex[j] >= lex[i] and out[i] > out[j]:
+                    out[j] = out[i] * 1.001
+    return out
+
+
 ROW_NAMED_PRIOR = 0.5   # ``row_named`` (rule 139): the share of the rank prior a cell of a row named whole keeps
 
 
