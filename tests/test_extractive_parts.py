@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from docrag.generation import get_generator
-from docrag.generation.extractive_parts import answers_every_part, parts_of
+from docrag.generation.extractive_part_answers import answers_every_part
+from docrag.generation.extractive_parts import parts_of
 from docrag.types import BlockKind
 from tests.support.synthetic_pages import Region, make_page
 
@@ -281,7 +282,7 @@ def test_a_later_part_is_not_answered_again_by_the_unit_of_an_earlier_one(tmp_pa
     """国泰君安's trend-selection note (issue 23, zh-a-047): "年化超额收益、最大回撤、信息比率和胜率分别是多少？回测区间
     是什么？" -- read in the whole question, the last part ranked the summary sentence of the first four first
     again; the sentence naming the 回测区间 answers it (rule 122 ``distinct_parts``)."""
-    from docrag.generation.extractive_parts import DISTINCT_PART_MIN, distinct_best, own_words
+    from docrag.generation.extractive_part_answers import DISTINCT_PART_MIN, distinct_best, own_words
     from docrag.generation.extractive_units import units_of
 
     page = make_page(tmp_path, [
@@ -329,7 +330,7 @@ def test_the_gap_between_two_parts_figures_is_computed_in_one_unit(tmp_path):
 
 def test_no_gap_between_figures_of_different_units_or_when_none_is_asked():
     from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
-    from docrag.generation.extractive_parts import own_words
+    from docrag.generation.extractive_part_answers import own_words
 
     parts = ["营业收入是多少", "上年营业收入是多少"]
     q = "营业收入与上年相比相差多少？"

@@ -73,7 +73,8 @@ from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
-from docrag.generation.extractive_parts import answers_every_part, compares, distinct_best, own_words, parts_of
+from docrag.generation.extractive_part_answers import answers_every_part, distinct_best, own_words
+from docrag.generation.extractive_parts import compares, parts_of
 from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change
 from docrag.generation.extractive_score import (
     _YEAR,

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from docrag.generation.extractive_answer import QUOTE_SEP
 from docrag.generation.extractive_math import compute
-from docrag.generation.extractive_parts import compares, own_words
+from docrag.generation.extractive_part_answers import own_words
+from docrag.generation.extractive_parts import compares
 from docrag.generation.extractive_units import _CJK, content_words, tokenize
 from docrag.quantities import _SUFFIXES, SCALES
 
