@@ -50,6 +50,8 @@ percent, scale words and a table's stated unit), dates in any common form, and i
 * ``dominated``     -- one region no model box holds states every amount and date of the answer that
   the regions the boxes hold state, and more: the boxes are not trusted (a page repeating part of the
   evidence, a summary beside the full table) and weigh as ``distrust_model`` says.
+* ``stacked_date``  -- a date printed over two lines of a region ("June 30," above "2025" in a statement's column
+  header) is stated there: two lines are read as one when no single line prints it.
 * ``no_evidence``   -- when no fact is found on any page, ``refine`` keeps the model's boxes as
   they are (nothing to judge them by); otherwise the region nearest the question's terms on the
   best page is cited with a low confidence.
@@ -297,6 +299,7 @@ def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
         elif fact.kind == "date":
             for ln in c.lines:
                 hits.extend((ln, ln.words_at(s, e)) for key, s, e in ln.dates if key.startswith(fact.date))
+            hits = hits or _stacked_date(c.lines, fact.date)
         if hits:
             c.found[i] = credit
         elif fact.kind == "text" and fact.terms:
@@ -309,6 +312,17 @@ def _match(c: _Candidate, facts: Sequence[Fact]) -> None:
         if hits:
             c.focus[i] = [union(w.box for w in ws) for _, ws in hits if ws][:8]
             c.quotes[i] = [ln.text for ln, _ in hits][:8]
+
+
+def _stacked_date(lines: Sequence[_Line], date: str) -> list[tuple[_Line, list[Word]]]:
+    """``stacked_date``: a column header printing a date over two lines ("June 30," above "2025", as statements
+    do) states it: each pair of lines is read as one, and both lines' words at the date are the hit."""
+    for a, b in zip(lines, lines[1:], strict=False):
+        joined = f"{a.text} {b.text}"
+        for key, s, e in dates(joined):
+            if key.startswith(date) and s < len(a.text) < e:
+                return [(a, a.words_at(s, e)), (b, b.words_at(max(0, s - len(a.text) - 1), e - len(a.text) - 1))]
+    return []
 
 
 def named_units(text: str) -> set[str]:

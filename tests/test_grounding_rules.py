@@ -218,3 +218,15 @@ def test_indian_digit_grouping_and_scale_words_are_one_amount():
         ("7,92,756 crore", 7.92756e12), ("2,32,822", 232822.0)]
     assert [q.value for q in quantities("1,234,567 and 12,345")] == [1234567.0, 12345.0]
     assert [q.value for q in quantities("5 lakh")] == [5e5]
+
+
+def test_a_date_printed_over_two_header_lines_is_found_in_its_table():
+    """``stacked_date``: Microsoft's income statement heads its column "June 30," over "2025"; the answer's label
+    "June 30, 2025" is stated there, so the grounder does not cite another page for the date alone (en-a-021 had
+    cited page 6's "June 30, 2025" beside the statement on page 7)."""
+    table = _page([("table", (60, 80, 230, 200), "Twelve Months Ended June 30, 2025 Revenue 281,724 Gross margin "
+                   "193,893")], page_no=7)
+    other = _page([("text", (60, 80, 530, 140), "Gross margin percentage for the fiscal year ended June 30, 2025 is "
+                   "discussed in the segment results below.")], page_no=6)
+    answer = "68.8% = 193,893 / 281,724 (193,893 — Gross margin, Twelve Months Ended, June 30, 2025; 281,724 — Revenue)"
+    assert [p for p, _ in _cited(ground("What was the gross margin percentage?", answer, [table, other]))] == [7]
