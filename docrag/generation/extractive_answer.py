@@ -99,7 +99,7 @@ def fmt_cell(u: Unit, row_names: bool = False) -> str:
     row = tc.row.label
     if row_names:
         row = " ".join([row, *(n for n in tc.row.notes[:2] if len(n) <= 40 and n not in row)]).strip()
-    labels = [x.rstrip(",，") for x in (row, *tc.headers) if x.rstrip(",，")]   # "June 30," of "June 30, 2025"
+    labels = [y for y in (x.rstrip(",，") for x in (row, *tc.headers)) if y]   # "June 30," of "June 30, 2025"
     return f"{value} — {', '.join(labels)}" if labels else value
 
 

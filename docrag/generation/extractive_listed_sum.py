@@ -15,6 +15,7 @@ from docrag.generation.extractive_formula import exact_match, measure_name, name
 from docrag.generation.extractive_math import (
     cell_figure,
     comparable,
+    finest,
     fmt_figure,
     mixes_measures,
     named_figure,
@@ -136,6 +137,5 @@ def listed_sum(cells: Sequence[Unit], meta: dict[str, Any]) -> str | None:
         return None
     values = [parse_number(f.value) for f in figures]
     total = sum(v for v in values if v is not None)
-    like = max((f.value for f in figures), key=lambda t: len(t.split(".")[1]) if "." in t else -1)
     meta["arithmetic"] = {"op": "sum", "value": total, "inputs": [f.value for f in figures]}
-    return f"{fmt_figure(total, like)} = {' + '.join(f.value for f in figures)}"
+    return f"{fmt_figure(total, finest([f.value for f in figures]))} = {' + '.join(f.value for f in figures)}"

@@ -189,6 +189,11 @@ def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
     return op == "sum" and is_total_row(label_a) != is_total_row(label_b)
 
 
+def finest(values: Sequence[str]) -> str:
+    """The printed figure with the most decimals: a result is written as finely as its finest input."""
+    return max(values, key=lambda t: len(t.split(".")[1]) if "." in t else -1)
+
+
 def compute(op: str, first: str, second: str) -> Result | None:
     """``op`` on two printed figures, ``first`` the earlier / the part, ``second`` the later / the whole.
 
@@ -198,7 +203,7 @@ def compute(op: str, first: str, second: str) -> Result | None:
     a, b = parse_number(first), parse_number(second)
     if a is None or b is None:
         return None
-    like = max((first, second), key=lambda t: len(t.split(".")[1]) if "." in t else -1)   # the finer one
+    like = finest((first, second))
     if op == "difference":
         v = b - a
         return Result(op, v, f"{fmt_figure(v, like)} = {second} − {first}")

@@ -68,8 +68,8 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             continue   # growth_over_time: two segments' columns (or rows) are no change over time
         if op == "difference" and same_row and not _over_time(tc, u.cell, True) and not _column_asked(u.cell, asked):
             continue   # measures_apart (rule 127): 毛利率 less 营业收入比上年增减 is no difference anyone asked
-        if same_col and not _row_named(u.cell, named_words) and _named_at(u.cell.row, question) < 0 \
-                and not _over_time(tc, u.cell, False):
+        named_at = _named_at(u.cell.row, question) if same_col else -1
+        if same_col and not _row_named(u.cell, named_words) and named_at < 0 and not _over_time(tc, u.cell, False):
             continue   # unnamed_row (rule 164): a row the question does not name, nor another period, is no operand
         if same_row or same_col:
             gain = len(set(tokenize(f"{u.cell.row.label} {' '.join(u.cell.headers)}")) & asked - named)
@@ -77,7 +77,7 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             if same_row and _other_period(question, tc, u.cell):
                 row_bonus = 0.5   # one_period_asked: "2024年度A与B相差多少" asks two rows of 2024, not A's 2023
             named_row = 3.0 if same_col and (named_in(u.cell.row.label, question)   # "A比B多几个"
-                                             or _named_at(u.cell.row, question) >= 0) else 1.0
+                                             or named_at >= 0) else 1.0
             cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
     cands = _span_asked(question, tc, cands)
     return max(cands, key=lambda x: x[0])[1] if cands else None

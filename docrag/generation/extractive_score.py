@@ -345,15 +345,16 @@ def unasked_qualifier(units: Sequence[Unit], lex: Sequence[float], scores: Seque
     Margin", asked "the total company non-GAAP operating margin"), the plainer one, named as well, takes the other's
     score when it is the better."""
     words = set(tokenize(asked))
+    labels = [u.cell.row.own_label.strip().lower() if u.cell is not None else None for u in units]
     plain: dict[tuple[str, str, str], list[int]] = {}
-    for i, u in enumerate(units):
-        if u.cell is not None:
-            plain.setdefault((u.page.doc_id, u.cell.header_text, u.cell.row.own_label.strip().lower()), []).append(i)
+    for i, (u, own) in enumerate(zip(units, labels, strict=True)):
+        if u.cell is not None and own is not None:
+            plain.setdefault((u.page.doc_id, u.cell.header_text, own), []).append(i)
     out = list(scores)
-    for i, u in enumerate(units):
-        if u.cell is None:
+    for i, (u, own) in enumerate(zip(units, labels, strict=True)):
+        if u.cell is None or own is None:
             continue
-        label = u.cell.row.own_label.strip().lower().split()
+        label = own.split()
         for cut in range(1, len(label) - 1):
             extra, rest = label[:cut], " ".join(label[cut:])
             for j in plain.get((u.page.doc_id, u.cell.header_text, rest), []):

@@ -187,4 +187,3 @@ def joined_between_rules(rows: list[list[str]], boxes: list[list[Box | None]], h
         out_rows.append([join_lines([rows[j][k] for j in group if rows[j][k]]) for k in width])
         out_boxes.append([union(cell) if (cell := [b for j in group if (b := boxes[j][k])]) else None for k in width])
     return out_rows, out_boxes
-
