@@ -133,3 +133,34 @@ def test_a_row_is_named_by_half_its_words_its_day_numbers_aside():
     assert _row_named(SimpleNamespace(row=SimpleNamespace(own_label="October 1 - 31")), asked)
     asked = content_words("its net income did Apple return to shareholders through share repurchases and dividends")
     assert not _row_named(SimpleNamespace(row=SimpleNamespace(own_label="Share-based compensation expense")), asked)
+
+
+def test_a_sentence_printing_two_figures_and_their_difference_states_it():
+    """``stated_difference`` (rule 171): the figures of a sentence include the difference of two others, to the
+    last decimal printed; a year is no figure, and two figures whose difference is not printed state none."""
+    from docrag.generation.extractive_prose_math import states_difference
+
+    assert states_difference("2019 年公司经营活动产生的现金流量净额 265,348,926.68 元与净利润 402,233,891.06 元"
+                             "相比存在 136,884,964.38 元差异的原因")
+    assert states_difference("Revenue rose from $10.2 billion to $12.5 billion in 2023, up $2.3 billion.")
+    assert not states_difference("Revenue was $1,000 million and costs $400 million, a 35% margin.")
+    assert not states_difference("In 2023 revenue was 2,021 million, 2 more than in 2019.")
+
+
+HANGTIAN_GAP = ("2019 年公司经营活动产生的现金流量净额 265,348,926.68 元与净利润 402,233,891.06 元相比存在 "
+               "136,884,964.38 元差异的原因:一是报告期公司全面实施“领域营销”市场策略。")
+HANGTIAN_CASH = [["项目", "2019 年", "2018 年"], ["经营活动现金流出小计", "2,418,396,771.24", "2,103,554,229.31"],
+                 ["经营活动产生的现金流量净额", "265,348,926.68", "121,711,831.73"]]
+
+
+def test_a_difference_the_text_states_is_quoted_over_a_close_cell(tmp_path):
+    """航天电器 2019 年报 (zh-c-011, rule 171): asked how far its operating cash flow fell short of its net profit, the
+    text states both and their difference; a cash-flow cell scoring within rule 38's 0.7 of that sentence had taken
+    its place, and its arithmetic subtracted it from another cash-flow line."""
+    page = make_page(tmp_path, [Region((72, 100, 540, 160), GREY, HANGTIAN_GAP),
+                                Region((72, 200, 540, 260), GREY, "\n".join(" | ".join(r) for r in HANGTIAN_CASH),
+                                       BlockKind.TABLE)], doc_id="hangtian")
+    page.blocks[1].meta["rows"] = HANGTIAN_CASH
+    q = "航天电器2019年经营活动产生的现金流量净额与净利润相差多少？"
+    ans = get_generator("extractive", embed=False).generate(q, [page])
+    assert "136,884,964.38" in ans.answer and "2,418,396,771.24" not in ans.answer, ans.answer

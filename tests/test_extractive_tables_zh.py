@@ -11,9 +11,11 @@ from docrag.generation.extractive_counts import count_fit, counted_noun
 from docrag.generation.extractive_cues import label_fit
 from docrag.generation.extractive_extremes import extreme_row
 from docrag.generation.extractive_math import operation_of
+from docrag.generation.extractive_rivals import repeat_named
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_units import units_of
 from docrag.types import BlockKind
+from tests.support.real_pdfs import DEV_PDFS, NOT_FETCHED, real_pages
 from tests.support.synthetic_pages import Region, make_page
 
 GREY = (200, 200, 200)
@@ -349,6 +351,26 @@ def test_a_measure_is_read_under_the_section_the_question_names():
     units = [cell("217.5", "销售量", "2019 年"), cell("64,227.98", "销售量", "2019 年"),
              cell("16.94%", "销售量", "同比增减"), cell("788.57", "销售量", "2019 年")]
     lex, scores = [0.37, 0.65, 0.33, 0.35], [0.61, 0.53, 0.49, 0.37]
-    out = extractive_score.repeat_named(units, lex, scores)
+    out = repeat_named(units, lex, scores)
     assert out[1] > out[0] == 0.61 and out[2:] == [0.49, 0.37]
-    assert extractive_score.repeat_named(units, [0.37, 0.40, 0.33, 0.35], scores) == scores   # named alike
+    assert repeat_named(units, [0.37, 0.40, 0.33, 0.35], scores) == scores   # named alike
+
+
+REAL_YINGSHI = DEV_PDFS / "zh_yingshi_chuangxin_zhaogushu.pdf"
+
+
+@pytest.mark.skipif(not REAL_YINGSHI.exists(), reason=NOT_FETCHED)
+def test_a_first_column_label_names_each_row_it_spans(tmp_path):
+    """影石创新's prospectus (zh-c-022, rule 170 ``spanned_label``): the 净资产收益率 table prints
+    "归属于母公司股东净利润" once beside its 2024 / 2023 / 2022年度 rows; each row is that year of that profit (the
+    first row had lost its year, the next two their profit). Asked 2024 against 2023 (default generator), the plain
+    profit's rows answer, not the 扣除非经常性损益后 rows named alike (rule 169 ``unasked_qualifier``, on sections)."""
+    page = real_pages(REAL_YINGSHI, [7], tmp_path)[0]
+    labels = {tc.value: tc.row.label for b in page.blocks if b.kind == BlockKind.TABLE
+              for t in parse_tables(b, page) for tc in t.cells()}
+    assert labels["37.07"].replace(" ", "") == "2024年度(归属于母公司股东净利润)", labels["37.07"]
+    assert labels["46.67"].replace(" ", "") == "2023年度(归属于母公司股东净利润)", labels["46.67"]
+    assert labels["44.50"].replace(" ", "") == "2023年度(扣除非经常性损益后归属于母公司股东净利润)"
+    q = "影石创新归属于公司普通股股东的加权平均净资产收益率2024年较2023年如何变化？"
+    ans = get_generator("extractive").generate(q, [page])
+    assert ans.answer.startswith("46.67%") and "37.07%" in ans.answer and "44.50" not in ans.answer, ans.answer

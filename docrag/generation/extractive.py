@@ -75,7 +75,8 @@ from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_part_answers import answers_every_part, distinct_best, own_words
 from docrag.generation.extractive_parts import compares, parts_of
-from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change
+from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change, states_difference
+from docrag.generation.extractive_rivals import repeat_named, unasked_qualifier
 from docrag.generation.extractive_score import (
     _YEAR,
     ROW_NAMED_PRIOR,
@@ -87,10 +88,8 @@ from docrag.generation.extractive_score import (
     lexical_scores,
     period_axes,
     prior,
-    repeat_named,
     row_named,
     titled_table,
-    unasked_qualifier,
     wants,
     year_fit,
 )
@@ -308,9 +307,9 @@ class ExtractiveGenerator:
             op = operation_of(question) if row is None else ""   # the extreme cell answers "which ... the most"
             # rule 140: a figure compared, answered by a sentence that names none for it
             compared = operand and not op and best.kind == "sentence" and figure_of(best.text, question) is None
-            # the text states the percentage or the ratio itself
-            stated = (op in ("growth", "share") and "%" in best.text) or (
-                op == "ratio" and _RATIO_STATED.search(best.text))
+            # the text states the percentage, the ratio or the difference itself (rule 171)
+            stated = (op in ("growth", "share") and "%" in best.text) or (op == "ratio" and _RATIO_STATED.search(
+                best.text)) or (op == "difference" and states_difference(best.text))
             # chart_math: two named bars' data labels combined (best stays this figure unless a cell replaces it)
             charted = chart_arithmetic(best, op, question, idf) if best.kind == "figure" else None
             named = named_operands(question, units, scores) if op and best.kind != "cell" else None

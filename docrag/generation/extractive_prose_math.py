@@ -225,3 +225,22 @@ def prose_across(op: str, question: str, units: Sequence[Unit], scores: Sequence
     if res is None:
         return None
     return res, first, second, f"{res.text} ({first.text}; {second.text})"
+
+
+_FIGURE = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?(?![\d.])")
+
+
+def states_difference(text: str) -> bool:
+    """``stated_difference`` (rule 171): the text prints two figures and their difference ("经营活动产生的现金流量净额
+    265,348,926.68 元与净利润 402,233,891.06 元相比存在 136,884,964.38 元差异"): it answers a difference itself, to the
+    last decimal printed; years are no figures."""
+    found = [m.group(0) for m in _FIGURE.finditer(text) if not _BARE_YEAR.fullmatch(m.group(0))]
+    values = [(float(f.replace(",", "")), len(f.partition(".")[2])) for f in dict.fromkeys(found)][:12]
+    for a, da in values:
+        for b, db in values:
+            for c, dc in values:
+                tol = 0.51 * 10 ** -max(da, db, dc)
+                if a > b and c not in (a, b) and c > 0 and abs(a - b - c) <= tol:
+                    return True
+    return False
+

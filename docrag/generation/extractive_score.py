@@ -315,54 +315,6 @@ def titled_table(units: Sequence[Unit], asked: str) -> list[bool]:
     return out
 
 
-REPEAT_NAMED = 1.2   # ``repeat_named``: how much better the question must name one cell of a repeated measure
-
-
-def repeat_named(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float]) -> list[float]:
-    """``repeat_named`` (rule 168): cells of one document with the same row label under the same column headers (one
-    measure printed for several sections, a table repeated under another title) are read where the question's words
-    place them: the cell whose lexical score is ``REPEAT_NAMED`` times every other's takes the best score of them
-    ("连接器的销售量" is 销售量 under 连接器 on the retriever's second page, not under 光通信器件 on its first;
-    "两个分行业" names the 主营业务分行业情况 copy, not the 分产品 one). Only these cells trade places: none ranks
-    higher among other units."""
-    keys = [(u.page.doc_id, u.cell.row.own_label.strip(), u.cell.header_text) if u.cell is not None else None
-            for u in units]
-    copies: dict[tuple[str, str, str], list[int]] = {}
-    for i, key in enumerate(keys):
-        if key is not None:
-            copies.setdefault(key, []).append(i)
-    out = list(scores)
-    for group in (g for g in copies.values() if len(g) > 1):
-        named = sorted(group, key=lambda i: -lex[i])
-        if lex[named[0]] >= REPEAT_NAMED * lex[named[1]] > 0:
-            out[named[0]] = max(scores[i] for i in group) * 1.001
-    return out
-
-
-def unasked_qualifier(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float], asked: str) -> list[float]:
-    """``unasked_qualifier`` (rule 169): of two cells of one document under the same column headers whose row labels
-    differ by leading words the question does not ask ("Segment Non-GAAP Operating Margin" and "Non-GAAP Operating
-    Margin", asked "the total company non-GAAP operating margin"), the plainer one, named as well, takes the other's
-    score when it is the better."""
-    words = set(tokenize(asked))
-    labels = [u.cell.row.own_label.strip().lower() if u.cell is not None else None for u in units]
-    plain: dict[tuple[str, str, str], list[int]] = {}
-    for i, (u, own) in enumerate(zip(units, labels, strict=True)):
-        if u.cell is not None and own is not None:
-            plain.setdefault((u.page.doc_id, u.cell.header_text, own), []).append(i)
-    out = list(scores)
-    for i, (u, own) in enumerate(zip(units, labels, strict=True)):
-        if u.cell is None or own is None:
-            continue
-        label = own.split()
-        for cut in range(1, len(label) - 1):
-            extra, rest = label[:cut], " ".join(label[cut:])
-            for j in plain.get((u.page.doc_id, u.cell.header_text, rest), []):
-                if not set(tokenize(" ".join(extra))) & words and lex[j] >= lex[i] and out[i] > out[j]:
-                    out[j] = out[i] * 1.001
-    return out
-
-
 ROW_NAMED_PRIOR = 0.5   # ``row_named`` (rule 139): the share of the rank prior a cell of a row named whole keeps
 
 

@@ -93,6 +93,7 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
             lines.append((first == 0, cells, grid))
     header: list[list[Cell]] = []
     rows: list[Row] = []
+    group, tops = "", True   # a first-column label spanning the rows below it, printed at their top (rule 170)
     for n, (in_first_column, cells, grid) in enumerate(lines):
         first = cells[0]
         # a year in the first column names its row ("年份": 2014, 2015, ...); so does a first text cell right of
@@ -114,10 +115,30 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
             rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
             continue
         label = first.text if has_label else ""
-        notes = [c.text for c in rest if not any(c is v for v in values)]
-        rows.append(Row(label, first.box if has_label else None, values, len(rows), notes))
+        texts = [c for c in rest if not any(c is v for v in values)]
+        tops = tops and (in_first_column or bool(group))   # a row outside any span: labels centred (rule 135)
+        if tops and in_first_column and has_label and texts and _spans(texts[0], values, lines[n + 1:n + 2]):
+            group, first, texts = label, texts[0], texts[1:]   # "归属于母公司股东净利润" spans 2024 / 2023 / 2022年度
+            label = first.text
+        elif in_first_column or not has_label:
+            group = ""
+        rows.append(Row(label, first.box if has_label else None, values, len(rows), [c.text for c in texts]))
+        if group:
+            rows[-1].label, rows[-1].section = f"{label} ({group})", group
     rows = _centred_sections(rows) or _with_sections(rows)
     return Table(block, title, header, [r for r in rows if r.cells])
+
+
+def _spans(sub: Cell, values: list[Cell], following: list[tuple[bool, list[Cell], list[Cell]]]) -> bool:
+    """``spanned_label`` (rule 170): a text cell between a row's label and its values (a period, "销售量") names
+    the row when the next line, a row of values too, leaves the first column empty and starts with a text cell
+    in that column: the first column's label was printed once for the rows it spans (a note wrapped under the
+    values, "较好,为保障产品及时交付, ...", is no such cell)."""
+    if not following or following[0][0] or sub.box is None or not values or values[0].box is None:
+        return False
+    nxt, rest = following[0][1][0], following[0][1][1:]
+    return (sub.box.x1 <= values[0].box.x0 and nxt.box is not None and not _is_value(nxt.text)
+            and abs(nxt.box.x0 - sub.box.x0) <= max(sub.box.height, 4.0) and any(_is_value(c.text) for c in rest))
 
 
 def _centred_sections(rows: list[Row]) -> list[Row] | None:

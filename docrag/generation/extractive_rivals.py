@@ -1,0 +1,67 @@
+"""Cells of one document that compete for one answer: copies of a measure printed twice (``repeat_named``, rule
+168) and rows named alike but for words the question does not ask (``unasked_qualifier``, rule 169); both applied
+in ``extractive.py`` after the scores (``docs/extractive-rules.md``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docrag.generation.extractive_units import _CJK, Unit, tokenize
+
+REPEAT_NAMED = 1.2   # ``repeat_named``: how much better the question must name one cell of a repeated measure
+
+
+def repeat_named(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float]) -> list[float]:
+    """``repeat_named`` (rule 168): cells of one document with the same row label under the same column headers (one
+    measure printed for several sections, a table repeated under another title) are read where the question's words
+    place them: the cell whose lexical score is ``REPEAT_NAMED`` times every other's takes the best score of them
+    ("连接器的销售量" is 销售量 under 连接器 on the retriever's second page, not under 光通信器件 on its first;
+    "两个分行业" names the 主营业务分行业情况 copy, not the 分产品 one). Only these cells trade places: none ranks
+    higher among other units."""
+    keys = [(u.page.doc_id, u.cell.row.own_label.strip(), u.cell.header_text) if u.cell is not None else None
+            for u in units]
+    copies: dict[tuple[str, str, str], list[int]] = {}
+    for i, key in enumerate(keys):
+        if key is not None:
+            copies.setdefault(key, []).append(i)
+    out = list(scores)
+    for group in (g for g in copies.values() if len(g) > 1):
+        named = sorted(group, key=lambda i: -lex[i])
+        if lex[named[0]] >= REPEAT_NAMED * lex[named[1]] > 0:
+            out[named[0]] = max(scores[i] for i in group) * 1.001
+    return out
+
+
+def unasked_qualifier(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float], asked: str) -> list[float]:
+    """``unasked_qualifier`` (rule 169): of two cells of one document under the same column headers whose row labels
+    differ by leading words the question does not ask ("Segment Non-GAAP Operating Margin" and "Non-GAAP Operating
+    Margin", asked "the total company non-GAAP operating margin"; or the sections of two rows named alike: "2023年度"
+    of "扣除非经常性损益后归属于母公司股东净利润" and of "归属于母公司股东净利润"), the plainer one, named as
+    well, takes the other's score when it is the better."""
+    words = set(tokenize(asked))
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, u in enumerate(units):
+        if u.cell is not None:
+            groups.setdefault((u.page.doc_id, u.cell.header_text), []).append(i)
+    out = list(scores)
+    for group in (g for g in groups.values() if len(g) > 1):
+        names = {i: (units[i].cell.row.own_label.strip().lower(), units[i].cell.row.section.strip().lower())
+                 for i in group}
+        for i, j in ((i, j) for i in group for j in group if names[i] != names[j]):
+            (own_i, sec_i), (own_j, sec_j) = names[i], names[j]
+            extra = _leading(own_i, own_j) if own_i != own_j else _leading(sec_i, sec_j)
+            asked_extra = extra and {t for t in tokenize(extra) if len(t) > 1} & words   # "益" of 损益 is 收益's
+            if extra and not asked_extra and lex[j] >= lex[i] and out[i] > out[j]:
+                out[j] = out[i] * 1.001
+    return out
+
+
+def _leading(label: str, plain: str) -> str | None:
+    """The words put before ``plain`` to make ``label`` ("Segment" of "Segment Non-GAAP Operating Margin"), when
+    ``plain`` is two words or more (four characters of Chinese); else None."""
+    if not plain or len(label) <= len(plain) or not label.endswith(plain):
+        return None
+    extra = label[: -len(plain)]
+    if _CJK.match(plain):
+        return extra.strip() if len(plain) >= 4 else None
+    return extra.strip() if extra.endswith(" ") and len(plain.split()) >= 2 else None
