@@ -33,14 +33,14 @@ from itertools import pairwise
 
 from docrag.generation.extractive_score import document_reference
 from docrag.types import Document, Page
-from docrag.words import simplified
+from docrag.words import folded, simplified
 
 log = logging.getLogger(__name__)
 
 IDENTITY_PAGES = 2          # the first pages whose whole text names the document (cover, first header)
 FURNITURE_PAGES = 5         # running headers repeat: the first pages' furniture holds them
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z&]+\b")
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z&]+\b")   # on folded text: "México" is "Mexico"
 _LATIN_WORD = re.compile(r"[a-z0-9&]+")
 _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "from", "by", "for", "did", "does",
               "was", "were", "is", "are", "among", "as", "at", "if", "per", "under", "its", "an", "and", "of"}
@@ -48,7 +48,7 @@ _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "
 
 def title_text(doc: Document) -> str:
     """A document's own name: its file name's words and its title, in Simplified script and lower case."""
-    return simplified(" ".join(x for x in (re.sub(r"[_\-.]+", " ", doc.file_name), doc.title) if x)).lower()
+    return folded(simplified(" ".join(x for x in (re.sub(r"[_\-.]+", " ", doc.file_name), doc.title) if x))).lower()
 
 
 def identity_text(doc: Document, pages: Iterable[Page]) -> str:
@@ -60,12 +60,13 @@ def identity_text(doc: Document, pages: Iterable[Page]) -> str:
             parts.append(p.text)
         if p.page_no <= FURNITURE_PAGES:
             parts += [b.text for b in p.blocks if b.meta.get("furniture")]
-    return simplified(" ".join(x for x in parts if x)).lower()
+    return folded(simplified(" ".join(x for x in parts if x))).lower()
 
 
 def candidate_names(reference: str) -> set[str]:
     """The names a reference phrase may hold (lower case, Simplified script)."""
     out: set[str] = set()
+    reference = folded(reference)
     for run in _CJK_RUN.findall(simplified(reference)):
         for i in range(len(run)):
             out.update(run[i:j] for j in range(i + 2, min(len(run), i + 10) + 1))
@@ -120,7 +121,19 @@ class DocumentNames:
         if not held:
             return set()
         fewest = min(map(len, held))
-        return set().union(*(docs for docs in held if len(docs) == fewest))
+        named = set().union(*(docs for docs in held if len(docs) == fewest))
+        return named if reference or self._names_most(question, named) else set()
+
+    def _names_most(self, question: str, named: set[str]) -> bool:
+        """A title's word ("Board" of ``rba_board_minutes``) names a document only when no other document's identity
+        text holds more of the question's names ("Banco", "Mexico", "Governing", "Board", "Minutes" of Banco de
+        México's minutes): else the question said it in passing."""
+        body = question.strip().split(" ", 1)[1]
+        count: dict[str, int] = defaultdict(int)
+        for name in candidate_names(body):
+            for doc in self.holding(name):
+                count[doc] += 1
+        return max(count[d] for d in named) >= max(count.values())
 
     def _titled(self, question: str) -> list[set[str]]:
         """An English question with no reference phrase ("What share of its net income did Apple return ...?"):

@@ -4,6 +4,7 @@ question's words to a page's the same way: Porter stems (nltk) and jieba's Chine
 from __future__ import annotations
 
 import logging
+import unicodedata
 from functools import lru_cache
 from typing import Any
 
@@ -55,3 +56,12 @@ def simplified(run: str) -> str:
 def simplified_text(text: str) -> str:
     """``text`` with its Chinese in Simplified script (not cached: for page-long texts)."""
     return _t2s().convert(text) if any("\u3400" <= ch <= "\u9fff" for ch in text) else text
+
+
+def folded(text: str) -> str:
+    """``text`` without the accents of its Latin letters ("Banco de México" is "Banco de Mexico"): a question
+    typed without them names the document printing them, and the other way round. Chinese is unchanged."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+

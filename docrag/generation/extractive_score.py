@@ -131,6 +131,7 @@ _DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公
 _DOC_WORDS_EN = (r"report|release|10-K|10-Q|8-K|filing|prospectus|minutes|presentation|transcript|letter|paper|"
                  r"assessment|white ?paper|call|announcement|bulletin")
 _DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r")"
+                         r"(?:\s+(?:No\.?|number|#)\s?\d+)?"   # "Minutes number 94", "Release No. 5"
                          r"(?:\s+(?:FY\s?)?(?:19|20)\d\d(?:[-/]\d{2,4})?)?"   # "Annual Report 2021-22",
                          r"(?:\s+(?:for|of|dated|from)\s+(?:[A-Z][a-z]+\.?\s+)?(?:19|20)\d\d)?)"   # "... for July 2025"
                          r"(?: \([^)]{0,40}\))?,\s*", re.IGNORECASE)
@@ -152,7 +153,8 @@ _EVIDENCE_IN = re.compile(r"^(.+?)\s+(?:of|in)\s+(.+)$")   # "Table 1 of the BLS
 
 # "what were RIL's revenue and net profit", "NVIDIA's Data Center revenue": the company whose report is read,
 # named on its cover and in its boilerplate more than beside its figures (rule 104)
-_OWNER_EN = re.compile(r"\b((?:[A-Z][\w&.-]*\s+){0,2}[A-Z][\w&.-]*)['’]s\s+(?=[A-Za-z])")
+_OWNER_EN = re.compile(r"\b((?:[A-Z][\w&.-]*\s+(?:(?:de|of|la|del|du|der|van|von|y)\s+)?){0,2}[A-Z][\w&.-]*)['’]s\s+"
+                       r"(?=[A-Za-z])")   # "Banco de México's", "Bank of England's": one owner
 
 
 def _owner_apart(asked: str, ref: str) -> tuple[str, str]:
