@@ -24,7 +24,7 @@ from docrag.ingestion import ingest
 from docrag.ingestion.table_finder import joined_between_rules, joined_wrapped_labels, merged_columns
 from docrag.ingestion.tables import _segments_between_prose, _stacked_tables, is_two_row_table, text_rows
 from docrag.types import BlockKind, Word
-from tests.support.real_pdfs import real_pages
+from tests.support.real_pdfs import DEV_PDFS, NOT_FETCHED, real_pages
 from tests.support.sysdeps import CJK_FONT, require_cjk_font
 
 # columns of the Chinese grid (x of its vertical rules) and its data: label lines, then the values
@@ -580,7 +580,6 @@ def test_a_grid_drawn_one_cell_at_a_time_is_one_table(tmp_path):
     assert all(name in tables[0].text for name, *_ in PROVINCES)
 
 
-DEV_PDFS = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs"
 REAL_STATSSA = DEV_PDFS / "en_statssa_cpi_release_2023-05.pdf"
 REAL_DINGTAI = DEV_PDFS / "zh_dingtai_xincai_shunfeng_chongzu_yuan_2016.pdf"
 REAL_YINGSHI = DEV_PDFS / "zh_yingshi_chuangxin_zhaogushu.pdf"
@@ -881,3 +880,24 @@ def test_the_real_annual_reports_wrapped_labels_hold_their_figures(tmp_path):
                for line in lines)
     read = [r for t in _tables(p5) for table in parse_tables(t, p5) for r in table.rows]
     assert any(r.label == "生产量 (电子元器件制造业 (连接器))" and r.cells[0].text == "68,953.76" for r in read)
+
+
+def test_words_of_sentences_in_a_ruled_frame_are_no_table():
+    """``cut_prose``: Banco de México's minutes set the cover's title in a ruled frame and the table finder cut it
+    into one word a cell ("Meeting | of | Banco | de | México's | Governing | Board"); answers then quoted the cells.
+    Cells holding "of" or "the" alone are words of sentences; a table of names and figures is kept."""
+    from docrag.ingestion.table_finder import cut_prose
+
+    cover = [["", "Minutes", "", "number", "94"], ["Meeting", "of", "Banco", "de", "México's"],
+             ["the", "monetary", "policy", "decision", "announced"]]
+    assert cut_prose(cover)
+    assert not cut_prose([["Region", "Revenue", "Share of total"], ["United States", "1,234", "45%"],
+                          ["Rest of world", "1,508", "55%"]])
+    assert not cut_prose([["Item", "of which", "the total"], ["A", "1", "2"]])   # phrases, not lone words
+
+
+@pytest.mark.skipif(not (DEV_PDFS / "en_banxico_minutes_94_2022-08.pdf").is_file(), reason=NOT_FETCHED)
+def test_a_ruled_cover_title_is_read_as_text(tmp_path):
+    cover = real_pages(DEV_PDFS / "en_banxico_minutes_94_2022-08.pdf", [1], tmp_path)[0]
+    assert not [b for b in cover.blocks if b.kind == BlockKind.TABLE]
+    assert any("Governing Board" in b.text for b in cover.blocks)

@@ -63,6 +63,19 @@ def find_grid_tables(page, frame, clip_box: Box, drawings: list[dict],
     return sorted(out, key=lambda t: t[0].y0)
 
 
+_FUNCTION_WORDS = frozenset({"of", "the", "on", "in", "to", "and", "for", "a", "an", "by", "at", "de", "la", "del",
+                             "des", "du", "le", "et", "y", "el", "der", "die", "und", "von"})
+
+
+def cut_prose(rows: list[list[str]]) -> bool:
+    """``cut_prose``: a "table" whose cells are the words of sentences (a cover's title set over a drawn frame:
+    "Meeting | of | Banco | de | México's | Governing | Board"): two cells or more hold a function word alone and most
+    cells one word; a table's cells are names and figures, never "of" alone."""
+    cells = [c.strip() for r in rows for c in r if c.strip()]
+    alone = sum(c.lower() in _FUNCTION_WORDS for c in cells)
+    return alone >= 2 and sum(" " not in c for c in cells) >= 0.6 * len(cells)
+
+
 def _cuts_lines(row_of: dict[int, tuple[Word, int]]) -> bool:
     """Words of one text line fall in different rows of the finder's grid (two or more times)."""
     placed = sorted(row_of.values(), key=lambda t: (t[0].box.y0 + t[0].box.y1) / 2)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from docrag.geometry import Box, union
 from docrag.ingestion.table_beside import beside_prose
-from docrag.ingestion.table_finder import find_grid_tables, joined_between_rules, joined_wrapped_labels
+from docrag.ingestion.table_finder import cut_prose, find_grid_tables, joined_between_rules, joined_wrapped_labels
 from docrag.ingestion.table_rules import (
     grid_columns,
     has_grid_rules,
@@ -252,6 +252,8 @@ def detect_tables(page, frame, words: list[Word], drawings: list[dict],
                     continue
                 for block in _table_blocks(page, frame, part, box, is_ruled, is_grid, drawings, exclude,
                                            horiz if is_grid else [], vert if is_grid else []):
+                    if cut_prose(block.meta["rows"]):
+                        continue   # words of sentences in a ruled frame (a cover's title) are text
                     if not any(b.box.intersection_area(block.box) > 0.5 * min(b.box.area, block.box.area)
                                for b in blocks):  # the finder met the same table from two segments
                         blocks.append(block)
