@@ -10,8 +10,9 @@ document's *identity text* (file name, title, first two pages' text, first five 
 * the reference phrase is the one :func:`~docrag.generation.extractive_score.document_reference` finds (a
   leading "…年度报告中，" / "In …'s report,", a trailing "… according to the BLS release", or a possessive
   owner "NVIDIA's"); an English question without one names the documents whose *file name or title* holds
-  one of its capitalised names ("... did Apple return to shareholders?"), else none (a Chinese question's
-  leading words, "航天电器2019年…", were tried: right on the seen split, wrong on 7 of 7 kept questions it scoped);
+  one of its capitalised names ("... did Apple return to shareholders?"), a Chinese one the document whose
+  identity text alone holds its first four characters ("海翔药业2019年…"; a longer start, tried before, named a
+  publisher's other report on 7 of 7 kept questions it scoped), else none;
 * its candidate names are the CJK substrings of 2-10 characters, the capitalised words of three or more letters
   and adjacent capitalised pairs written together ("Stats SA" = ``statssa``);
 * a candidate is distinctive when the identity texts of at least one and at most ``max(2, n / 10)`` documents
@@ -42,6 +43,7 @@ FURNITURE_PAGES = 5         # running headers repeat: the first pages' furniture
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z&]+\b")   # on folded text: "México" is "Mexico"
 _LATIN_WORD = re.compile(r"[a-z0-9&]+")
+_LEADING_ZH = re.compile(r"^(?:根据|在|据)?([\u4e00-\u9fff]{4})")
 _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "from", "by", "for", "did", "does",
               "was", "were", "is", "are", "among", "as", "at", "if", "per", "under", "its", "an", "and", "of"}
 
@@ -117,12 +119,21 @@ class DocumentNames:
         if reference:
             held = [docs for docs in map(self.holding, candidate_names(reference)) if 1 <= len(docs) <= most]
         else:
-            held = self._titled(question)
+            held = self._leading(question) if _CJK_RUN.search(question) else self._titled(question)
         if not held:
             return set()
         fewest = min(map(len, held))
         named = set().union(*(docs for docs in held if len(docs) == fewest))
-        return named if reference or self._names_most(question, named) else set()
+        return named if reference or _CJK_RUN.search(question) or self._names_most(question, named) else set()
+
+    def _leading(self, question: str) -> list[set[str]]:
+        """``leading_name``: a Chinese question with no reference phrase opens with its subject, a company's short
+        name ("海翔药业2019年第四季度…", "航天电器2019年…"): its first four characters name the one document whose
+        identity text holds them; none when two do ("浙商证券" of two broker notes; a longer start, tried before,
+        named the wrong one of them on every kept question it scoped)."""
+        head = _LEADING_ZH.match(simplified(question))
+        docs = self.holding(head.group(1)) if head else set()
+        return [docs] if len(docs) == 1 else []
 
     def _names_most(self, question: str, named: set[str]) -> bool:
         """A title's word ("Board" of ``rba_board_minutes``) names a document only when no other document's identity
