@@ -4,7 +4,7 @@ pages: BLS CPI release Table 1 (2025-07, page 6), 开源证券 表2 (page 7), �
 grid), Del Negro et al. (JBES 2007) Table 1."""
 from __future__ import annotations
 
-from docrag.generation.extractive_cues import span_fit
+from docrag.generation.extractive_span import span_fit
 from docrag.generation.extractive_tables import Cell, Row, Table, _cells, _from_words, is_number, parse_number
 from docrag.generation.extractive_units import Unit
 from docrag.geometry import Box
@@ -143,6 +143,22 @@ def test_a_span_named_in_a_table_title_is_the_span_of_its_cells(tmp_path):
         units.append(Unit(value, page, 1, table.block, tc.cell.box, kind="cell", cell=tc, table=table))
     quarter, year = span_fit(units, "What was the constant currency impact on revenue for fiscal year 2025?")
     assert year > 1.0 > quarter
+
+
+def test_a_year_asked_is_not_a_quarter(tmp_path):
+    """``year_not_quarter`` (rule 172, zh-d-001): "2019年营业收入" asks for the year's figure; an annual report's
+    分季度主要财务指标 cells (第一季度) lose, the year's column gains nothing; a question naming a quarter, a month or
+    no year leaves them alone."""
+    page = make_page(tmp_path, [Region((72, 100, 540, 130), (200, 200, 200), "主要会计数据")])
+    units = []
+    for head, value in (("第一季度", "831,903,896.72"), ("2019年", "2,941,412,770.30")):
+        table = _table([[(head, 319, 357)]], [("营业收入", [(value, 345, 371)])])
+        tc = table.cells()[0]
+        units.append(Unit(value, page, 1, table.block, tc.cell.box, kind="cell", cell=tc, table=table))
+    assert span_fit(units, "海翔药业2019年营业收入是多少？") == [0.75, 1.0]
+    assert span_fit(units, "海翔药业2019年第一季度营业收入是多少？")[0] > 1.0
+    assert span_fit(units, "What was revenue in March 2019?") == [1.0, 1.0]
+    assert span_fit(units, "海翔药业的营业收入是多少？") == [1.0, 1.0]
 
 
 def test_an_amount_in_the_announcing_sentence_gives_the_table_no_scale():

@@ -207,35 +207,6 @@ def category_fit(units: Sequence[Unit], question: str, gain: float = 1.4) -> lis
             for u in units]
 
 
-# the span of a statement's column ("Three Months Ended" / "Twelve Months Ended") a question asks for; a
-# document named by its period ("the 2023 annual report", "年度报告", "Q4 2023 earnings") asks for neither
-_YEAR_Q = re.compile(r"\b(?:fiscal|full|financial)[\s-]year\b|\bFY\s?'?\d{2,4}\b|\b(?:twelve|12)[\s-]months?\b"
-                     r"|\byear ended\b|全年|年度(?!报告)", re.IGNORECASE)
-_QUARTER_Q = re.compile(r"\b(?:first|second|third|fourth)[\s-]quarter\b|\b(?:three|3)[\s-]months?\b"
-                        r"|\bquarter ended\b|第[一二三四1-4]季度|单季度?", re.IGNORECASE)
-_YEAR_COL = re.compile(r"\b(?:twelve|12)[\s-]months?\b|\byears? ended\b|\b(?:fiscal|full)[\s-]year\b|全年|年度",
-                       re.IGNORECASE)
-_QUARTER_COL = re.compile(r"\b(?:three|3)[\s-]months?\b|\bquarters? ended\b|季度", re.IGNORECASE)
-
-
-def span_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: float = 0.75) -> list[float]:
-    """``period_span``: "fiscal year 2025" asks for the "Twelve Months Ended" column, "the fourth quarter" for
-    "Three Months Ended": cells under the span asked win, cells under the other span lose."""
-    want_year, want_quarter = bool(_YEAR_Q.search(question)), bool(_QUARTER_Q.search(question))
-    if want_year == want_quarter:
-        return [1.0] * len(units)
-    out = []
-    for u in units:
-        # the span heads the columns, or titles the table ("Twelve Months Ended June 30," over a statement's columns)
-        head = f"{u.cell.header_text} {u.table.title if u.table is not None else ''}" if u.cell is not None else ""
-        year, quarter = bool(_YEAR_COL.search(head)), bool(_QUARTER_COL.search(head))
-        if year == quarter:
-            out.append(1.0)
-        else:
-            out.append(gain if year == want_year else loss)
-    return out
-
-
 # a column of shares of a whole ("占营业收入比重", "占年度销售总额比例", "% of net sales") and a question asking for one
 _SHARE_HEAD = re.compile(r"占.{0,12}(?:比重|比例|百分比)|占比|\bpercent(?:age)? of\b|%\s*of\b|\bas a % of\b",
                          re.IGNORECASE)

@@ -34,10 +34,10 @@ from docrag.generation.extractive_cues import (
     rate_fit,
     reference_fit,
     share_fit,
-    span_fit,
 )
 from docrag.generation.extractive_extremes import chart_extreme_fit, extreme_fit
 from docrag.generation.extractive_share_class import class_fit
+from docrag.generation.extractive_span import span_fit
 from docrag.generation.extractive_tables import _MONTH, is_date
 from docrag.generation.extractive_units import (
     _CJK,
