@@ -113,3 +113,39 @@ def test_committing_a_document_links_its_continued_tables(tmp_path):
     staged.commit()
     stored = Corpus.open(tmp_path / "corpus").pages(["ht"])[1].blocks[0]
     assert stored.meta[HEADER_KEY] == 1 and stored.meta["rows"][0] == HEAD[0]
+
+
+def test_rows_continued_on_the_next_page_stay_in_the_open_section(tmp_path):
+    """海翔药业 2019 年报 (zh-d-003, ``continued_section``): 营业收入构成 opens "分产品" at the foot of one page
+    (原料药) and runs 染料, 染料中间体 on the next; those rows are 分产品's, not the 分行业 rows named alike above."""
+    head = [["", "2019 年 金额", "占营业收入比重", "2018 年 金额", "占营业收入比重", "同比增减"]]
+    before = [*head, ["分行业", "", "", "", "", ""], ["染料", "1,316,830,162.67", "44.77%", "1,249,940,574.56",
+                                                       "45.98%", "5.35%"],
+              ["分产品", "", "", "", "", ""], ["原料药", "1,020,477,644.34", "34.69%", "1,033,340,734.78", "38.01%",
+                                              "-1.24%"]]
+    after = [["染料", "973,070,914.24", "33.08%", "844,776,715.53", "31.07%", "15.19%"],
+             ["分地区", "", "", "", "", ""], ["国内", "1,512,860,024.18", "51.43%", "1,390,967,219.07", "51.16%",
+                                            "8.76%"]]
+    edges = [57, 160, 240, 320, 400, 470, 534]
+    first = _page(tmp_path, 1, [Region((57, 100, 534, 130), GREY, "(1) 营业收入构成 单位：元"),
+                                Region((57, 600, 534, 600 + 20 * len(before)), GREY, _text(before), BlockKind.TABLE)],
+                  {1: before}, edges)
+    second = _page(tmp_path, 2, [Region((57, 72, 534, 72 + 20 * len(after)), GREY, _text(after), BlockKind.TABLE),
+                                 Region((57, 200, 534, 230), GREY, "(2) 占公司营业收入或营业利润10%以上的行业")],
+                   {0: after}, edges)
+    assert link_continued_tables([first, second]) == 1
+    labels = {u.cell.value: u.cell.row.label for u in units_of(second, 1) if u.cell is not None}
+    assert labels["973,070,914.24"] == "染料 (分产品)" and labels["1,512,860,024.18"] == "国内 (分地区)"
+    # the two parts are one table (``table_over_break``, whatever the continued part's title), and the rows listed
+    # beside 原料药 (分产品) are read in its section first (``same_section``)
+    from docrag.generation.extractive_breaks import join_table_breaks
+
+    units = [u for u in units_of(first, 1) + units_of(second, 2) if u.cell is not None]
+    for u in units:
+        if u.page is second:
+            u.table.title = "同比增减"   # a header piece read as the part's title (海翔药业's page 5)
+    assert join_table_breaks(units) == 1
+    q = "海翔药业2019年营业收入构成中，按产品划分的“原料药”和“染料”2019年营业收入分别是多少？"
+    ans = get_generator("extractive").generate(q, [first, second])
+    assert ans.answer.startswith("1,020,477,644.34"), ans.answer
+    assert "973,070,914.24" in ans.answer.split("1,316,830,162.67")[0], ans.answer

@@ -226,12 +226,12 @@ def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
 
 
 def _column_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
-    """The cells of ``best``'s column in its table's other rows, one unit per row."""
+    """The cells of ``best``'s column in its table's other rows (its parts over a page break too), one per row."""
     out: list[Unit] = []
     if best.cell is None or best.table is None:
         return out
     for u in units:
-        if (u is not best and u.cell is not None and u.table is best.table and u.cell.row is not best.cell.row
+        if (u is not best and u.cell is not None and best.table.joins(u.table) and u.cell.row is not best.cell.row
                 and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)):
             out.append(u)
     return out
@@ -259,13 +259,13 @@ def other_columns(best: Unit, question: str, units: Sequence[Unit], most: int = 
 
 def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
     """``other_columns`` across: the cells of ``best``'s column in the other rows the question names ("the
-    annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group"); a row's section, appended
-    to its label ("Net income (Operating expenses)"), is not part of its name."""
+    annualised return, Sharpe ratio and maximum drawdown of the 0.8-1.0 group"); a row's section ("Net income
+    (Operating expenses)") is not part of its name, but ``best``'s section comes first (染料 (分产品) beside 原料药)."""
     if best.cell is None or not best.cell.header_text:
         return []
     asked = set(tokenize(question))
-    return [u for u in _column_mates(best, units)
-            if _named_apart(best.cell.row.name, u.cell.row.name, asked)][:most]  # type: ignore[union-attr]
+    mates = [u for u in _column_mates(best, units) if _named_apart(best.cell.row.name, u.cell.row.name, asked)]
+    return sorted(mates, key=lambda u: u.cell.row.section != best.cell.row.section)[:most]  # type: ignore[union-attr]
 
 
 def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:

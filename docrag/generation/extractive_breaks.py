@@ -19,6 +19,7 @@ from dataclasses import replace
 from docrag.generation.extractive_tables import Table
 from docrag.generation.extractive_units import _CJK, Unit
 from docrag.geometry import union
+from docrag.ingestion.continued_tables import HEADER_KEY
 from docrag.ingestion.furniture import is_furniture
 from docrag.types import Block, BlockKind, Page
 
@@ -103,7 +104,8 @@ def with_continuations(used: Sequence[Unit]) -> list[Unit]:
 def join_table_breaks(units: list[Unit]) -> int:
     """``table_over_break`` (rule 123): a table that ends its page (nothing but furniture below) and one that opens
     the next page read (nothing but furniture above), with no title of its own and as many columns, are one table
-    printed over a page break (年报 and 招股说明书 run their statements over pages, the header repeated or not): its
+    printed over a page break (年报 and 招股说明书 run their statements over pages, the header repeated or not; one
+    that ingest gave the part before's header, ``continued_tables``, is one whatever its title): its
     parts pair as operands (:meth:`Table.joins`), and a part without a header is read under the first part's, which
     is cited with any of its cells used (``extra["header_on"]``: a unit on the header). Returns how many joined."""
     by_page: dict[tuple[str, int], list[Unit]] = {}
@@ -118,7 +120,8 @@ def join_table_breaks(units: list[Unit]) -> int:
         last, first = _last(mine[0].page), _first(after[0].page)
         a = next((u.table for u in mine if u.block is last), None)
         b = next((u.table for u in after if u.block is first), None)
-        if a is None or b is None or b.title.strip() or _columns(a) != _columns(b) \
+        linked = b is not None and b.block.meta.get(HEADER_KEY) == page_no   # ingest gave it a's header
+        if a is None or b is None or b.title.strip() and not linked or _columns(a) != _columns(b) \
                 or b.header_lines and _heads(b) != _heads(a):
             continue
         group = a.parts or [a]

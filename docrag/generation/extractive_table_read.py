@@ -125,6 +125,9 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
         rows.append(Row(label, first.box if has_label else None, values, len(rows), [c.text for c in texts]))
         if group:
             rows[-1].label, rows[-1].section = f"{label} ({group})", group
+    section = block.meta.get("section_from_page")
+    if isinstance(section, str) and section and rows and rows[0].cells:   # the part before's open section
+        rows.insert(0, Row(section, None, [], 0))
     rows = _centred_sections(rows) or _with_sections(rows)
     return Table(block, title, header, [r for r in rows if r.cells])
 

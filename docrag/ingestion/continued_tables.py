@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 EDGE_TOL_PT = 4.0          # column edges of the two parts agree within this
 MAX_PIECE_CHARS = 16       # a header piece below the table is short ("2020年末", "末比上年")
 HEADER_KEY = "header_from_page"
+SECTION_KEY = "section_from_page"   # the section line the rows continue under
 _YEAR = re.compile(r"^(?:19|20)\d\d\s*年?(?:末|度)?$")
 
 
@@ -135,6 +136,8 @@ def _continue(prev: Page, cur: Page) -> bool:
                              for p, e in zip(pieces, edges_before, strict=True)])
     else:
         n = _header_rows(grid_before[0])
+        while n and _label_only(grid_before[0][n - 1]):
+            n -= 1   # a section line over the first rows ("分行业") is no header
         if n == 0 or not any(_is_value(c) for c in rows[0] if c):
             return False   # no header to give, or the part here prints its own
         head = [list(r) for r in grid_before[0][:n]]
@@ -142,7 +145,23 @@ def _continue(prev: Page, cur: Page) -> bool:
                       for r, rb in zip(head, grid_before[1][:n], strict=True)]
         rows[:0], boxes[:0] = head, head_boxes
     first.meta.update({"rows": rows, "cell_boxes": boxes, HEADER_KEY: prev.page_no})
+    section = _open_section(grid_before[0])
+    if section:
+        first.meta[SECTION_KEY] = section
     return True
+
+
+def _open_section(rows: list[list[str]]) -> str:
+    """``continued_section``: the last section line of the part before (a row with text in its first cell only,
+    "分产品" over 原料药, 染料, ...): the rows continued on the next page are still in it."""
+    n = _header_rows(rows)
+    while n and _label_only(rows[n - 1]):
+        n -= 1
+    return next((row[0].strip() for row in reversed(rows[n:]) if _label_only(row)), "")
+
+
+def _label_only(row: list[str]) -> bool:
+    return bool(row[0].strip()) and not any(c.strip() for c in row[1:]) and not _is_value(row[0])
 
 
 def link_continued_tables(pages: Sequence[Page]) -> int:
@@ -157,4 +176,4 @@ def link_continued_tables(pages: Sequence[Page]) -> int:
     return n
 
 
-__all__ = ["EDGE_TOL_PT", "HEADER_KEY", "link_continued_tables"]
+__all__ = ["EDGE_TOL_PT", "HEADER_KEY", "SECTION_KEY", "link_continued_tables"]
