@@ -14,8 +14,8 @@ and count questions.
   ("销售量是多少") passes over text that states only rates.
 
 Rules (``docs/extractive-rules.md``, 17-19, 21, 46, 50, 77, 80): label fit (x0.55 column, x0.7 row), language
-fit (x0.75), reference fit (x1.4 / x0.7), key fit (x0.5), chart category fit (x1.4), period span fit
-(x1.2 / x0.75, 80; a span may title the table), rate column (x1.25 / x0.8, 115), amount not rate (x0.8, 141),
+fit (x0.75), reference fit (x1.4 / x0.7), key fit (x0.5), chart category fit (x1.4), period span fit (80, 172:
+:mod:`~docrag.generation.extractive_span`), rate column (x1.25 / x0.8, 115), amount not rate (x0.8, 141),
 missing nouns. Parts (46): :mod:`~docrag.generation.extractive_parts`. Name fit and date fit (20, 22) were removed.
 """
 

@@ -32,6 +32,7 @@ from docrag.generation.extractive_tables import (
     words_in,
 )
 from docrag.geometry import Box, union
+from docrag.ingestion.continued_tables import SECTION_KEY
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
@@ -125,7 +126,7 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
         rows.append(Row(label, first.box if has_label else None, values, len(rows), [c.text for c in texts]))
         if group:
             rows[-1].label, rows[-1].section = f"{label} ({group})", group
-    section = block.meta.get("section_from_page")
+    section = block.meta.get(SECTION_KEY)
     if isinstance(section, str) and section and rows and rows[0].cells:   # the part before's open section
         rows.insert(0, Row(section, None, [], 0))
     rows = _centred_sections(rows) or _with_sections(rows)

@@ -135,9 +135,7 @@ def _continue(prev: Page, cur: Page) -> bool:
             boxes.insert(0, [[e[0], top, e[1], top + 0.5] if p and e else None
                              for p, e in zip(pieces, edges_before, strict=True)])
     else:
-        n = _header_rows(grid_before[0])
-        while n and _label_only(grid_before[0][n - 1]):
-            n -= 1   # a section line over the first rows ("分行业") is no header
+        n = _head_count(grid_before[0])
         if n == 0 or not any(_is_value(c) for c in rows[0] if c):
             return False   # no header to give, or the part here prints its own
         head = [list(r) for r in grid_before[0][:n]]
@@ -154,10 +152,16 @@ def _continue(prev: Page, cur: Page) -> bool:
 def _open_section(rows: list[list[str]]) -> str:
     """``continued_section``: the last section line of the part before (a row with text in its first cell only,
     "分产品" over 原料药, 染料, ...): the rows continued on the next page are still in it."""
+    return next((row[0].strip() for row in reversed(rows[_head_count(rows):]) if _label_only(row)), "")
+
+
+def _head_count(rows: list[list[str]]) -> int:
+    """How many leading rows are the header: those holding no number, less a section line over the first rows
+    ("分行业": no header, :func:`_open_section`'s)."""
     n = _header_rows(rows)
     while n and _label_only(rows[n - 1]):
         n -= 1
-    return next((row[0].strip() for row in reversed(rows[n:]) if _label_only(row)), "")
+    return n
 
 
 def _label_only(row: list[str]) -> bool:
