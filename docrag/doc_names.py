@@ -123,8 +123,7 @@ class DocumentNames:
         if not held:
             return set()
         fewest = min(map(len, held))
-        named = set().union(*(docs for docs in held if len(docs) == fewest))
-        return named if reference or _CJK_RUN.search(question) or self._names_most(question, named) else set()
+        return set().union(*(docs for docs in held if len(docs) == fewest))
 
     def _leading(self, question: str) -> list[set[str]]:
         """``leading_name``: a Chinese question with no reference phrase opens with its subject, a company's short
@@ -135,28 +134,24 @@ class DocumentNames:
         docs = self.holding(head.group(1)) if head else set()
         return [docs] if len(docs) == 1 else []
 
-    def _names_most(self, question: str, named: set[str]) -> bool:
-        """A title's word ("Board" of ``rba_board_minutes``) names a document only when no other document's identity
-        text holds more of the question's names ("Banco", "Mexico", "Governing", "Board", "Minutes" of Banco de
-        México's minutes): else the question said it in passing."""
-        body = question.strip().split(" ", 1)[1]
-        count: dict[str, int] = defaultdict(int)
-        for name in candidate_names(body):
-            for doc in self.holding(name):
-                count[doc] += 1
-        return max(count[d] for d in named) >= max(count.values())
-
     def _titled(self, question: str) -> list[set[str]]:
         """An English question with no reference phrase ("What share of its net income did Apple return ...?"):
         the document whose *file name or title* holds a capitalised name of the question (not its first word),
         the only one that does. A name only somewhere in a document's first pages ("Settlement", "Spearman"),
-        and a word several titles hold ("Data" in three), name nothing here: said in passing, no report's name."""
-        if _CJK_RUN.search(question) or " " not in question.strip():
+        and a word several titles hold ("Data" in three), name nothing here: said in passing, no report's name.
+        Nor does a title's word ("Board" of ``rba_board_minutes``) when another document's identity text holds more
+        of the question's names ("Banco", "Mexico", "Governing", "Board", "Minutes" of Banco de México's minutes)."""
+        if " " not in question.strip():
             return []
-        body = question.strip().split(" ", 1)[1]
+        holders = {name: self.holding(name) for name in candidate_names(question.strip().split(" ", 1)[1])}
         out = []
-        for name in candidate_names(body):
-            docs = {d for d in self.holding(name) if re.search(rf"\b{re.escape(name)}\b", self.titles.get(d, ""))}
+        for name, held in holders.items():
+            docs = {d for d in held if re.search(rf"\b{re.escape(name)}\b", self.titles.get(d, ""))}
             if len(docs) == 1:
                 out.append(docs)
-        return out
+        count: dict[str, int] = defaultdict(int)
+        for held in holders.values():
+            for doc in held:
+                count[doc] += 1
+        titled = set().union(*out)
+        return out if titled and max(count[d] for d in titled) >= max(count.values()) else []
