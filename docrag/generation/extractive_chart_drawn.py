@@ -64,14 +64,41 @@ def _fmt(series: dict[str, Any], value: float) -> str:
 def _said(series: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
     """The series whose legend name the question says whole, outside a title it cites and a longer quote
     ("组合行业占比", not "A股行业占比" whose characters it also has; not "IT硬件" of the chart's title
-    “我国IT硬件、软件、服务支出规模”)."""
+    “我国IT硬件、软件、服务支出规模”); ``said_longer``: a name said as the start of a longer legend name whose other
+    words follow it ("中证500指数日内动量策略" says "中证500日内交易策略", not "中证500"); ``said_head``: of two names a
+    Chinese question says on either side of "的", the one after it ("上证50ETF日内动量策略的累计超额": the excess)."""
     own = _TITLE.sub(" ", question).lower()
-    out = []
+    found: list[tuple[dict[str, Any], str, int]] = []
     for s in series:
-        name = _UNIT_NOTE.sub("", s.get("name") or "").lower()   # "GDP规模年增长率（%）" is said as "GDP规模年增长率"
-        if len(name) > 1 and name in _QUOTE.sub(lambda m, n=name: m.group(0) if m.group(1) == n else " ", own):
+        name = _bare(s)   # "GDP规模年增长率（%）" is said as "GDP规模年增长率"
+        at = _QUOTE.sub(lambda m, n=name: m.group(0) if m.group(1) == n else " ", own).find(name)
+        if len(name) > 1 and at >= 0:
+            found.append(_longer(s, name, at, series, own))
+    if _CJK.search(question):
+        found = [f for f in found if not any(o[2] > f[2] + len(f[1]) and "的" in own[f[2] + len(f[1]):o[2]]
+                                             for o in found)]
+    out: list[dict[str, Any]] = []
+    for s, _, _ in found:
+        if not any(s is o for o in out):
             out.append(s)
     return out
+
+
+def _bare(s: dict[str, Any]) -> str:
+    return _UNIT_NOTE.sub("", s.get("name") or "").lower()
+
+
+def _longer(s: dict[str, Any], name: str, at: int, series: list[dict[str, Any]],
+            own: str) -> tuple[dict[str, Any], str, int]:
+    """``said_longer``: the legend name starting with ``name`` whose other words (half of them at least) follow it in
+    the question, else ``s`` itself."""
+    after = own[at + len(name):at + 3 * len(name) + 12]
+    for o in series:
+        rest = _bare(o)[len(name):] if o is not s and _bare(o).startswith(name) else ""
+        words = [t for t in tokenize(rest) if len(t) > 1]
+        if words and 2 * sum(t in after for t in words) >= len(words):
+            return o, name, at
+    return s, name, at
 
 
 def _named(series: list[dict[str, Any]], idf: dict[str, float]) -> list[dict[str, Any]]:
@@ -179,15 +206,24 @@ def labels_past(values: dict[str, str], question: str) -> str | None:
     return None
 
 
+def _end_label(zh: bool) -> str:
+    """Where a line ends past its last category label."""
+    return "期末" if zh else "end of the chart"
+
+
 def _which_series(drawn: list[dict[str, Any]], extreme: str, question: str, idf: dict[str, float],
                   zh: bool) -> list[str]:
     """Which series is highest / lowest, compared at the category asked, else at the end."""
     values = drawn[0]["values"]
-    cats = _asked(values, idf, question) or ([values[-1]] if _END.search(question) else [])
-    if not cats:
+    cats = _asked(values, idf, question) or ([values[-1]] if values and _END.search(question) else [])
+    if not cats and _END.search(question) and all(s.get("last") for s in drawn):   # where each line ends
+        at = _end_label(zh)
+        points = [(s, s["last"][1]) for s in drawn if s.get("name")]
+    elif not cats:
         return []
-    at = cats[-1][0]
-    points = [(s, v) for s in drawn for c, v in s["values"] if c == at and s.get("name")]
+    else:
+        at = cats[-1][0]
+        points = [(s, v) for s in drawn for c, v in s["values"] if c == at and s.get("name")]
     if not points:
         return []
     s, v = (min if extreme == "min" else max)(points, key=lambda p: p[1])
@@ -235,13 +271,17 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
         elif extreme and len(picked) >= 2:   # "2016-2020年…最高": the extreme within the span named
             span = s["values"][s["values"].index(picked[0]):s["values"].index(picked[-1]) + 1]
             picked = [(min if extreme == "min" else max)(span, key=size)]
+        elif not picked and not extreme and _END.search(question) and s.get("last"):   # drawn_end: "期末大约多少"
+            picked = [[s["last"][0] or _end_label(zh), s["last"][1]]]
+        elif not s["values"] and not (extreme and s.get(extreme)):
+            continue   # a line whose categories are not text: its end and its extremes only
         elif extreme and len(picked) == 1 and _YEAR_SPAN.search(question):   # one end of the span off the trace
             picked = [(min if extreme == "min" else max)(s["values"], key=size)]
         elif not picked and extreme:   # a line's highest / lowest vertex, else its highest / lowest category(ies)
             ends = extremes if len(chosen) == 1 else [extreme]   # both ends asked of one series
-            picked = [s[e] if s.get(e) and not absolute else (min if e == "min" else max)(s["values"], key=size)
-                      for e in ends]
-        parts.extend(_read(s, c, v, zh) for c, v in picked)
+            picked = [s[e] if s.get(e) and (not absolute or not s["values"])
+                      else (min if e == "min" else max)(s["values"], key=size) for e in ends]
+        parts.extend(_read(s, c or ("图中" if zh else "on the chart"), v, zh) for c, v in picked)
     return "; ".join(parts) or None
 
 

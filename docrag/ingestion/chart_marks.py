@@ -39,8 +39,9 @@ SLANT_ANCHOR = 0.2         # a slanted label's tick: this share of its box's wid
 LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
 MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
 LEGEND_COLOUR = 0.15       # a legend sample's colour is this close to its series' (per channel)
-_LEFT = re.compile(r"左轴|\bleft(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(lhs\)|\blhs\b", re.IGNORECASE)
-_RIGHT = re.compile(r"右轴|\bright(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(rhs\)|\brhs\b", re.IGNORECASE)
+_LEFT = re.compile(r"左轴|[(（]左[)）]|\bleft(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(lhs\)|\blhs\b", re.IGNORECASE)
+_RIGHT = re.compile(r"右轴|[(（]右[)）]|\bright(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(rhs\)|\brhs\b", re.IGNORECASE)
+MIN_STEPS = 12             # a line drawn as steps has at least this many segments, a quarter of them each way
 MIN_LINE_PT = 8.0          # a data line's path is at least this long (an "x" marker's strokes are shorter)
 
 
@@ -268,6 +269,21 @@ def _rects_of(d: dict) -> list:
     return []
 
 
+def staircase(items) -> bool:
+    """A stroked chain of axis-parallel segments running rightwards and stepping both up and down: a data line
+    drawn as steps (a daily net-value curve), not a rule, a frame or a grid (their segments go back or apart)."""
+    if len(items) < MIN_STEPS or any(i[0] != "l" for i in items):
+        return False
+    ups = downs = 0
+    for prev, item in zip(items, items[1:], strict=False):
+        (p, q), end = (item[1], item[2]), prev[2]
+        if abs(p.x - end.x) > 0.01 or abs(p.y - end.y) > 0.01 or q.x < p.x - 0.01:
+            return False   # a break in the chain, or a step back leftwards
+        ups += q.y < p.y - 0.01
+        downs += q.y > p.y + 0.01
+    return min(ups, downs) >= MIN_STEPS // 4
+
+
 def _polyline(d: dict) -> list[tuple[float, float]] | None:
     """The vertices of a stroked line (straight or smoothed segments) with a sloped segment: a data line, not
     a rule, a grid line or a marker (a closed shape, or one short stroke of an "x")."""
@@ -275,7 +291,7 @@ def _polyline(d: dict) -> list[tuple[float, float]] | None:
     if not items or any(i[0] not in ("l", "c") for i in items):
         return None
     ends = [(i[1], i[-1]) for i in items]   # a curve runs from its first point to its last
-    if not any(abs(a.x - b.x) > 0.5 and abs(a.y - b.y) > 0.5 for a, b in ends):
+    if not any(abs(a.x - b.x) > 0.5 and abs(a.y - b.y) > 0.5 for a, b in ends) and not staircase(items):
         return None
     start, end = ends[0][0], ends[-1][1]
     if abs(start.x - end.x) < 0.5 and abs(start.y - end.y) < 0.5:
@@ -283,6 +299,26 @@ def _polyline(d: dict) -> list[tuple[float, float]] | None:
     if sum(abs(a - b) for a, b in ends) < MIN_LINE_PT:
         return None
     return [(start.x, start.y)] + [(b.x, b.y) for _, b in ends]
+
+
+def _area_top(d: dict) -> list[tuple[float, float]] | None:
+    """The data edge of a filled area (an "超额(右)" band under a line chart): a polygon of straight segments run
+    rightwards along the values and back along a flat baseline; None for any other shape (a band between two
+    series, a bar, a marker)."""
+    items = d.get("items", ())
+    if len(items) < 2 * MIN_MARKS or any(i[0] != "l" for i in items):
+        return None
+    pts = [(items[0][1].x, items[0][1].y)] + [(i[2].x, i[2].y) for i in items]
+    turn = max(range(len(pts)), key=lambda i: pts[i][0])
+    ahead = pts[:turn + 1]
+    back = [p for p in pts[turn + 1:] if abs(p[0] - ahead[-1][0]) >= 0.5]   # not the drop at the right end
+    if back and abs(back[-1][0] - ahead[0][0]) < 0.5 and abs(back[-1][1] - ahead[0][1]) < 0.5:
+        back = back[:-1]   # the closing edge up to the first value
+    if len(ahead) < MIN_MARKS or not back or max(y for _, y in back) - min(y for _, y in back) > 1.0:
+        return None
+    if any(b[0] < a[0] - 0.5 for a, b in zip(ahead, ahead[1:], strict=False)):
+        return None   # the data edge runs rightwards
+    return ahead
 
 
 def _dashes(d: dict) -> str:
@@ -324,6 +360,13 @@ def _marks(drawings: list[dict], box: Box, left: float, right: float) -> tuple[l
             key = ("bar", *(round(c, 2) for c in fill))
             series.setdefault(key, _Series(tuple(fill), "bar", [])).marks.extend(
                 pymupdf.Rect(rect) for rect in rects)
+            continue
+        area = _area_top(d) if d.get("type") in ("f", "fs") and not _whiteish(fill) and not rects else None
+        if area is not None and area[0][0] >= left - 1 and area[-1][0] <= right + 1 \
+                and area[-1][0] - area[0][0] >= 0.3 * plot_w:
+            key = ("area", *(round(c, 2) for c in fill))
+            series.setdefault(key, _Series(tuple(fill), "line", [])).marks.extend(
+                pymupdf.Rect(x, y, x, y) for x, y in area)
             continue
         pts = _polyline(d) if d.get("type") in ("s", "fs") and not _whiteish(colour) else None
         if pts is not None and min(p[0] for p in pts) >= left - 1 and max(p[0] for p in pts) <= right + 1:
@@ -404,14 +447,17 @@ def _at(xs: list[tuple[float, float]], cx: float, spacing: float) -> float | Non
     return y0 if x1 == x0 else y0 + (y1 - y0) * (cx - x0) / (x1 - x0)
 
 
-def _axis_for(s: _Series, name: str, axes: list[ValueAxis]) -> ValueAxis | None:
+def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str]) -> ValueAxis | None:
     """The axis a series is drawn against: the only one; on a dual-axis chart the one its legend names ("(右轴)",
-    "right axis"), else by the combination chart's convention, bars on the amount axis and lines on the
+    "right axis"), or the other one when the legend names an axis for other entries only ("超额(右)" beside
+    "策略净值"), else by the combination chart's convention, bars on the amount axis and lines on the
     percentage axis (when exactly one axis is in percent)."""
     if len(axes) == 1:
         return axes[0]
     if _LEFT.search(name) or _RIGHT.search(name):
         return axes[0] if _LEFT.search(name) else axes[-1]
+    if name and (_RIGHT.search(" ".join(legend)) is None) != (_LEFT.search(" ".join(legend)) is None):
+        return axes[-1] if _LEFT.search(" ".join(legend)) else axes[0]
     pct = [a for a in axes if a.suffix == "%"]
     if len(pct) != 1:
         return None
@@ -445,8 +491,10 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     """The series of the vector chart in ``box`` (page points, unrotated page), each
     ``{"name", "kind", "values": [[category, value], ...], "prefix", "suffix", "decimals"}`` with values rounded
     one digit finer than the axis step (a line adds its highest and lowest vertex, ``"max"`` and ``"min"``, as
-    [nearest category, value]; ``kind`` "segment" is a stacked column's part, its value the segment's height);
-    [] when the chart cannot be read safely."""
+    [nearest category, value], and its last, ``"last"``, as [category, value], "" when it ends past the last
+    label; a line chart whose categories are not text has no ``values``, only these); ``kind`` "segment" is a
+    stacked column's part, its value the segment's height; [] when the chart
+    cannot be read safely."""
     inside = [w for w in words if box.expanded(2).contains(w.box, tol=1.0)]
     axes = value_axes(inside)
     if not axes or len(axes) > 2 or (len(axes) == 2 and axes[1].x0 < axes[0].x1 + 0.5 * box.width):
@@ -485,14 +533,17 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
         cats = [c for c in _label_row_above([w for w in inside if _tick_value(w.text) is None], top, left + 1)
                 if c[1] <= right + 1]
     if len(cats) < MIN_MARKS:
-        return []
+        if bars:
+            return []
+        cats = []   # a time axis printed as outlines, not text: lines read at their end and extremes only
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
     out: list[dict] = []
-    names = _names(found, _entries(rest, inside))
+    entries = _entries(rest, inside)
+    names = _names(found, entries)
     for s, name in zip(found, names, strict=True):
         if not name and sum(1 for o, n in zip(found, names, strict=True) if o.kind == s.kind and not n) > 1:
             continue   # two series of a kind no legend names (a legend printed as a picture): not told apart
-        axis = _axis_for(s, name, axes)
+        axis = _axis_for(s, name, axes, [e[2] for e in entries])
         if axis is None:
             return []   # a dual-axis chart whose series cannot be told apart: none is read
         lo, hi = axis.value(axis.y_bottom) - axis.step, axis.value(axis.y_top) + axis.step
@@ -516,9 +567,13 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
         if s.kind == "line":   # a line peaks between categories too: its highest and lowest vertex
             for key, pick in (("max", min), ("min", max)):   # y grows downwards
                 x, y = pick(pts, key=lambda p: p[1])
-                record[key] = [min(cats, key=lambda c: abs(c[1] - x))[0], round(axis.value(y), axis.decimals)]
+                near = min(cats, key=lambda c: abs(c[1] - x), default=("", x))
+                record[key] = [near[0], round(axis.value(y), axis.decimals)]
+            x, y = pts[-1]   # where it ends: a category's label only when it stands there ("" past the last one)
+            near = min(cats, key=lambda c: abs(c[1] - x), default=("", math.inf))
+            record["last"] = [near[0] if abs(near[1] - x) <= spacing / 3 else "", round(axis.value(y), axis.decimals)]
         out.append(record)
     return out
 
 
-__all__ = ["YEAR_LABEL", "ValueAxis", "read_series", "value_axes"]
+__all__ = ["YEAR_LABEL", "ValueAxis", "read_series", "staircase", "value_axes"]

@@ -10,8 +10,10 @@ shading (a 10-Q's statements), not a figure (:func:`is_row_shading`).
 from __future__ import annotations
 
 import logging
+import re
 
 from docrag.geometry import Box, union
+from docrag.ingestion.chart_marks import staircase, value_axes
 from docrag.ingestion.layout import FIGURE_CAPTION_RE, TABLE_CAPTION_RE
 from docrag.ingestion.textlayer import to_display_box
 from docrag.types import Block, BlockKind, Word
@@ -34,6 +36,8 @@ SHADING_MAX_HEIGHT_PT = 24.0   # ... a text row high (median) ...
 SHADING_REPEATS = 3.0          # ... each column span repeated this many times on average
 TINT_MIN_LEVEL = 0.75          # a header tint: light fills only (every colour channel this light) ...
 TINT_MAX_HEIGHT_PT = 40.0      # ... in a band no higher than a header of two or three lines
+_PERIOD = re.compile(r"^(?:Q[1-4]|H[12]|FY)[-'’/ ]?\d{2,4}$|^(?:19|20)\d\d(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?$",
+                     re.IGNORECASE)   # "Q1-19", "FY23", "2019", "2013/1/25": a time axis' labels
 CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
 TABLE_CAPTION_BELOW_PT = 25.0  # a caption below a table counts as this much farther than one above
 
@@ -56,7 +60,9 @@ def _grown(r, half: float) -> tuple[float, float, float, float]:
 
 
 def _is_graphic(d: dict, centers, to_display) -> bool:
-    """Curves, diagonal lines, and visible filled shapes with no word centre inside them."""
+    """Curves, diagonal lines, lines drawn as steps, and visible filled shapes with no word centre inside them."""
+    if d.get("type") == "s" and staircase(d.get("items", ())):
+        return True
     for item in d.get("items", ()):
         op = item[0]
         if op in ("c", "qu"):
@@ -236,12 +242,26 @@ def _with_labels(box: Box, words: list[Word]) -> Box:
     grown = box
     for _ in range(3):
         zone = grown.expanded(LABEL_GAP_PT)
-        near = [w for w in words if zone.intersection_area(w.box) > 0.5 * w.box.area
+        ticks = {id(w) for w in _axis_labels(words, grown)}
+        near = [w for w in words if (zone.intersection_area(w.box) > 0.5 * w.box.area or id(w) in ticks)
                 and w.box.width < 0.5 * box.width and not grown.contains(w.box)]
         if not near:
             break
         grown = union([grown, *[w.box for w in near]])
     return grown.clipped()
+
+
+def _axis_labels(words: list[Word], box: Box) -> list[Word]:
+    """Axis labels a little off the plot (a slide's "-3 … 3" left of its axis, its "Q1-19 … Q4-22" under it), out
+    of ``_with_labels``' reach: a column of evenly stepped numbers beside the box (a value axis) or a row of
+    three or more periods under it, each word within ``LABEL_GAP_PT`` of the box. A table's row of figures
+    next to a chart is neither."""
+    beside = [w for w in words if box.y0 <= (w.box.y0 + w.box.y1) / 2 <= box.y1
+              and (0 <= box.x0 - w.box.x1 <= LABEL_GAP_PT or 0 <= w.box.x0 - box.x1 <= LABEL_GAP_PT)]
+    out = [w for axis in value_axes(beside) for w in beside if axis.x0 - 1 <= w.box.x0 and w.box.x1 <= axis.x1 + 1]
+    under = [w for w in words if _PERIOD.match(w.text) and box.x0 <= (w.box.x0 + w.box.x1) / 2 <= box.x1
+             and 0 <= w.box.y0 - box.y1 <= LABEL_GAP_PT]
+    return out + (under if len(under) >= 3 else [])
 
 
 def _merge(blocks: list[Block]) -> list[Block]:
