@@ -43,6 +43,7 @@ FURNITURE_PAGES = 5         # running headers repeat: the first pages' furniture
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z&]+\b")   # on folded text: "México" is "Mexico"
 _LATIN_WORD = re.compile(r"[a-z0-9&]+")
+_NAME_RUN = re.compile(r"[A-Z][A-Za-z&]+(?: [A-Z][A-Za-z&]+)+")   # a name of several capitalised words
 _LEADING_ZH = re.compile(r"^(?:根据|在|据)?([\u4e00-\u9fff]{4})")
 _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "from", "by", "for", "did", "does",
               "was", "were", "is", "are", "among", "as", "at", "if", "per", "under", "its", "an", "and", "of"}
@@ -117,13 +118,29 @@ class DocumentNames:
             return set()
         most = max(2, len(self.texts) // 10)
         if reference:
-            held = [docs for docs in map(self.holding, candidate_names(reference)) if 1 <= len(docs) <= most]
+            held = [docs for name in candidate_names(reference)
+                    if 1 <= len(docs := self._whole(name, question, reference)) <= most]
         else:
             held = self._leading(question) if _CJK_RUN.search(question) else self._titled(question)
         if not held:
             return set()
         fewest = min(map(len, held))
         return set().union(*(docs for docs in held if len(docs) == fewest))
+
+    def _whole(self, name: str, question: str, reference: str) -> set[str]:
+        """``whole_name``: the documents holding ``name`` and, when it is a word of a name of several capitalised
+        words that the question writes within its reference ("American Express's", "the BLS July 2025 CPI
+        release"), every word of that name or the name written together: Kroger's release printing "Express"
+        names no "American Express" report. (A name running past the reference, "Alphabet Class A" of a reference
+        "Alphabet", is not one.)"""
+        docs = self.holding(name)
+        ref = folded(reference).lower()
+        for run in _NAME_RUN.findall(folded(question)):
+            words = [w.lower() for w in run.split() if len(w) >= 3 and w.lower() not in _NOT_NAMES]
+            if name in words and len(words) > 1 and run.lower() in ref:
+                together = self.holding("".join(words))
+                docs = {d for d in docs if d in together or all(d in self.holding(w) for w in words)}
+        return docs
 
     def _leading(self, question: str) -> list[set[str]]:
         """``leading_name``: a Chinese question with no reference phrase opens with its subject, a company's short

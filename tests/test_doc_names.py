@@ -172,3 +172,15 @@ def test_a_chinese_question_without_a_reference_is_named_by_its_first_four_chara
     assert names.named("航天电器2019年连接器的销售量是多少？同比增长多少？") == {"hangtian"}
     assert names.named("浙商证券金股数据库中，哪只股票收益最高？") == set()
     assert names.named("2019年营业收入最高的是哪家公司？") == set()
+
+
+def test_a_word_of_a_longer_name_names_no_report_that_lacks_the_rest() -> None:
+    """Kroger's release prints "Express"; American Express's 10-K extract opens on its tables and never prints its
+    own name: "American Express's" names neither (searched everywhere). A name running past the reference
+    ("Alphabet Class A" of the owner "Alphabet") still names its report."""
+    names = DocumentNames({**_TEXTS, "kroger": "en kroger q2 2023 earnings release kroger express pickup",
+                           "amex": "en amex 2022 10k table 1 summary of financial performance"})
+    assert names.named("What was American Express's average fee per card in 2022?") == set()
+    assert names.named("How many Kroger Express stores did Kroger's release count?") == {"kroger"}
+    assert names.named("What peak value did a $100 investment in Alphabet Class A stock reach, per "
+                       "Alphabet's annual report?") == {"alphabet"}

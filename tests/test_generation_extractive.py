@@ -1185,6 +1185,23 @@ def test_a_mean_asked_averages_the_columns_rows_of_the_years_named(tmp_path):
     assert "1.53" in ans.answer and "=" not in ans.answer, ans.answer
 
 
+REAL_AMEX = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / "en_amex_2022_10k.pdf"
+
+
+@pytest.mark.skipif(not REAL_AMEX.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_ratio_on_average_equity_is_no_mean_asked(tmp_path):
+    """American Express's Table 1 (real, page 1; en-f-011): "What return on average equity ..." had been answered
+    with the mean of eight capital ratios ("on average" read as a mean asked); ``mean_not_ratio``: "return on
+    average equity" names a ratio, which is read, not computed."""
+    from tests.support.real_pdfs import real_pages
+
+    pages = real_pages(REAL_AMEX, [1], tmp_path)
+    ans = get_generator("extractive", embed=False).generate(
+        "What return on average equity did American Express report for 2022?", pages)
+    assert (ans.meta.get("arithmetic") or {}).get("op") != "mean", ans.answer
+    assert "/ 8" not in ans.answer, ans.answer
+
+
 def _side_by_side_charts(tmp_path):
     """国盛证券's page 3 (issue 23): two picture charts side by side, each under its numbered caption (linked at
     ingest) and over a source line printed 1 pt nearer to it than the caption."""

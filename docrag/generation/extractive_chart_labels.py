@@ -46,6 +46,7 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
             # the value axis over a legend word ("14, 12, 10 — Interval"), not a bar's labels
             # every series' label in the column, top to bottom (a bar's figure, then its growth line's)
             column = sorted(above, key=lambda n: n.box.y0)
+            column = [n for i, n in enumerate(column) if not any(_overprinted(o, n) for o in column[:i])]
             out[_name(c)] = ", ".join(n.text.strip() for n in column)
     if not axis:
         return out
@@ -58,6 +59,11 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
         if len(found) >= 0.5 * len(row):
             kept.update(found)
     return kept
+
+
+def _overprinted(a: Block, b: Block) -> bool:
+    """One label printed twice at one place (a PDF's bold drawn as two passes: Intel's "$23.0 $23.0")."""
+    return a.text.strip() == b.text.strip() and abs(a.box.x0 - b.box.x0) < 1.5 and abs(a.box.y0 - b.box.y0) < 1.5
 
 
 def _name(category: Block) -> str:

@@ -154,8 +154,9 @@ def stated_total(best: Any, question: str, units: Sequence[Any]) -> Any | None:
     return totals[0] if len(totals) == 1 else None
 
 
-_MEAN = re.compile(r"\b(?:average|mean)\s+(?:of|over|across)\b|\bon average\b|平均值|(?:简单|算术)平均|均值",
-                   re.IGNORECASE)
+# "on average" asks a mean, "return on average equity" names a ratio (mean_not_ratio)
+_MEAN = re.compile(r"\b(?:average|mean)\s+(?:of|over|across)\b|(?<!return )(?<!yield )(?<!income )\bon average\b"
+                   r"|平均值|(?:简单|算术)平均|均值", re.IGNORECASE)
 _YEAR_SPAN = re.compile(r"((?:19|20)\d\d)\s*(?:-|–|—|~|～|至|到)\s*((?:19|20)\d\d)")
 _AVERAGE_ROW = re.compile(r"^\s*(?:average|mean|平均|均值)", re.IGNORECASE)
 _ROW_YEAR = re.compile(r"^\s*((?:19|20)\d\d)")

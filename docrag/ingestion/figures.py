@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from itertools import pairwise
 
 from docrag.geometry import Box, union
 from docrag.ingestion.chart_marks import staircase, value_axes
@@ -36,6 +37,17 @@ SHADING_MAX_HEIGHT_PT = 24.0   # ... a text row high (median) ...
 SHADING_REPEATS = 3.0          # ... each column span repeated this many times on average
 TINT_MIN_LEVEL = 0.75          # a header tint: light fills only (every colour channel this light) ...
 TINT_MAX_HEIGHT_PT = 40.0      # ... in a band no higher than a header of two or three lines
+TITLE_GAP_PT = 30.0           # a chart's title line or legend line stands this close above / under it ...
+TITLE_CENTRED = 0.1           # ... a title centred over it within this share of its width
+_WORDY = re.compile(r"[A-Za-z\u4e00-\u9fff]")
+_SWATCHES = "■□▪▫●◆▲"          # a legend entry's swatch printed as a glyph
+_DATA_LABEL = re.compile(r"^[-−–(]?[$€£¥]?\d[\d,.]*\s*[%BMK]?\)?$")   # "$21.2", "(0.8)", "49%"
+BAR_WIDTH_SPREAD = 0.25       # bars of one row are of one width within this share ...
+MAX_BAR_WIDTH_PT = 80.0       # ... each at most this wide (a wider filled rectangle is a panel or a band)
+MIN_BAR_TALL_PT = 24.0        # ... one of them at least this tall
+CHART_GAP = 1.5              # a gap this many times a row's median gap parts two charts
+BAR_ROW_GAPS = 3.0            # ... and stand at most this many widths apart
+LABELLED_BAR_LINES = 2.5      # a bar holding its data label is at least this many label heights tall
 _PERIOD = re.compile(r"^(?:Q[1-4]|H[12]|FY)[-'’/ ]?\d{2,4}$|^(?:19|20)\d\d(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?$",
                      re.IGNORECASE)   # "Q1-19", "FY23", "2019", "2013/1/25": a time axis' labels
 CAPTION_GAP_PT = 40.0         # how far from a figure/table its caption may be
@@ -59,8 +71,9 @@ def _grown(r, half: float) -> tuple[float, float, float, float]:
     return r.x0 - half, r.y0 - half, r.x1 + half, r.y1 + half
 
 
-def _is_graphic(d: dict, centers, to_display) -> bool:
-    """Curves, diagonal lines, lines drawn as steps, and visible filled shapes with no word centre inside them."""
+def _is_graphic(d: dict, centers, to_display, words: list[Word]) -> bool:
+    """Curves, diagonal lines, lines drawn as steps, and visible filled shapes with no word centre inside them
+    (or only a bar's data label)."""
     if d.get("type") == "s" and staircase(d.get("items", ())):
         return True
     for item in d.get("items", ()):
@@ -77,8 +90,18 @@ def _is_graphic(d: dict, centers, to_display) -> bool:
         if min(r.width, r.height) > 3.0:
             box = to_display(r.x0, r.y0, r.x1, r.y1)
             cx, cy = centers
-            return not bool(((cx >= box.x0) & (cx <= box.x1) & (cy >= box.y0) & (cy <= box.y1)).any())
+            inside = ((cx >= box.x0) & (cx <= box.x1) & (cy >= box.y0) & (cy <= box.y1)).nonzero()[0]
+            return not len(inside) or _labelled_bar(box, [words[i] for i in inside])
     return False
+
+
+def _labelled_bar(box: Box, inside: list[Word]) -> bool:
+    """A bar printing its data label inside it (a 10-K's "$21.2" in white on a grey column): one or two figures,
+    the bar at least ``LABELLED_BAR_LINES`` label heights tall. A shaded table cell holding a figure is about one
+    text line high (a heat map's cells), a heading band holds words."""
+    if len(inside) > 2 or not all(_DATA_LABEL.match(w.text) for w in inside):
+        return False
+    return box.height >= LABELLED_BAR_LINES * max(w.box.height for w in inside)
 
 
 def _filled_rect(d: dict) -> tuple[float, float, float] | None:
@@ -199,21 +222,90 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
         centers = (np.array([(w.box.x0 + w.box.x1) / 2 for w in words]),
                    np.array([(w.box.y0 + w.box.y1) / 2 for w in words]))
         # graphics and bars drawn as thick strokes: (drawing, half its stroke width when a bar, else 0)
-        kept = [(d, half) for d in drawings if (half := _thick(d, frame.width)) or _is_graphic(d, centers, to_display)]
+        kept = [(d, half) for d in drawings
+                if (half := _thick(d, frame.width)) or _is_graphic(d, centers, to_display, words)]
         graphic = [(to_display(*_grown(d["rect"], half)).expanded(0.5).clipped(), len(d.get("items", ())))
                    for d, half in kept]
         panels = _panels(drawings, to_display)
-        for box, n, members in _cluster(graphic):
+        bridges = [(box, MIN_GRAPHIC_ITEMS) for box in _bar_rows([d for d, _ in kept], drawings, to_display)]
+        for box, n, members in _cluster(graphic + bridges):
+            members = [i for i in members if i < len(kept)]   # a bar row's bridge is no drawing
             if n < MIN_GRAPHIC_ITEMS or is_row_shading([_filled_rect(kept[i][0]) for i in members]) \
                     or is_header_tint([kept[i][0] for i in members]):
                 continue
             panel = max((p for p in panels if p.contains(box, tol=2.0) and p.area <= 0.5 * page_area
                          and p.area <= 6 * max(box.area, 1.0)), key=lambda p: p.area, default=None)  # outer frame
             box = panel if panel is not None else _with_labels(_with_axes(box, drawings, to_display), words)
+            if panel is None and _big_enough(box, page_area):   # a rule's bevel stays too thin to be a chart
+                box = _with_title_and_legend(box, words)
             if _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area:
                 found.append((box, "drawing"))
     blocks = [Block(kind=BlockKind.FIGURE, box=box.clipped(), meta={"source": source}) for box, source in found]
     return _merge(blocks)
+
+
+def _bar_rows(graphics: list[dict], drawings: list[dict], to_display) -> list[Box]:
+    """``bar_row``: the span of each row of bars standing on one baseline, so that a column chart whose bars stand
+    further apart than ``CLUSTER_GAP_PT`` (a 10-K's three-year chart, each bar 32 points from the next) is one
+    figure: at least three filled rectangles sharing their foot within a point, of about one width (within
+    ``BAR_WIDTH_SPREAD``), one at least ``MIN_BAR_TALL_PT`` tall (row shading's and a heat map's cells are a
+    text line high), at most ``BAR_ROW_GAPS`` widths apart, each a graphic (no word in it but its data label: a
+    table's filled cells hold words). Such a row is a chart however few paths draw it; the axis lines among
+    ``drawings`` part two charts side by side."""
+    shapes = sorted((d["rect"] for d in graphics if d.get("type") in ("f", "fs") and _rectangle(d)
+                     and min(d["rect"].width, d["rect"].height) >= 3 and d["rect"].width <= MAX_BAR_WIDTH_PT),
+                    key=lambda r: (round(r.y1), r.x0))
+    rows: list[list] = []
+    for r in shapes:
+        if rows and abs(r.y1 - rows[-1][0].y1) <= 1.0:
+            rows[-1].append(r)
+        else:
+            rows.append([r])
+    axes = [d["rect"] for d in drawings if d.get("type") == "s" and len(d.get("items", ())) == 1
+            and d["items"][0][0] == "l" and d["rect"].height < 0.5 and d["rect"].width > 0]
+    out = []
+    for bars in (part for row in rows for on_axis in _on_axes(row, axes) for part in _charts_apart(on_axis)):
+        widths = sorted(b.width for b in bars)
+        if len(bars) >= 3 and widths[-1] <= (1 + BAR_WIDTH_SPREAD) * widths[0] \
+                and max(b.height for b in bars) >= MIN_BAR_TALL_PT \
+                and all(b.x0 - a.x1 <= BAR_ROW_GAPS * widths[0] for a, b in pairwise(bars)):
+            out.append(to_display(min(b.x0 for b in bars), min(b.y0 for b in bars), max(b.x1 for b in bars),
+                                  max(b.y1 for b in bars)))
+    return out
+
+
+def _on_axes(row: list, axes: list) -> list[list]:
+    """A row of bars parted by the axis lines they stand on, when two or more lines carry them (two charts'
+    x axes at one height)."""
+    under = [a for a in axes if abs(a.y0 - row[0].y1) <= 1.5 and a.x0 <= row[-1].x1 and a.x1 >= row[0].x0]
+    if len(under) < 2:
+        return [row]
+    parts = [[b for b in row if a.x0 - 1 <= (b.x0 + b.x1) / 2 <= a.x1 + 1] for a in under]
+    return [p for p in parts if p]
+
+
+def _charts_apart(row: list) -> list[list]:
+    """A row of bars split where a gap is wider than ``CHART_GAP`` times the row's median gap: two charts side by
+    side on one baseline (Intel's R&D and MG&A charts)."""
+    gaps = [b.x0 - a.x1 for a, b in pairwise(row)]
+    if len(gaps) < 2:
+        return [row]
+    wide = CHART_GAP * max(sorted(gaps)[len(gaps) // 2], 1.0)
+    parts = [[row[0]]]
+    for gap, b in zip(gaps, row[1:], strict=True):
+        if gap > wide:
+            parts.append([])
+        parts[-1].append(b)
+    return parts
+
+
+def _rectangle(d: dict) -> bool:
+    """A path painting one rectangle: a ``re`` item, or three or four axis-parallel lines (not an area's outline)."""
+    items = d.get("items", ())
+    if len(items) == 1 and items[0][0] == "re":
+        return True
+    return 3 <= len(items) <= 4 and all(i[0] == "l" and (abs(i[1].x - i[2].x) < 0.5 or abs(i[1].y - i[2].y) < 0.5)
+                                        for i in items)
 
 
 def _big_enough(box: Box, page_area: float) -> bool:
@@ -249,6 +341,30 @@ def _with_labels(box: Box, words: list[Word]) -> Box:
             break
         grown = union([grown, *[w.box for w in near]])
     return grown.clipped()
+
+
+def _with_title_and_legend(box: Box, words: list[Word]) -> Box:
+    """``chart_title``: grow a chart by the title line centred over it (a 10-K's "DCG Revenue $B" 10 points above
+    its labels) and the legend line under it whose entries start with a swatch ("■ Platform ■ Adjacent"), each
+    within ``TITLE_GAP_PT`` and inside the chart's width: what names the chart and its series."""
+    inside = [w for w in words if box.x0 - 2 <= w.box.x0 and w.box.x1 <= box.x1 + 2 and not box.contains(w.box)]
+    above = [w for w in inside if 0 <= box.y0 - w.box.y1 <= TITLE_GAP_PT]
+    below = [w for w in inside if 0 <= w.box.y0 - box.y1 <= TITLE_GAP_PT]
+    grown = [box]
+    if above:
+        low = max(w.box.y1 for w in above)
+        line = [w for w in above if abs(w.box.y1 - low) <= 2]
+        x0, x1 = min(w.box.x0 for w in line), max(w.box.x1 for w in line)
+        wordy = sum(1 for w in line if _WORDY.search(w.text)) >= 0.6 * len(line)   # no table's row of figures
+        if wordy and abs((x0 + x1) / 2 - (box.x0 + box.x1) / 2) <= TITLE_CENTRED * box.width \
+                and x1 - x0 < 0.8 * box.width:
+            grown += [w.box for w in line]
+    if below:
+        high = min(w.box.y0 for w in below)
+        line = [w for w in below if abs(w.box.y0 - high) <= 2]
+        if any(w.text[:1] in _SWATCHES for w in line):
+            grown += [w.box for w in line]
+    return union(grown) if len(grown) > 1 else box
 
 
 def _axis_labels(words: list[Word], box: Box) -> list[Word]:
