@@ -1202,6 +1202,26 @@ def test_a_ratio_on_average_equity_is_no_mean_asked(tmp_path):
     assert "/ 8" not in ans.answer, ans.answer
 
 
+REAL_INTEL = Path(__file__).resolve().parents[1] / "benchmarks" / "devset" / "pdfs" / "en_intel_2020_10k.pdf"
+
+
+@pytest.mark.skipif(not REAL_INTEL.is_file(), reason="dev-set PDFs not fetched (benchmarks/devset/SOURCES.md)")
+def test_a_name_spelled_out_beside_its_acronym_is_found_as_the_acronym(tmp_path):
+    """Intel's DCG revenue chart (real, page 3; en-f-004): the page prints "DCG", never "Data Center Group"; the
+    question's "Data Center Group (DCG)" had cost three missing names (x0.6 each) and a decline. ``spelled_out``:
+    the words an acronym in brackets spells are found when it is (the dev-set question is then answered from the
+    chart's 2020 labels, "$26.1, $3.0, $23.1 — 2020")."""
+    from docrag.generation.extractive_cues import missing_entities
+    from tests.support.real_pdfs import real_pages
+
+    pages = real_pages(REAL_INTEL, [3], tmp_path)
+    question = ("What was revenue of Intel's Data Center Group (DCG) in 2020, and how was it split between platform "
+                "and adjacent products, per the DCG revenue chart?")
+    assert missing_entities(question, pages) == ["Intel"]   # the extract's page 3 prints its logo only
+    assert missing_entities("What was revenue of the Client Computing Group (CCG)?", pages) == ["CCG", "Client",
+                                                                                               "Computing", "Group"]
+
+
 def _side_by_side_charts(tmp_path):
     """国盛证券's page 3 (issue 23): two picture charts side by side, each under its numbered caption (linked at
     ingest) and over a source line printed 1 pt nearer to it than the caption."""

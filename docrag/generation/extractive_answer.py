@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, label_figures, labels_past, of_sign
-from docrag.generation.extractive_cues import asks_rate, missing_nouns
+from docrag.generation.extractive_cues import asks_rate, missing_entities, missing_nouns
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
 from docrag.generation.extractive_listed_sum import listed_operands, listed_sum
 from docrag.generation.extractive_math import (
@@ -40,7 +40,6 @@ from docrag.generation.extractive_math import (
 from docrag.generation.extractive_operands import ordered, second_operand
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
-from docrag.generation.extractive_units import _STOP as _STOPWORDS
 from docrag.types import Page
 
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
@@ -68,7 +67,6 @@ _YEAR_BEFORE = re.compile(r"\b(?:a|one) year (?:earlier|before|ago)\b|\bprior[\s
 _PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
-_ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 
 
 QUOTE_SEP = " … "
@@ -372,18 +370,10 @@ def confidence(idf: dict[str, float], used: Sequence[Unit], lex: float, sem: flo
     return round(max(0.0, min(1.0, 0.55 * cover + 0.45 * match)), 4)
 
 
-def _missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
-    """Capitalised names in the question (not its first word) that no page read mentions."""
-    names = {m.group(1).rstrip(".") for m in _ENTITY.finditer(question.strip())}
-    names = {n for n in names if n.lower() not in _STOPWORDS}
-    text = " ".join(page_text(p) for p in pages).lower()
-    return sorted(n for n in names if n.lower() not in text)
-
-
 def adjusted_confidence(conf: float, question: str, pages: Sequence[Page], used: Sequence[Unit], best: Unit,
                         meta: dict[str, Any]) -> float:
     """The confidence after the losses for what the evidence lacks (``meta`` records each)."""
-    missing = _missing_entities(question, pages)
+    missing = missing_entities(question, pages)
     if missing:  # a name the question asks about appears on no page read
         conf = round(conf * _MISSING_NAME_LOSS ** len(missing), 4)
         meta["missing_names"] = missing

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, _REF, Unit, page_text, tokenize
+from docrag.generation.extractive_units import _STOP as _STOPWORDS
 from docrag.words import jieba, simplified, simplified_text
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from docrag.types import Page
 
 _GENERIC = frozenset({"", "total", "all", "value", "values", "item", "items", "合计", "总计", "项目", "特征", "指标"})
+_SPELLED_OUT = re.compile(r"((?:[A-Z][a-z&]+\s+){1,5})\(([A-Z]{2,6})\)")   # "Data Center Group (DCG)"
+_ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 
 
 def _norm(label: str) -> str:
@@ -126,6 +129,18 @@ _ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "�
                            "作用", "方法", "办法", "名称", "名字", "意思", "含义", "结果", "范围", "单位",
                            "无法", "时候", "情况", "方式", "部分", "平均值", "均值"})   # and words jieba tags n* that
 # name nothing ("平均值": the mean computed, rule 150)
+
+
+def missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
+    """Capitalised names in the question (not its first word) that no page read mentions."""
+    names = {m.group(1).rstrip(".") for m in _ENTITY.finditer(question.strip())}
+    names = {n for n in names if n.lower() not in _STOPWORDS}
+    text = " ".join(page_text(p) for p in pages).lower()
+    for m in _SPELLED_OUT.finditer(question):   # ``spelled_out``: "Data Center Group (DCG)" is found as "DCG"
+        words, short = m.group(1).split(), m.group(2)
+        if "".join(w[0] for w in words[-len(short):]) == short and short.lower() in text:
+            names -= set(words[-len(short):])
+    return sorted(n for n in names if n.lower() not in text)
 
 
 def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], float]:
