@@ -164,3 +164,14 @@ def test_a_difference_the_text_states_is_quoted_over_a_close_cell(tmp_path):
     q = "航天电器2019年经营活动产生的现金流量净额与净利润相差多少？"
     ans = get_generator("extractive", embed=False).generate(q, [page])
     assert "136,884,964.38" in ans.answer and "2,418,396,771.24" not in ans.answer, ans.answer
+
+
+def test_a_change_in_percentage_points_is_a_difference_of_two_rates():
+    """Intel's gross margin chart (en-f-006): "by how many percentage points did gross margin as a percentage of
+    revenue fall" had been read as a share asked ("as a percentage of"), and the two labels quoted; ``points_asked``:
+    a change in points is a difference (61.7% − 56.0% = 5.7 points, by rule 99 over the chart's labels)."""
+    q = ("Using the 'Gross Margin $B' chart, by how many percentage points did gross margin as a percentage of revenue "
+         "fall from 2018 to 2020?")
+    assert operation_of(q) == "difference"
+    assert operation_of("What was gross margin as a percentage of revenue in 2020?") == "share"
+    assert operation_of("轮动策略的年化收益率比沪深300指数高多少个百分点？") == "difference"

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 _GENERIC = frozenset({"", "total", "all", "value", "values", "item", "items", "合计", "总计", "项目", "特征", "指标"})
 _SPELLED_OUT = re.compile(r"((?:[A-Z][a-z&]+\s+){1,5})\(([A-Z]{2,6})\)")   # "Data Center Group (DCG)"
 _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
+_NAME_WORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){2,4}\b")   # three to five capitalised words
 
 
 def _norm(label: str) -> str:
@@ -140,6 +141,10 @@ def missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
         words, short = m.group(1).split(), m.group(2)
         if "".join(w[0] for w in words[-len(short):]) == short and short.lower() in text:
             names -= set(words[-len(short):])
+    for m in _NAME_WORDS.finditer(question):   # and "Data Center Group" alone, where a page prints "DCG"
+        words = m.group(0).split()
+        if re.search(rf"\b{''.join(w[0] for w in words).lower()}\b", text):
+            names -= set(words)
     return sorted(n for n in names if n.lower() not in text)
 
 

@@ -43,9 +43,15 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+_POINTS_Q = re.compile(r"\bby how many (?:percentage )?points\b|\bhow many (?:percentage )?points\b|多少个百分点",
+                       re.IGNORECASE)
+
+
 def operation_of(question: str) -> str:
     """The arithmetic ``question`` asks for: growth, share, ratio, sum, difference or '' (none); one it
     writes out ("（销售量/生产量）", "computed as A minus B") first."""
+    if _POINTS_Q.search(question):   # ``points_asked``: a change in percentage points is a difference of two rates
+        return "difference"
     formula = formula_of(question)
     if formula is not None and not formula.asked:   # a standard ratio is computed only from a table's cell
         return formula.op
