@@ -138,8 +138,8 @@ class DocumentNames:
         for run in _NAME_RUN.findall(folded(question)):
             words = [w.lower() for w in run.split() if len(w) >= 3 and w.lower() not in _NOT_NAMES]
             if name in words and len(words) > 1 and run.lower() in ref:
-                together = self.holding("".join(words))
-                docs = {d for d in docs if d in together or all(d in self.holding(w) for w in words)}
+                together, each = self.holding("".join(words)), [self.holding(w) for w in words]
+                docs = {d for d in docs if d in together or all(d in held for held in each)}
         return docs
 
     def _leading(self, question: str) -> list[set[str]]:

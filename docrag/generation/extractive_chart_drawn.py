@@ -91,7 +91,7 @@ def _bare(s: dict[str, Any]) -> str:
 def _longer(s: dict[str, Any], name: str, at: int, series: list[dict[str, Any]],
             own: str) -> tuple[dict[str, Any], str, int]:
     """``said_longer``: the legend name starting with ``name`` whose other words (half of them at least) follow it in
-    the question, else ``s`` itself."""
+    the question (within three times the name's length and a dozen characters), else ``s`` itself."""
     after = own[at + len(name):at + 3 * len(name) + 12]
     for o in series:
         rest = _bare(o)[len(name):] if o is not s and _bare(o).startswith(name) else ""

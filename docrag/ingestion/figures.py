@@ -4,7 +4,9 @@ Vector figures are found from *graphic* paths only: curves, diagonal lines and f
 without text in them (bars, pie slices, chart series). Rules and frames (axis-aligned strokes) are
 left to table detection; a frame tightly enclosing a cluster (a chart panel) becomes its box. A
 cluster of filled rectangles one text line high repeating a few column spans is a table's row
-shading (a 10-Q's statements), not a figure (:func:`is_row_shading`).
+shading (a 10-Q's statements), not a figure (:func:`is_row_shading`). A bar printing its data label inside it, and a
+line drawn as steps, are graphics too; a row of bars on one baseline is one chart however far apart its bars stand
+(:func:`_bar_rows`); a chart grows by its axis labels, its centred title and its swatch legend.
 """
 
 from __future__ import annotations
@@ -43,10 +45,10 @@ _WORDY = re.compile(r"[A-Za-z\u4e00-\u9fff]")
 _SWATCHES = "■□▪▫●◆▲"          # a legend entry's swatch printed as a glyph
 _DATA_LABEL = re.compile(r"^[-−–(]?[$€£¥]?\d[\d,.]*\s*[%BMK]?\)?$")   # "$21.2", "(0.8)", "49%"
 BAR_WIDTH_SPREAD = 0.25       # bars of one row are of one width within this share ...
-MAX_BAR_WIDTH_PT = 80.0       # ... each at most this wide (a wider filled rectangle is a panel or a band)
-MIN_BAR_TALL_PT = 24.0        # ... one of them at least this tall
-CHART_GAP = 1.5              # a gap this many times a row's median gap parts two charts
+MAX_BAR_WIDTH_PT = 80.0       # ... each at most this wide (a wider filled rectangle is a panel or a band) ...
+MIN_BAR_TALL_PT = 24.0        # ... one of them at least this tall ...
 BAR_ROW_GAPS = 3.0            # ... and stand at most this many widths apart
+CHART_GAP = 1.5               # a gap this many times a row's median gap parts two charts
 LABELLED_BAR_LINES = 2.5      # a bar holding its data label is at least this many label heights tall
 _PERIOD = re.compile(r"^(?:Q[1-4]|H[12]|FY)[-'’/ ]?\d{2,4}$|^(?:19|20)\d\d(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?$",
                      re.IGNORECASE)   # "Q1-19", "FY23", "2019", "2013/1/25": a time axis' labels
