@@ -79,6 +79,19 @@ def candidate_names(reference: str) -> set[str]:
     return out
 
 
+def _name_runs(question: str, reference: str) -> list[list[str]]:
+    """The names of several capitalised words the question writes within its reference ("American Express's", "the
+    BLS July 2025 CPI release"), each as its words of three letters or more (lower case). A name running past the
+    reference ("Alphabet Class A" of a reference "Alphabet") is not one."""
+    ref = folded(reference).lower()
+    out = []
+    for run in _NAME_RUN.findall(folded(question)):
+        words = [w.lower() for w in run.split() if len(w) >= 3 and w.lower() not in _NOT_NAMES]
+        if len(words) > 1 and run.lower() in ref:
+            out.append(words)
+    return out
+
+
 class DocumentNames:
     """The identity texts of a corpus's documents, with a posting list per CJK character pair and Latin word."""
 
@@ -118,8 +131,8 @@ class DocumentNames:
             return set()
         most = max(2, len(self.texts) // 10)
         if reference:
-            held = [docs for name in candidate_names(reference)
-                    if 1 <= len(docs := self._whole(name, question, reference)) <= most]
+            runs = _name_runs(question, reference)
+            held = [docs for name in candidate_names(reference) if 1 <= len(docs := self._whole(name, runs)) <= most]
         else:
             held = self._leading(question) if _CJK_RUN.search(question) else self._titled(question)
         if not held:
@@ -127,17 +140,13 @@ class DocumentNames:
         fewest = min(map(len, held))
         return set().union(*(docs for docs in held if len(docs) == fewest))
 
-    def _whole(self, name: str, question: str, reference: str) -> set[str]:
-        """``whole_name``: the documents holding ``name`` and, when it is a word of a name of several capitalised
-        words that the question writes within its reference ("American Express's", "the BLS July 2025 CPI
-        release"), every word of that name or the name written together: Kroger's release printing "Express"
-        names no "American Express" report. (A name running past the reference, "Alphabet Class A" of a reference
-        "Alphabet", is not one.)"""
+    def _whole(self, name: str, runs: list[list[str]]) -> set[str]:
+        """``whole_name``: the documents holding ``name`` and, when it is a word of one of ``runs`` (names of several
+        capitalised words the question writes within its reference: :func:`_name_runs`), every word of that name
+        or the name written together: Kroger's release printing "Express" names no "American Express" report."""
         docs = self.holding(name)
-        ref = folded(reference).lower()
-        for run in _NAME_RUN.findall(folded(question)):
-            words = [w.lower() for w in run.split() if len(w) >= 3 and w.lower() not in _NOT_NAMES]
-            if name in words and len(words) > 1 and run.lower() in ref:
+        for words in runs:
+            if name in words:
                 together, each = self.holding("".join(words)), [self.holding(w) for w in words]
                 docs = {d for d in docs if d in together or all(d in held for held in each)}
         return docs

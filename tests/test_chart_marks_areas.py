@@ -158,3 +158,22 @@ def test_a_slides_axis_labels_a_little_off_the_plot_belong_to_its_figure(tmp_pat
     figure = next(b for b in page.blocks if b.kind is BlockKind.FIGURE and b.box.x0 > 450 and b.box.y1 < 380)
     assert figure.box.x0 < 492 and figure.box.y1 > 330
     assert "-2.67" in figure.text and "Q1-19" in figure.text
+
+
+def _line(name: str, last: float) -> dict:
+    return {"name": name, "kind": "line", "values": [["2013/1/25", 1.0], ["2023/1/25", last - 0.5]], "prefix": "",
+            "suffix": "", "decimals": 1, "max": ["2023/1/25", last], "min": ["2013/1/25", 1.0], "last": ["", last]}
+
+
+def test_the_series_said_is_the_longer_name_its_words_continue_and_the_head_of_de():
+    """西部证券's charts (zh-e-001, zh-e-005): "中证500指数日内动量策略" says the strategy's line "中证500日内交易策略",
+    not the index line "中证500" it starts with (``said_longer``); "上证50ETF日内动量策略的累计超额" asks the excess,
+    the name after "的", not the ETF's line before it (``said_head``)."""
+    question = "西部证券报告图3中，中证500指数日内动量策略净值在回测期末大约达到多少？"
+    answer = drawn_answer([_line("中证500日内交易策略", 13.9), _line("中证500", 1.4)], question,
+                          dict.fromkeys(tokenize(question), 1.0))
+    assert answer.startswith("约13.9 — 期末（中证500日内交易策略") and "中证500，" not in answer, answer
+    question = "图18中，50%底仓上证50ETF日内动量策略的累计超额（右轴）在期末大约是多少？"
+    answer = drawn_answer([_line("上证50ETF", 1.3), _line("超额(右)", 1.3)], question,
+                          dict.fromkeys(tokenize(question), 1.0))
+    assert answer.startswith("约1.3 — 期末（超额(右)") and "上证50ETF" not in answer, answer

@@ -20,12 +20,13 @@ GREY, BLUE = (0.68, 0.68, 0.68), (0.0, 0.29, 0.52)
 INTEL = DEV_PDFS / "en_intel_2020_10k.pdf"
 
 
-def _two_charts(page, *, title: bool = True) -> None:
+def _two_charts(page, *, title: bool = True, axes: bool = True, apart: float = 58.0) -> None:
     """Two three-year column charts side by side, each on its own axis line, bars 43 points wide and 44 apart,
     each bar's label printed inside it, the second chart 58 points after the first."""
     for x0, heights, name in ((60, (108, 107, 109), "Research and Development $B"),
-                              (334, (55, 51, 49), "Marketing, General and Administrative $B")):
-        page.draw_line((x0 - 22, 281), (x0 + 237, 281), color=(0.5, 0.5, 0.5), width=0.5)
+                              (276 + apart, (55, 51, 49), "Marketing, General and Administrative $B")):
+        if axes:
+            page.draw_line((x0 - 22, 281), (x0 + 237, 281), color=(0.5, 0.5, 0.5), width=0.5)
         for i, (h, colour) in enumerate(zip(heights, (GREY, GREY, BLUE), strict=True)):
             x = x0 + 87 * i
             page.draw_rect(pymupdf.Rect(x, 281 - h, x + 43, 281), color=None, fill=colour)
@@ -33,6 +34,30 @@ def _two_charts(page, *, title: bool = True) -> None:
             page.insert_text((x + 12, 292), str(2018 + i), fontsize=8)
         if title:
             page.insert_text((x0 + 30, 150), name, fontsize=9)
+
+
+def test_two_charts_without_axis_lines_are_parted_by_the_wider_gap_between_them():
+    """The same charts with no axis line under either: the 100-point gap between them, against 44 between their own
+    bars, parts the row (``_charts_apart``)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    _two_charts(page, axes=False, apart=100.0)
+    left, right = _figures(page)
+    assert left.x1 < right.x0
+
+
+def test_a_thin_rule_under_a_centred_heading_is_no_figure():
+    """A rule drawn as a thin bevelled band (a 10-K's statement footer line, Uber's) under a centred line of text:
+    the band is too thin to be a chart, so no title grows it into one."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    shape = page.new_shape()
+    for dy in (0.0, 0.4, 0.8, 1.2, 1.6):   # a bevel: a few diagonal slivers making one thin band
+        shape.draw_polyline([(18, 642 + dy), (593, 642.3 + dy), (592, 643 + dy), (19, 642.7 + dy), (18, 642 + dy)])
+    shape.finish(color=None, fill=(0.6, 0.6, 0.6))
+    shape.commit()
+    page.insert_text((230, 620), "The accompanying notes are an integral part", fontsize=8)
+    assert _figures(page) == []
 
 
 def _figures(page) -> list[Box]:

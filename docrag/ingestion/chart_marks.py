@@ -456,8 +456,9 @@ def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str]) -
         return axes[0]
     if _LEFT.search(name) or _RIGHT.search(name):
         return axes[0] if _LEFT.search(name) else axes[-1]
-    if name and (_RIGHT.search(" ".join(legend)) is None) != (_LEFT.search(" ".join(legend)) is None):
-        return axes[-1] if _LEFT.search(" ".join(legend)) else axes[0]
+    said = " ".join(legend)
+    if name and (_RIGHT.search(said) is None) != (_LEFT.search(said) is None):
+        return axes[-1] if _LEFT.search(said) else axes[0]
     pct = [a for a in axes if a.suffix == "%"]
     if len(pct) != 1:
         return None
@@ -493,8 +494,7 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     one digit finer than the axis step (a line adds its highest and lowest vertex, ``"max"`` and ``"min"``, as
     [nearest category, value], and its last, ``"last"``, as [category, value], "" when it ends past the last
     label; a line chart whose categories are not text has no ``values``, only these); ``kind`` "segment" is a
-    stacked column's part, its value the segment's height; [] when the chart
-    cannot be read safely."""
+    stacked column's part, its value the segment's height; [] when the chart cannot be read safely."""
     inside = [w for w in words if box.expanded(2).contains(w.box, tol=1.0)]
     axes = value_axes(inside)
     if not axes or len(axes) > 2 or (len(axes) == 2 and axes[1].x0 < axes[0].x1 + 0.5 * box.width):
