@@ -78,6 +78,21 @@ def test_labelled_bars_far_apart_make_one_figure_per_chart():
     assert left.y0 <= 145   # and its title (no bar stands that high: the title line centred over it)
 
 
+def test_a_title_above_a_caption_both_charts_share_is_its_chart_s_title():
+    """The titles stand above a caption line spanning both charts (Intel's "(Percentages indicate expenses as a
+    percentage of total revenue)"), the second chart's short bars 80 points under its title: each chart still
+    grows by its own title, never by the shared caption."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    _two_charts(page, title=False)
+    for x0, name in ((60, "Research and Development $B"), (334, "Marketing, General and Administrative $B")):
+        page.insert_text((x0 + 30, 140), name, fontsize=9)
+    page.insert_text((190, 156), "(Percentages indicate expenses as a percentage of total revenue)", fontsize=8)
+    left, right = _figures(page)
+    assert left.y0 <= 132 and right.y0 <= 132   # each with its title, 30 and 83 points above its bars
+    assert left.x1 < right.x0   # the caption joins neither to the other
+
+
 def test_a_heat_map_cell_holding_a_figure_is_no_bar():
     """A shaded table cell one text line high holding its figure is not a labelled bar (Banxico's heat map)."""
     doc = pymupdf.open()
@@ -101,3 +116,14 @@ def test_the_real_10k_charts_are_figures_with_their_labels_read_once(tmp_path):
     assert not any(b.kind is BlockKind.TABLE and b.box.y0 < 220 for b in page.blocks)
     values = next(u.extra["values"] for u in units_of(page, 1) if u.kind == "figure" and "DCG Revenue" in u.text)
     assert values["2020"] == "$26.1, $3.0, $23.1"
+
+
+@pytest.mark.skipif(not INTEL.exists(), reason=NOT_FETCHED)
+def test_the_real_10k_expense_charts_hold_their_titles(tmp_path):
+    """Intel's 2020 10-K (real, page 6): the R&D and MG&A charts stand under their titles with a caption spanning
+    both between; the MG&A chart's bars are short, its title 83 points above them. Each figure holds its title."""
+    (page,) = real_pages(INTEL, [6], tmp_path)
+    charts = sorted((b for b in page.blocks if b.kind is BlockKind.FIGURE), key=lambda b: b.box.x0)
+    assert len(charts) == 2
+    assert "Research and Development $B" in charts[0].text and "Marketing" not in charts[0].text
+    assert "Marketing, General, and Administrative $B" in charts[1].text and "Percentages" not in charts[1].text

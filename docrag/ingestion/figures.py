@@ -40,7 +40,8 @@ SHADING_REPEATS = 3.0          # ... each column span repeated this many times o
 TINT_MIN_LEVEL = 0.75          # a header tint: light fills only (every colour channel this light) ...
 TINT_MAX_HEIGHT_PT = 40.0      # ... in a band no higher than a header of two or three lines
 TITLE_GAP_PT = 30.0           # a chart's title line or legend line stands this close above / under it ...
-TITLE_CENTRED = 0.1           # ... a title centred over it within this share of its width
+TITLE_CENTRED = 0.1           # ... a title centred over it within this share of its width ...
+TITLE_FAR_PT = 90.0           # ... or this close when only lines wider than it stand between
 _WORDY = re.compile(r"[A-Za-z\u4e00-\u9fff]")
 _SWATCHES = "■□▪▫●◆▲"          # a legend entry's swatch printed as a glyph
 _DATA_LABEL = re.compile(r"^[-−–(]?[$€£¥]?\d[\d,.]*\s*[%BMK]?\)?$")   # "$21.2", "(0.8)", "49%"
@@ -347,20 +348,11 @@ def _with_labels(box: Box, words: list[Word]) -> Box:
 
 def _with_title_and_legend(box: Box, words: list[Word]) -> Box:
     """``chart_title``: grow a chart by the title line centred over it (a 10-K's "DCG Revenue $B" 10 points above
-    its labels) and the legend line under it whose entries start with a swatch ("■ Platform ■ Adjacent"), each
-    within ``TITLE_GAP_PT`` and inside the chart's width: what names the chart and its series."""
+    its labels, :func:`_title_above`) and the legend line under it whose entries start with a swatch ("■ Platform
+    ■ Adjacent") within ``TITLE_GAP_PT`` and inside the chart's width: what names the chart and its series."""
+    grown = [box, *(w.box for w in _title_above(box, words))]
     inside = [w for w in words if box.x0 - 2 <= w.box.x0 and w.box.x1 <= box.x1 + 2 and not box.contains(w.box)]
-    above = [w for w in inside if 0 <= box.y0 - w.box.y1 <= TITLE_GAP_PT]
     below = [w for w in inside if 0 <= w.box.y0 - box.y1 <= TITLE_GAP_PT]
-    grown = [box]
-    if above:
-        low = max(w.box.y1 for w in above)
-        line = [w for w in above if abs(w.box.y1 - low) <= 2]
-        x0, x1 = min(w.box.x0 for w in line), max(w.box.x1 for w in line)
-        wordy = sum(1 for w in line if _WORDY.search(w.text)) >= 0.6 * len(line)   # no table's row of figures
-        if wordy and abs((x0 + x1) / 2 - (box.x0 + box.x1) / 2) <= TITLE_CENTRED * box.width \
-                and x1 - x0 < 0.8 * box.width:
-            grown += [w.box for w in line]
     if below:
         high = min(w.box.y0 for w in below)
         line = [w for w in below if abs(w.box.y0 - high) <= 2]
@@ -369,6 +361,39 @@ def _with_title_and_legend(box: Box, words: list[Word]) -> Box:
     return union(grown) if len(grown) > 1 else box
 
 
+def _title_above(box: Box, words: list[Word]) -> list[Word]:
+    """The words of the chart's title: the nearest text line above it that lies within its width, is centred
+    over it and is words (no table's row of figures), within ``TITLE_GAP_PT`` -- or within ``TITLE_FAR_PT``
+    when only lines wider than the chart stand between (a caption shared by two charts side by side: Intel's
+    "Marketing, General, and Administrative $B" stands 83 points above its short bars, under it "(Percentages
+    indicate expenses ...)" spans both charts)."""
+    near = {id(w) for w in words if 0 <= box.y0 - w.box.y1 <= TITLE_FAR_PT and w.box.x1 > box.x0 and w.box.x0 < box.x1}
+    lines = [ln for ln in _text_lines([w for w in words if 0 <= box.y0 - w.box.y1 <= TITLE_FAR_PT])
+             if any(id(w) in near for w in ln)]
+    crossed = False
+    for line in sorted(lines, key=lambda ln: -max(w.box.y1 for w in ln)):
+        x0, x1 = min(w.box.x0 for w in line), max(w.box.x1 for w in line)
+        if x0 < box.x0 - 2 or x1 > box.x1 + 2:
+            crossed = True   # wider than the chart: a shared caption or the text around it
+            continue
+        wordy = sum(1 for w in line if _WORDY.search(w.text)) >= 0.6 * len(line)   # no table's row of figures
+        close = box.y0 - max(w.box.y1 for w in line) <= TITLE_GAP_PT
+        centred = abs((x0 + x1) / 2 - (box.x0 + box.x1) / 2) <= TITLE_CENTRED * box.width
+        return line if wordy and centred and x1 - x0 < 0.8 * box.width and (close or crossed) else []
+    return []
+
+
+def _text_lines(words: list[Word]) -> list[list[Word]]:
+    """Words chained into printed lines: one baseline (within 2 points) and gaps under three word heights."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (round(w.box.y1), w.box.x0)):
+        line = next((ln for ln in lines if abs(ln[-1].box.y1 - w.box.y1) <= 2
+                     and 0 <= w.box.x0 - ln[-1].box.x1 <= 3 * max(w.box.height, ln[-1].box.height)), None)
+        if line is None:
+            lines.append([w])
+        else:
+            line.append(w)
+    return lines
 def _axis_labels(words: list[Word], box: Box) -> list[Word]:
     """Axis labels a little off the plot (a slide's "-3 … 3" left of its axis, its "Q1-19 … Q4-22" under it), out
     of ``_with_labels``' reach: a column of evenly stepped numbers beside the box (a value axis) or a row of
