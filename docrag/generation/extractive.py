@@ -76,7 +76,7 @@ from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_part_answers import answers_every_part, distinct_best, own_words
 from docrag.generation.extractive_parts import compares, parts_of
 from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change, states_difference
-from docrag.generation.extractive_rivals import repeat_named, unasked_qualifier
+from docrag.generation.extractive_rivals import listed_member, repeat_named, unasked_qualifier
 from docrag.generation.extractive_score import (
     _YEAR,
     ROW_NAMED_PRIOR,
@@ -281,7 +281,8 @@ class ExtractiveGenerator:
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
                   / (1.0 + self.rank_prior * (0 if ref else u.rank - 1) * (ROW_NAMED_PRIOR if row else 1.0))
                   for lx, sm, u, cue, ref, row in zip(lex, sem, units, cues, named, rowed, strict=True)]
-        scores = unasked_qualifier(units, lex, repeat_named(units, lex, scores), asked)   # rules 168, 169
+        scores = listed_member(units, unasked_qualifier(units, lex, repeat_named(units, lex, scores), asked),
+                               asked)   # rules 168, 169, 184
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = distinct_best(order, scores, units, *taken)
         best = units[bi]

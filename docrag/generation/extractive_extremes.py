@@ -16,6 +16,7 @@ from docrag.generation.extractive_tables import Table, parse_number
 from docrag.generation.extractive_units import _REF, Unit, tokenize, without_references
 from docrag.words import jieba
 
+_WORDY = re.compile(r"[A-Za-z\u4e00-\u9fff]")   # a header in words (no year, no figure)
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
 _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
                      r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快|常见|普遍)", re.IGNORECASE)
@@ -279,15 +280,18 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         fit = fits[key][:2] if key in fits else _column_fit(u.cell.headers, terms)
         fits[key] = (*fit, max(s, fits[key][2] if key in fits else 0.0))
         row = (id(u.table), id(u.cell.row))
-        fit = rows[row][:2] if row in rows else _column_fit([u.cell.row.label], terms)
+        fit = rows[row][:2] if row in rows else _section_named(_column_fit([u.cell.row.label], terms), u, terms)
         rows[row] = (*fit, max(s, rows[row][2] if row in rows else 0.0))
     if not fits:
         return None
     asked = asked_word(question)   # "哪个季度": a table whose columns are quarters is read across
     heading = {k: sum(_heads_asked(asked, c.text) for line in t.header_lines for c in line) if asked else 0
                for k, t in tables.items()}
+    listed = {k: _listed_columns(t, question) for k, t in tables.items()}   # rule 186 ``listed_options``
     across = _across_row(units, rows, fits, {k for k, n in heading.items() if n},
-                         {k for k, n in heading.items() if n >= 2 and _is_parameter(asked)})
+                         {k for k, n in heading.items() if n >= 2 and _is_parameter(asked)}
+                         | {k for k, heads in listed.items() if heads})
+    across = [u for u in across if not listed[id(u.table)] or set(u.cell.headers) & listed[id(u.table)]]
     if across:   # the question names a row and asks which column: the row's extreme cell
         return _pick(across, wants)
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
@@ -302,6 +306,22 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
            and not _is_excluded(u.cell.row.label, left_out)
            and not _REST_ROW.match(_PAREN.sub(" ", u.cell.row.label).strip(" '\"‘’“”"))]
     return _pick(col, wants) if col else None
+
+
+def _listed_columns(table: Table, question: str) -> set[str]:
+    """``listed_options`` (rule 186): the column headers the question lists as the options compared, when it names
+    three or more in words ("电子、通信、计算机、传媒四个行业中哪个累计收益率最高": the row is read across them, not
+    down the best-named column); else none."""
+    heads = {c.text.strip() for line in table.header_lines for c in line}
+    named = {h for h in heads if len(h) >= 2 and _WORDY.search(h) and h in question}
+    return named if len(named) >= 3 else set()
+
+
+def _section_named(fit: tuple[float, float], u: Unit, terms: set[str]) -> tuple[float, float]:
+    """``section_named`` (rule 185): rows named alike ("累计收益率") under sections (periods) are told apart by the
+    section the question names ("2010.6.29-2015.12.31期间 ... 哪个累计收益率最高"): its share adds a tenth."""
+    section = set(tokenize(u.cell.row.section))
+    return (fit[0], fit[1] + 0.1 * len(section & terms) / len(section)) if section else fit
 
 
 def _pick(cells: Sequence[Unit], wants: dict[str, list[str]]) -> Unit | None:

@@ -28,7 +28,9 @@ _OPS: list[tuple[str, re.Pattern[str]]] = [
                           r"了?(?:约|大约)?多少"
                           r"(?![元万亿个人家部条吨台只件户份])", re.IGNORECASE)),
     ("share", re.compile(r"\b(what (share|percentage|proportion|fraction) of|share of|percent of|"
-                         r"as a (share|percentage) of)\b|占.*(比例|比重|百分之|多少)|所占", re.IGNORECASE)),
+                         r"as a (share|percentage) of)\b|占[^，,。；;？?]*?(比例|比重|百分之|多少)|所占",
+                         re.IGNORECASE)),
+    # (``share_in_clause``: "占…多少" within one clause; "净新高占比提示恐慌时，…维持了多少天" names an indicator)
     # "ratio of A to B" asks for a division; "the Sharpe ratio", "debt to EBITDA ratio" name a printed measure
     ("ratio", re.compile(r"\b(ratio (of|between)|how many times|times (larger|bigger|higher|as (large|much|many)))\b"
                          r"|倍", re.IGNORECASE)),

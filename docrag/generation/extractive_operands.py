@@ -64,6 +64,8 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             continue   # same_kind_operand: a percentage beside a count, a count beside money, is no operand of it
         same_row = u.cell.row is tc.row
         same_col = u.cell.headers == tc.headers and u.cell.row is not tc.row
+        if op == "share" and same_row and _over_time(tc, u.cell, True):
+            continue   # share_of_itself: one row's two periods (108 of 131 研发人员) are no part and its whole
         if op == "growth" and (same_row or same_col) and not _over_time(tc, u.cell, same_row):
             continue   # growth_over_time: two segments' columns (or rows) are no change over time
         if op == "difference" and same_row and not _over_time(tc, u.cell, True) and not _column_asked(u.cell, asked):

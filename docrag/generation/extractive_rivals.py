@@ -1,9 +1,11 @@
 """Cells of one document that compete for one answer: copies of a measure printed twice (``repeat_named``, rule
-168) and rows named alike but for words the question does not ask (``unasked_qualifier``, rule 169); both applied
-in ``extractive.py`` after the scores (``docs/extractive-rules.md``)."""
+168), rows named alike but for words the question does not ask (``unasked_qualifier``, rule 169), and a column
+naming the asked member in its own name over one listing it among its parts (``listed_member``, rule 184); all
+applied in ``extractive.py`` after the scores (``docs/extractive-rules.md``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_units import _CJK, Unit, tokenize
@@ -65,3 +67,28 @@ def _leading(label: str, plain: str) -> str | None:
     if _CJK.match(plain):
         return extra.strip() if len(plain) >= 4 else None
     return extra.strip() if extra.endswith(" ") and len(plain.split()) >= 2 else None
+
+
+# a bracketed list of parts in a header: "科技板块 (电子+通信+计算机+传媒)", "Asia (China, Japan, India)"
+_LISTED = re.compile(r"[(（]([^()（）]*[+＋、,，/][^()（）]*)[)）]")
+
+
+def listed_member(units: Sequence[Unit], scores: Sequence[float], asked: str) -> list[float]:
+    """``listed_member`` (rule 184): of two cells of one row, the one whose column is named by a member the question
+    asks ("计算机行业") takes the other's score when the other's column lists that member among its parts only
+    ("科技板块 (电子+通信+计算机+传媒)": the composite, which also matched "收益率" in its own header line)."""
+    rows: dict[int, list[int]] = {}
+    for i, u in enumerate(units):
+        if u.cell is not None:
+            rows.setdefault(id(u.cell.row), []).append(i)
+    out = list(scores)
+    for group in (g for g in rows.values() if len(g) > 1):
+        heads = {i: units[i].cell.header_text for i in group}
+        for i in group:
+            members = [m.strip() for lst in _LISTED.findall(heads[i]) for m in re.split(r"[+＋、,，/]", lst)]
+            said = [m for m in members if len(m) >= 2 and m in asked and m not in _LISTED.sub(" ", heads[i])]
+            for j in group:
+                own = _LISTED.sub(" ", heads[j])
+                if j != i and any(m in own for m in said) and out[i] > out[j]:
+                    out[j] = out[i] * 1.001
+    return out

@@ -378,21 +378,21 @@ def words_in(page: Page, box: Box, min_inside: float = 0.6) -> list[Word]:
 
 
 _RATE = re.compile(r"率|比例|比重|占比|百分比|\b(?:margin|ratio|rate|share|percent(?:age)?)\b|%", re.IGNORECASE)
+_NAMED_PERCENT = re.compile(r"\([A-Za-z][^()]*\)\s?$")   # ``named_percent``: "(NH-NL)%" (净新高占比) names a measure
 
 
 def unit_of(tc: TableCell, table: Table) -> str:
-    """The unit of one value: from its row label, else its column headers, else the table's title. A title
-    naming two ("单位：万元，%": amounts in 万元, rates in %) gives a rate's row its % and the others the first;
-    a figure stated in the title ("99.08%", "32,932.48 万元") is a value and "% Change" a column's name, not the
-    table's unit."""
+    """The unit of one value: from its row label, else its column headers, else the table's title ("单位：万元，%":
+    a rate's row gets %, the others 万元); "99.08%" in a title is a value, "% Change" and "(NH-NL)%" names."""
     for text in (tc.row.label, " ".join(tc.headers)):
         m = _UNIT.search(text)
         if m:
             return m.group(0)
-    title = table.title   # "占营业收入99.08%" in a title states a value, "% Change" names a column: no unit
+    title = table.title
     units = list(dict.fromkeys(m.group(0) for m in _UNIT.finditer(title)   # "32,932.48 万元" states a value
                                if not (re.search(r"\d\s?$", title[:m.start()])
-                                       or m.group(0) == "%" and re.match(r"\s?[A-Za-z]", title[m.end():]))))
+                                       or m.group(0) == "%" and (re.match(r"\s?[A-Za-z]", title[m.end():])
+                                                                 or _NAMED_PERCENT.search(title[:m.start()])))))
     if len(units) > 1 and "%" in units:
         named = " ".join([tc.row.label, *tc.headers])
         return "%" if _RATE.search(named) else next(u for u in units if u != "%")
