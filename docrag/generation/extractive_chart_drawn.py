@@ -281,6 +281,8 @@ def drawn_answer(drawn: list[dict[str, Any]], question: str, idf: dict[str, floa
             ends = extremes if len(chosen) == 1 else [extreme]   # both ends asked of one series
             picked = [s[e] if s.get(e) and (not absolute or not s["values"])
                       else (min if e == "min" else max)(s["values"], key=size) for e in ends]
+            if _END.search(question) and s.get("last"):   # ``extreme_and_end``: "最高约为多少，期末约为多少"
+                picked.append([s["last"][0] or _end_label(zh), s["last"][1]])
         parts.extend(_read(s, c or ("图中" if zh else "on the chart"), v, zh) for c, v in picked)
     return "; ".join(parts) or None
 

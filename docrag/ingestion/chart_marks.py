@@ -38,6 +38,7 @@ UPRIGHT_SHARE = 0.8        # a row of category labels this share of them upright
 SLANT_ANCHOR = 0.2         # a slanted label's tick: this share of its box's width in from its right end
 LEGEND_GAP_PT = 25.0       # a legend's text starts this close to its colour sample
 MAX_SAMPLE_PT = 40.0       # a legend sample (swatch, short line, marker group) is at most this long
+LEGEND_BELOW_PT = 30.0     # a legend row printed under a chart stands this close under its box
 LEGEND_COLOUR = 0.15       # a legend sample's colour is this close to its series' (per channel)
 _LEFT = re.compile(r"左轴|[(（]左[)）]|\bleft(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(lhs\)|\blhs\b", re.IGNORECASE)
 _RIGHT = re.compile(r"右轴|[(（]右[)）]|\bright(?:\s+|-)(?:hand\s+)?(?:axis|scale)\b|\(rhs\)|\brhs\b", re.IGNORECASE)
@@ -81,6 +82,9 @@ def _tick_value(text: str) -> float | None:
         return None
     found = quantities(t)
     return found[0].mantissa if len(found) == 1 else None
+
+
+tick_value = _tick_value   # for figure detection's axis labels (``figures._on_axis``)
 
 
 def _centre_y(b) -> float:
@@ -447,11 +451,18 @@ def _at(xs: list[tuple[float, float]], cx: float, spacing: float) -> float | Non
     return y0 if x1 == x0 else y0 + (y1 - y0) * (cx - x0) / (x1 - x0)
 
 
-def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str]) -> ValueAxis | None:
+# a legend name saying a rate (its bracketed parameters aside: "策略累计表现（多空，单笔3%）" is a net value)
+_RATE_NAME = re.compile(r"回撤|率|%|\b(?:drawdown|rate|yield|percent(?:age)?|margin)s?\b", re.IGNORECASE)
+_BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
+
+
+def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str], lines: bool = False
+              ) -> ValueAxis | None:
     """The axis a series is drawn against: the only one; on a dual-axis chart the one its legend names ("(右轴)",
     "right axis"), or the other one when the legend names an axis for other entries only ("超额(右)" beside
-    "策略净值"), else by the combination chart's convention, bars on the amount axis and lines on the
-    percentage axis (when exactly one axis is in percent)."""
+    "策略净值"); on a chart of ``lines`` only with one percentage axis, when some legend names say a rate and others not
+    ("回撤" beside "策略累计表现"), those on the percentage axis and the others on the other (``rate_named``); else by
+    the combination chart's convention, bars on the amount axis and lines on the percentage axis."""
     if len(axes) == 1:
         return axes[0]
     if _LEFT.search(name) or _RIGHT.search(name):
@@ -462,7 +473,11 @@ def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str]) -
     pct = [a for a in axes if a.suffix == "%"]
     if len(pct) != 1:
         return None
-    return pct[0] if s.kind == "line" else next(a for a in axes if a is not pct[0])
+    other = next(a for a in axes if a is not pct[0])
+    rated = [bool(_RATE_NAME.search(_BRACKETED.sub(" ", e))) for e in legend]
+    if lines and name and any(rated) and not all(rated):   # ``rate_named``: "回撤" beside "策略累计表现"
+        return pct[0] if _RATE_NAME.search(_BRACKETED.sub(" ", name)) else other
+    return pct[0] if s.kind == "line" else other
 
 
 def _stacked(bars: list, base: float) -> bool:
@@ -486,6 +501,16 @@ def _bar_values(s: _Series, axis: ValueAxis, base: float, stacked: bool, cats: l
             value = axis.value(b.y0 if abs(b.y1 - base) <= 1 else b.y1)
         out.append([label, round(value, axis.decimals)])
     return out
+
+
+def _legend_below(drawings: list[dict], words: list[Word], box: Box) -> list[tuple[tuple, str, str]]:
+    """``legend_below``: the legend entries of a row just under the chart's box, within ``LEGEND_BELOW_PT`` and its
+    width (华福证券's "— 策略累计表现（多空，单笔3%） — 回撤" under the plot, its samples short lines, not glyphs the
+    figure grows by)."""
+    def under(x0: float, y0: float, x1: float, y1: float) -> bool:
+        return box.x0 - 2 <= x0 and x1 <= box.x1 + 2 and box.y1 - 2 <= y0 and y1 <= box.y1 + LEGEND_BELOW_PT
+
+    return _entries([d for d in drawings if under(*d["rect"])], [w for w in words if under(*w.box.coords)])
 
 
 def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]:
@@ -538,12 +563,12 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
         cats = []   # a time axis printed as outlines, not text: lines read at their end and extremes only
     spacing = median(b[1] - a[1] for a, b in zip(cats, cats[1:], strict=False)) if len(cats) > 1 else 1.0
     out: list[dict] = []
-    entries = _entries(rest, inside)
+    entries = _entries(rest, inside) or _legend_below(drawings, words, box)
     names = _names(found, entries)
     for s, name in zip(found, names, strict=True):
         if not name and sum(1 for o, n in zip(found, names, strict=True) if o.kind == s.kind and not n) > 1:
             continue   # two series of a kind no legend names (a legend printed as a picture): not told apart
-        axis = _axis_for(s, name, axes, [e[2] for e in entries])
+        axis = _axis_for(s, name, axes, [e[2] for e in entries], all(f.kind == "line" for f in found))
         if axis is None:
             return []   # a dual-axis chart whose series cannot be told apart: none is read
         lo, hi = axis.value(axis.y_bottom) - axis.step, axis.value(axis.y_top) + axis.step

@@ -16,7 +16,7 @@ import re
 from itertools import pairwise
 
 from docrag.geometry import Box, union
-from docrag.ingestion.chart_marks import staircase, value_axes
+from docrag.ingestion.chart_marks import ValueAxis, staircase, tick_value, value_axes
 from docrag.ingestion.layout import FIGURE_CAPTION_RE, TABLE_CAPTION_RE
 from docrag.ingestion.textlayer import to_display_box
 from docrag.types import Block, BlockKind, Word
@@ -401,10 +401,23 @@ def _axis_labels(words: list[Word], box: Box) -> list[Word]:
     next to a chart is neither."""
     beside = [w for w in words if box.y0 <= (w.box.y0 + w.box.y1) / 2 <= box.y1
               and (0 <= box.x0 - w.box.x1 <= LABEL_GAP_PT or 0 <= w.box.x0 - box.x1 <= LABEL_GAP_PT)]
-    out = [w for axis in value_axes(beside) for w in beside if axis.x0 - 1 <= w.box.x0 and w.box.x1 <= axis.x1 + 1]
+    out = [w for axis in value_axes(beside) for w in words if axis.x0 - 1 <= w.box.x0 and w.box.x1 <= axis.x1 + 1
+           and _on_axis(w, axis, box)]
     under = [w for w in words if _PERIOD.match(w.text) and box.x0 <= (w.box.x0 + w.box.x1) / 2 <= box.x1
              and 0 <= w.box.y0 - box.y1 <= LABEL_GAP_PT]
     return out + (under if len(under) >= 3 else [])
+
+
+def _on_axis(w: Word, axis: ValueAxis, box: Box) -> bool:
+    """``axis_ends``: a word of the tick column beside the chart that is one of its ticks -- beside the box, or a step
+    or two above or below it where the plot drawn stops short of the axis' ends (华福证券's dual-axis charts: "1.70"
+    and "0.50" off the lines' extent, left behind as a "table" with the legend that swallowed the chart)."""
+    y = (w.box.y0 + w.box.y1) / 2
+    if box.y0 <= y <= box.y1:
+        return True
+    v = tick_value(w.text)
+    reach = 2.5 * abs(axis.step / axis.b) if axis.b else 0.0   # two and a half steps, in points
+    return v is not None and box.y0 - reach <= y <= box.y1 + reach and abs(axis.value(y) - v) <= 0.25 * axis.step
 
 
 def _merge(blocks: list[Block]) -> list[Block]:
@@ -417,28 +430,38 @@ def _merge(blocks: list[Block]) -> list[Block]:
 
 
 def attach_captions(blocks: list[Block]) -> None:
-    """Link each figure/table to the nearest caption block above or below it (same column)."""
+    """Link each figure/table to the nearest caption block above or below it (same column). ``caption_side``: where
+    a page's captions stand on one side of their figures only (a white paper's "图 6" under its chart, nothing under
+    it), a caption between two figures goes to the figure on that side; else the closest pairs are linked first
+    (a broker note's "图表18" 17 points over its chart, not the page header's logo 29 points above it)."""
     captions = [b for b in blocks if b.kind in (BlockKind.CAPTION, BlockKind.TEXT, BlockKind.TITLE)]
-    used: set[int] = set()
-    for target in blocks:
+    pairs: list[tuple[float, int, int, bool]] = []   # (gap, target, caption, caption below its target)
+    for t, target in enumerate(blocks):
         if target.kind not in (BlockKind.FIGURE, BlockKind.TABLE):
             continue
         pattern = FIGURE_CAPTION_RE if target.kind is BlockKind.FIGURE else TABLE_CAPTION_RE
-        best, best_gap = None, CAPTION_GAP_PT
-        for c in captions:
-            if c.block_id in used or not pattern.match(c.text.strip()):
-                continue
-            if min(c.box.x1, target.box.x1) - max(c.box.x0, target.box.x0) <= 0:
+        for k, c in enumerate(captions):
+            if not pattern.match(c.text.strip()) or min(c.box.x1, target.box.x1) - max(c.box.x0, target.box.x0) <= 0:
                 continue
             gap = max(target.box.y0 - c.box.y1, c.box.y0 - target.box.y1)
-            if target.kind is BlockKind.TABLE and c.box.y0 >= target.box.y1 - 1:
+            below = c.box.y0 >= target.box.y1 - 1
+            if target.kind is BlockKind.TABLE and below:
                 gap += TABLE_CAPTION_BELOW_PT   # a table's title is printed above it; one below is the next table's
-            if gap < best_gap:
-                best, best_gap = c, gap
-        if best is not None:
-            used.add(best.block_id)
-            best.kind = BlockKind.CAPTION
-            target.meta["caption"] = best.text
-            target.meta["caption_block"] = best.block_id
-            if not target.text:
-                target.text = best.text
+            if gap < CAPTION_GAP_PT:
+                pairs.append((gap, t, k, below))
+    sides = [{b for _, _, k2, b in pairs if k2 == k} for k in {k for _, _, k, _ in pairs}]
+    votes = [next(iter(x)) for x in sides if len(x) == 1]
+    side = None if not votes or votes.count(True) == votes.count(False) else votes.count(True) > votes.count(False)
+    linked: set[int] = set()
+    used: set[int] = set()
+    for _, t, k, _ in sorted(pairs, key=lambda p: (side is not None and p[3] != side, p[0])):
+        if t in linked or k in used:
+            continue
+        linked.add(t)
+        used.add(k)
+        target, best = blocks[t], captions[k]
+        best.kind = BlockKind.CAPTION
+        target.meta["caption"] = best.text
+        target.meta["caption_block"] = best.block_id
+        if not target.text:
+            target.text = best.text
