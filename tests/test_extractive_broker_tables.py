@@ -82,3 +82,17 @@ def test_the_real_broker_table_reads_the_member_column_and_the_period_named(tmp_
     question = "图表36中，2010.6.29-2015.12.31期间电子、通信、计算机、传媒四个行业中哪个累计收益率最高？"
     ans = gen.generate(question, [page]).answer
     assert ans.startswith("55.86% — 累计收益率 (2010.6.29-2015.12.31), 传媒"), ans
+
+
+JIANXIN = DEV_PDFS / "zh_jianxin_huagong_2019_nianbao.pdf"
+
+
+@pytest.mark.skipif(not JIANXIN.exists(), reason=NOT_FETCHED)
+def test_a_table_s_header_line_at_the_foot_of_the_page_before_heads_its_rows(tmp_path):
+    """建新股份 2019 年报 (real, pages 1-2; zh-f-003): "六、分季度主要财务指标", "单位：元" and "第一季度 …
+    第四季度" end page 1, the rows start page 2 with no header; each value takes the quarter standing over its
+    column (``header_before_break``)."""
+    pages = real_pages(JIANXIN, [1, 2], tmp_path)
+    ans = get_generator("extractive", embed=False).generate(
+        "根据建新股份2019年年度报告的分季度主要财务指标，2019年哪个季度的营业收入最高？金额是多少？", pages).answer
+    assert ans.startswith("293,815,663.51 — 营业收入, 第一季度"), ans

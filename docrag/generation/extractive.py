@@ -58,6 +58,7 @@ from docrag.generation.extractive_answer import (
     joined_quotes,
 )
 from docrag.generation.extractive_breaks import (
+    carry_foot_headers,
     carry_table_titles,
     join_page_breaks,
     join_table_breaks,
@@ -172,6 +173,7 @@ class ExtractiveGenerator:
             units.extend(units_of(page, rank))
         join_page_breaks(units)   # a sentence cut by a page break, both pages read
         carry_table_titles(units)   # a table opening a page, announced at the foot of the page before
+        carry_foot_headers(units)   # ... and its column headers printed there (rule 194)
         join_table_breaks(units)   # a table printed over a page break is one table
         whole = self._answer(question, pages, units, t0)
         whole.meta.pop("_chosen", None)   # the option a which-question chose serves its next part only

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from docrag.generation.extractive_tables import Table
+from docrag.generation.extractive_tables import Table, parse_number
 from docrag.generation.extractive_units import _CJK, Unit
 from docrag.geometry import union
 from docrag.ingestion.continued_tables import HEADER_KEY
@@ -196,5 +196,43 @@ def carry_table_titles(units: Sequence[Unit]) -> int:
     return sum(1 for title in carried.values() if title)
 
 
-__all__ = ["CONTINUED", "HEADER_ON", "carry_table_titles", "join_page_breaks", "join_table_breaks", "quoted_whole",
-           "with_continuations"]
+_HEAD_CELL = 12   # a column header carried over a break is a short name ("第一季度"), no figure
+
+
+def carry_foot_headers(units: Sequence[Unit]) -> int:
+    """``header_before_break`` (rule 194): a table opening a page with no column headers, whose header line ("第一季度
+    第二季度 第三季度 第四季度") and title ("六、分季度主要财务指标", "单位：元") end the page before (建新股份's
+    quarterly table: its rows alone on the next page): when both pages are read, each value takes the header of that
+    line standing over its column, and the cells are scored with the title. Returns how many tables took headers."""
+    by_page: dict[tuple[str, int], Page] = {(u.page.doc_id, u.page.page_no): u.page for u in units}
+    tables: dict[int, list[Unit]] = {}
+    for u in units:
+        if u.cell is not None and u.cell.cell.box is not None:
+            tables.setdefault(id(u.block), []).append(u)
+    done = 0
+    for cells in tables.values():
+        block, page = cells[0].block, cells[0].page
+        before = by_page.get((page.doc_id, page.page_no - 1))
+        if before is None or any(c.cell.headers for c in cells) or any(
+                b.box.y0 < block.box.y0 for b in _content(page) if b is not block):
+            continue
+        floor = max((b.box.y1 for b in _content(before) if b.kind in (BlockKind.TABLE, BlockKind.FIGURE)), default=0)
+        foot = [b for b in _content(before) if b.box.y0 >= floor and b.kind is not BlockKind.TABLE]
+        low = max((b.box.y0 for b in foot), default=0.0)
+        line = sorted((b for b in foot if abs(b.box.y0 - low) <= 3), key=lambda b: b.box.x0)
+        if len(line) < 2 or any(len(b.text.strip()) > _HEAD_CELL or parse_number(b.text) is not None for b in line):
+            continue
+        heads = {id(c): next((b.text.strip() for b in line if b.box.x0 - 8 <= (c.cell.cell.box.x0 + c.cell.cell.box.x1)
+                              / 2 <= b.box.x1 + 8), None) for c in cells}
+        if any(h is None for h in heads.values()) or len(set(heads.values())) < 2:
+            continue
+        title = " ".join(b.text.strip() for b in sorted(foot, key=lambda b: b.box.y0) if b not in line)
+        for c in cells:
+            c.cell.headers = [heads[id(c)]]
+            c.context = f"{title} {heads[id(c)]} {c.context}".strip()
+        done += 1
+    return done
+
+
+__all__ = ["CONTINUED", "HEADER_ON", "carry_foot_headers", "carry_table_titles", "join_page_breaks",
+           "join_table_breaks", "quoted_whole", "with_continuations"]
