@@ -82,6 +82,10 @@ def test_the_real_broker_table_reads_the_member_column_and_the_period_named(tmp_
     question = "图表36中，2010.6.29-2015.12.31期间电子、通信、计算机、传媒四个行业中哪个累计收益率最高？"
     ans = gen.generate(question, [page]).answer
     assert ans.startswith("55.86% — 累计收益率 (2010.6.29-2015.12.31), 传媒"), ans
+    # ``header_named``: the composite's column ties with 通信's on score; its own header holds 科技板块 and 收益率
+    question = "图表36中，科技板块复合策略2020.1.1-2022.12.31的累计收益率比2016.1.1-2019.12.31低多少个百分点？"
+    ans = gen.generate(question, [page]).answer
+    assert "81.68%" in ans and "90.09%" in ans, ans
 
 
 JIANXIN = DEV_PDFS / "zh_jianxin_huagong_2019_nianbao.pdf"

@@ -92,3 +92,27 @@ def listed_member(units: Sequence[Unit], scores: Sequence[float], asked: str) ->
                 if j != i and any(m in own for m in said) and out[i] > out[j]:
                     out[j] = out[i] * 1.001
     return out
+
+
+HEADER_TIE = 0.01   # ``header_named``: cells of one row scoring within this share of each other are tied
+
+
+def header_named(units: Sequence[Unit], scores: Sequence[float], asked: str) -> list[float]:
+    """``header_named`` (rule 195): of cells of one row tied on score (within ``HEADER_TIE``; the table's title holding
+    the question's words for every column), the one whose own column header, its bracketed parts aside, holds more of
+    the question's words (of two characters or more) takes the best score ("科技板块复合策略 … 累计收益率" is the
+    科技板块 column, not 通信 printed first)."""
+    words = {t for t in tokenize(asked) if len(t) >= 2}
+    rows: dict[int, list[int]] = {}
+    for i, u in enumerate(units):
+        if u.cell is not None:
+            rows.setdefault(id(u.cell.row), []).append(i)
+    out = list(scores)
+    for group in (g for g in rows.values() if len(g) > 1):
+        top = max(scores[i] for i in group)
+        tied = [i for i in group if scores[i] >= (1 - HEADER_TIE) * top]
+        named = {i: len(words & set(tokenize(_LISTED.sub(" ", units[i].cell.header_text)))) for i in tied}
+        best = max(tied, key=lambda i: (named[i], scores[i]))
+        if len(tied) > 1 and named[best] > min(named.values()):
+            out[best] = top * 1.001
+    return out
