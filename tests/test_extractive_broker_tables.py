@@ -41,13 +41,14 @@ def test_which_listed_column_is_highest_reads_the_row_of_the_period_named(tmp_pa
 def test_no_share_is_computed_of_one_row_s_two_years(tmp_path):
     """建新股份 2019 年报's 研发投入 table: "研发人员数量是多少人，占员工比例是多少" had been answered
     "82.4% = 108 / 131" (2018's staff over 2019's); one row's two periods are no part and its whole
-    (``share_of_itself``)."""
+    (``share_of_itself``), and the row stating the share is read (``share_row``)."""
     rows = [["项目", "2019 年", "2018 年", "变动比例"], ["研发人员数量（人）", "131", "108", "21.30%"],
             ["研发人员数量占比", "15.39%", "17.83%", "-2.44%"]]
     page = _table_page(tmp_path, rows, "近三年公司研发投入金额及占营业收入的比例")
     question = "公司2019年研发人员数量是多少人，占员工比例是多少？"
     ans = get_generator("extractive", embed=False).generate(question, [page])
     assert "108 / 131" not in ans.answer and "131" in ans.answer, ans.answer
+    assert "15.39%" in ans.answer, ans.answer   # ``share_row``: the row stating the share is read
 
 
 def test_an_indicator_named_with_a_share_asks_no_share():

@@ -35,6 +35,7 @@ from docrag.generation.extractive_math import (
     mixes_measures,
     named_figure,
     not_addable,
+    share_row,
     stated_total,
 )
 from docrag.generation.extractive_operands import ordered, second_operand
@@ -144,6 +145,11 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
                                                        and _CHANGE_COL.search(u.cell.header_text))   # "本年比上年增减"
                    and not (op == "share" and _CHANGE_COL.search(u.cell.header_text))   # 变动比例: a change
                    and not _NOTE_COL.search(u.cell.header_text)]
+        stated = share_row(best, units) if op == "share" and not printed else None
+        if stated is not None:   # rule 196: a row of its own states the share ("研发人员数量占比")
+            op, used = "", [stated]
+            quoted.append(best)
+            best = stated
         if printed:  # the table prints the percentage itself: quote it, with the count beside it
             op = ""
             if printed[0] is not best:

@@ -16,6 +16,7 @@ from typing import Any
 
 from docrag.generation.extractive_formula import formula_of, is_total_row
 from docrag.generation.extractive_tables import TableCell, parse_number
+from docrag.generation.extractive_units import Unit
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
@@ -97,6 +98,19 @@ def cell_figure(tc: TableCell) -> tuple[str, str]:
     """A table cell as :func:`comparable` reads it: its value, and its column headers with "%" when its row's own
     label says it is a percentage (not "Gross margin": an amount)."""
     return tc.value, f"{tc.header_text} %" if _ROW_PERCENT.search(tc.row.own_label) else tc.header_text
+
+
+def share_row(best: Unit, units: Sequence[Unit]) -> Unit | None:
+    """``share_row`` (rule 196): the cell, in ``best``'s column, of the row of its table that states its share:
+    the row named by ``best``'s row label and a share word ("研发人员数量占比" under "研发人员数量（人）");
+    None when none."""
+    tc = best.cell
+    if tc is None:
+        return None
+    stem = re.sub(r"[(（][^()（）]*[)）]", "", tc.row.own_label).strip()
+    return next((u for u in units if u.cell is not None and u.table is best.table and u.cell.row is not tc.row
+                 and u.cell.headers == tc.headers and len(stem) >= 2 and stem in u.cell.row.own_label
+                 and _ROW_PERCENT.search(u.cell.row.own_label.replace(stem, " "))), None)
 
 
 def comparable(op: str, first: tuple[str, str], second: tuple[str, str]) -> bool:
