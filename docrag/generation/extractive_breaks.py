@@ -228,7 +228,7 @@ def carry_foot_headers(units: Sequence[Unit]) -> int:
             continue
         title = " ".join(b.text.strip() for b in sorted(foot, key=lambda b: b.box.y0) if b not in line)
         for c in cells:
-            c.cell.headers = [heads[id(c)]]
+            c.cell = replace(c.cell, headers=[heads[id(c)]])   # a copy: parsed tables may be shared
             c.context = f"{title} {heads[id(c)]} {c.context}".strip()
         done += 1
     return done

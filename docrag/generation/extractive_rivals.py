@@ -73,16 +73,21 @@ def _leading(label: str, plain: str) -> str | None:
 _LISTED = re.compile(r"[(（]([^()（）]*[+＋、,，/][^()（）]*)[)）]")
 
 
-def listed_member(units: Sequence[Unit], scores: Sequence[float], asked: str) -> list[float]:
-    """``listed_member`` (rule 184): of two cells of one row, the one whose column is named by a member the question
-    asks ("计算机行业") takes the other's score when the other's column lists that member among its parts only
-    ("科技板块 (电子+通信+计算机+传媒)": the composite, which also matched "收益率" in its own header line)."""
+def _row_groups(units: Sequence[Unit]) -> list[list[int]]:
+    """The indices of the cells of each table row holding two cells or more."""
     rows: dict[int, list[int]] = {}
     for i, u in enumerate(units):
         if u.cell is not None:
             rows.setdefault(id(u.cell.row), []).append(i)
+    return [g for g in rows.values() if len(g) > 1]
+
+
+def listed_member(units: Sequence[Unit], scores: Sequence[float], asked: str) -> list[float]:
+    """``listed_member`` (rule 184): of two cells of one row, the one whose column is named by a member the question
+    asks ("计算机行业") takes the other's score when the other's column lists that member among its parts only
+    ("科技板块 (电子+通信+计算机+传媒)": the composite, which also matched "收益率" in its own header line)."""
     out = list(scores)
-    for group in (g for g in rows.values() if len(g) > 1):
+    for group in _row_groups(units):
         heads = {i: units[i].cell.header_text for i in group}
         for i in group:
             members = [m.strip() for lst in _LISTED.findall(heads[i]) for m in re.split(r"[+＋、,，/]", lst)]
@@ -103,12 +108,8 @@ def header_named(units: Sequence[Unit], scores: Sequence[float], asked: str) -> 
     the question's words (of two characters or more) takes the best score ("科技板块复合策略 … 累计收益率" is the
     科技板块 column, not 通信 printed first)."""
     words = {t for t in tokenize(asked) if len(t) >= 2}
-    rows: dict[int, list[int]] = {}
-    for i, u in enumerate(units):
-        if u.cell is not None:
-            rows.setdefault(id(u.cell.row), []).append(i)
     out = list(scores)
-    for group in (g for g in rows.values() if len(g) > 1):
+    for group in _row_groups(units):
         top = max(scores[i] for i in group)
         tied = [i for i in group if scores[i] >= (1 - HEADER_TIE) * top]
         named = {i: len(words & set(tokenize(_LISTED.sub(" ", units[i].cell.header_text)))) for i in tied}
