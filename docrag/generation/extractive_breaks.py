@@ -216,8 +216,9 @@ def carry_foot_headers(units: Sequence[Unit]) -> int:
         if before is None or any(c.cell.headers for c in cells) or any(
                 b.box.y0 < block.box.y0 for b in _content(page) if b is not block):
             continue
-        floor = max((b.box.y1 for b in _content(before) if b.kind in (BlockKind.TABLE, BlockKind.FIGURE)), default=0)
-        foot = [b for b in _content(before) if b.box.y0 >= floor and b.kind is not BlockKind.TABLE]
+        content = _content(before)
+        floor = max((b.box.y1 for b in content if b.kind in (BlockKind.TABLE, BlockKind.FIGURE)), default=0)
+        foot = [b for b in content if b.box.y0 >= floor and b.kind is not BlockKind.TABLE]
         low = max((b.box.y0 for b in foot), default=0.0)
         line = sorted((b for b in foot if abs(b.box.y0 - low) <= 3), key=lambda b: b.box.x0)
         if len(line) < 2 or any(len(b.text.strip()) > _HEAD_CELL or parse_number(b.text) is not None for b in line):

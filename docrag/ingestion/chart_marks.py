@@ -72,7 +72,7 @@ class ValueAxis:
         return max(0, math.ceil(-math.log10(self.step)) + 1) if self.step > 0 else 0
 
 
-def _tick_value(text: str) -> float | None:
+def tick_value(text: str) -> float | None:
     """The figure a tick label prints ("0.5", "$150", "(2)", "45%"), read by :func:`docrag.quantities.quantities`;
     None for a year or any other text. A point OCR left without its decimals ("3." of "3.0") reads as the
     whole number."""
@@ -82,9 +82,6 @@ def _tick_value(text: str) -> float | None:
         return None
     found = quantities(t)
     return found[0].mantissa if len(found) == 1 else None
-
-
-tick_value = _tick_value   # for figure detection's axis labels (``figures._on_axis``)
 
 
 def _centre_y(b) -> float:
@@ -161,7 +158,7 @@ def _same_column(a: ValueAxis, b: ValueAxis) -> bool:
 def value_axes(words: list[Word]) -> list[ValueAxis]:
     """The value axes among ``words`` (a figure's), left to right: columns of tick labels aligned on their right
     (or left) edge that map y to values differently (one, or two on a dual-axis chart)."""
-    ticks = [(w, v) for w in words if (v := _tick_value(w.text)) is not None]
+    ticks = [(w, v) for w in words if (v := tick_value(w.text)) is not None]
     columns: list[list[tuple[Word, float]]] = []
     for edge in (lambda b: b.x1, lambda b: b.x0):
         aligned: list[list[tuple[Word, float]]] = []
@@ -550,12 +547,12 @@ def read_series(drawings: list[dict], words: list[Word], box: Box) -> list[dict]
     if len(marks) < MIN_MARKS:
         return []
     # the category labels: the first row under the lowest tick (under the zero line, or at the plot's foot)
-    cats = _label_row([w for w in inside if _tick_value(w.text) is None or left + 2 < w.box.x0 < right - 2],
+    cats = _label_row([w for w in inside if tick_value(w.text) is None or left + 2 < w.box.x0 < right - 2],
                       foot, left + 1)
     cats = [c for c in cats if c[1] <= right + 1]
     # bars hanging from a zero line at the top: their labels stand above the plot
     if len(cats) < MIN_MARKS and bars and all(b.y0 <= top + 2 for b in bars):
-        cats = [c for c in _label_row_above([w for w in inside if _tick_value(w.text) is None], top, left + 1)
+        cats = [c for c in _label_row_above([w for w in inside if tick_value(w.text) is None], top, left + 1)
                 if c[1] <= right + 1]
     if len(cats) < MIN_MARKS:
         if bars:

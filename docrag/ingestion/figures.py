@@ -367,9 +367,8 @@ def _title_above(box: Box, words: list[Word]) -> list[Word]:
     when only lines wider than the chart stand between (a caption shared by two charts side by side: Intel's
     "Marketing, General, and Administrative $B" stands 83 points above its short bars, under it "(Percentages
     indicate expenses ...)" spans both charts)."""
-    near = {id(w) for w in words if 0 <= box.y0 - w.box.y1 <= TITLE_FAR_PT and w.box.x1 > box.x0 and w.box.x0 < box.x1}
-    lines = [ln for ln in _text_lines([w for w in words if 0 <= box.y0 - w.box.y1 <= TITLE_FAR_PT])
-             if any(id(w) in near for w in ln)]
+    above = [w for w in words if 0 <= box.y0 - w.box.y1 <= TITLE_FAR_PT]
+    lines = [ln for ln in _text_lines(above) if any(w.box.x1 > box.x0 and w.box.x0 < box.x1 for w in ln)]
     crossed = False
     for line in sorted(lines, key=lambda ln: -max(w.box.y1 for w in ln)):
         x0, x1 = min(w.box.x0 for w in line), max(w.box.x1 for w in line)
@@ -394,6 +393,8 @@ def _text_lines(words: list[Word]) -> list[list[Word]]:
         else:
             line.append(w)
     return lines
+
+
 def _axis_labels(words: list[Word], box: Box) -> list[Word]:
     """Axis labels a little off the plot (a slide's "-3 … 3" left of its axis, its "Q1-19 … Q4-22" under it), out
     of ``_with_labels``' reach: a column of evenly stepped numbers beside the box (a value axis) or a row of
@@ -449,8 +450,10 @@ def attach_captions(blocks: list[Block]) -> None:
                 gap += TABLE_CAPTION_BELOW_PT   # a table's title is printed above it; one below is the next table's
             if gap < CAPTION_GAP_PT:
                 pairs.append((gap, t, k, below))
-    sides = [{b for _, _, k2, b in pairs if k2 == k} for k in {k for _, _, k, _ in pairs}]
-    votes = [next(iter(x)) for x in sides if len(x) == 1]
+    sides: dict[int, set[bool]] = {}   # caption -> the sides of its figures it stands on
+    for _, _, k, below in pairs:
+        sides.setdefault(k, set()).add(below)
+    votes = [next(iter(x)) for x in sides.values() if len(x) == 1]
     side = None if not votes or votes.count(True) == votes.count(False) else votes.count(True) > votes.count(False)
     linked: set[int] = set()
     used: set[int] = set()

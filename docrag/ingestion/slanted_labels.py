@@ -53,7 +53,7 @@ def slanted_labels(image: Any, box: Box, words: list[Word], langs: list[str]) ->
         for w in line.words:
             x1, y1, x2, y2 = w.box
             text = w.text.strip()
-            if not text or chart_marks._tick_value(text) is not None:
+            if not text or chart_marks.tick_value(text) is not None:
                 continue
             dx, dy = x2 - tw / 2, (y1 + y2) / 2 - th / 2   # the word's end: where it meets its tick
             px = dx * math.cos(t) - dy * math.sin(t) + bw / 2
