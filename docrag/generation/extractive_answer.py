@@ -35,6 +35,7 @@ from docrag.generation.extractive_math import (
     mixes_measures,
     named_figure,
     not_addable,
+    printed_measure,
     share_row,
     stated_total,
 )
@@ -124,6 +125,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     if formula is not None and printed_ratio(formula, units):
         formula = None   # standard_ratio: the pages print it
     pair = formula_operands(formula, units, scores) if formula is not None else None
+    if pair is not None and printed_measure(question, op, pair[0].cell):   # rule 201: the row named prints rates
+        best, formula, pair = pair[0], None, None
     if formula is not None and pair is not None:   # stated_formula: the question names both operands
         first, second = pair
         best = second if formula.op == "difference" else first
@@ -134,7 +137,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         quoted.append(first if best is second else second)
     elif formula is not None and not formula.named_share:
         op = ""   # the cells the question names are not on the pages read: no operand is guessed
-    elif op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text):
+    elif op == "difference" and best.cell is not None and _CHANGE_COL.search(best.cell.header_text) or (
+            op and best.cell is not None and printed_measure(question, op, best.cell)):   # rule 197
         op = ""   # printed_change: "同比增长多少" answered by the row's change column is read, not subtracted
     elif op == "sum" and (total := stated_total(best, question, units)) is not None:
         best, used, op = total, [total], ""   # stated_total: the table's 合计 row is read, not a sum picked

@@ -7,6 +7,8 @@ ends without a sentence mark, with nothing but furniture below its block, is joi
 the next page's first text block (nothing but furniture above it): the sentence is scored as printed on its
 page, and when it answers it is quoted whole and cites both pages (``extra["continued_on"]``: the next page's
 unit).
+
+A sentence cut by a column break is joined the same way to the first sentence atop the next column (rule 208).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from docrag.types import Block, BlockKind, Page
 # a sentence that ends: 。.!?！？;；:：… (a closing quote or bracket after it)
 _ENDS = re.compile(r"[。．.!?！？;；:：…][\"'”’)）\]」』]*$")
 CONTINUED = "continued_on"
+_FOOTNOTE = re.compile(r"^(?:\d{1,2}|[*†‡])\s+\S")   # "3 The Bank of Japan indicated ..." under a column
 _SHORT_LINE = 30   # characters of a line between a table's title and the table ("单位：万元，%")
 HEADER_ON = "header_on"
 
@@ -54,13 +57,13 @@ def _first_text(page: Page) -> Block | None:
 
 
 def join_page_breaks(units: Sequence[Unit]) -> int:
-    """Link each sentence cut by a page break to its continuation on the next page read
-    (``extra["continued_on"]``); returns how many were linked."""
+    """Link each sentence cut by a page break to its continuation on the next page read, and each cut by a column
+    break to its continuation atop the next column (``extra["continued_on"]``); returns how many were linked."""
     sentences: dict[tuple[str, int], list[Unit]] = {}
     for u in units:
         if u.kind == "sentence" and u.cell is None:
             sentences.setdefault((u.page.doc_id, u.page.page_no), []).append(u)
-    n = 0
+    n = sum(_join_column_break(mine) for mine in sentences.values())
     for (doc, page_no), mine in sentences.items():
         after = sentences.get((doc, page_no + 1))
         if not after:
@@ -73,6 +76,35 @@ def join_page_breaks(units: Sequence[Unit]) -> int:
         tails[-1].extra[CONTINUED] = heads[0]
         n += 1
     return n
+
+
+def _join_column_break(mine: list[Unit]) -> int:
+    """``column_break_sentence`` (rule 208): a sentence ending the lowest text block of a column without a sentence mark
+    goes on atop the next column, in the text block nothing stands above, when that block starts in lower case or
+    in Chinese (Banxico's minutes: "... voted in favor of" | "maintaining the target ... at 11.25%.")."""
+    page = mine[0].page
+    content = [b for b in _content(page) if not _FOOTNOTE.match(b.text)]   # footnotes run on under their column
+    n = 0
+    for block in {id(u.block): u.block for u in mine if u.block.kind is BlockKind.TEXT and u.block in content}.values():
+        below = [b for b in content if b is not block and b.box.y0 >= block.box.y1 - 1 and _across(b, block)]
+        tails = [u for u in mine if u.block is block]
+        if below or not tails or _ENDS.search(tails[-1].text.strip()) or CONTINUED in tails[-1].extra:
+            continue
+        right = [b for b in content if b.box.x0 >= block.box.x1 - 2 and b.box.y0 < block.box.y1]
+        tops = [b for b in right if not any(o is not b and o.box.y1 <= b.box.y0 + 1 and _across(o, b) for o in right)]
+        top = min(tops, key=lambda b: (b.box.x0, b.box.y0), default=None)
+        heads = [u for u in mine if top is not None and u.block is top]
+        if top is None or top.kind is not BlockKind.TEXT or not heads or not re.match(r"[a-z\u3400-\u9fff]",
+                                                                                      heads[0].text):
+            continue
+        tails[-1].extra[CONTINUED] = heads[0]
+        n += 1
+    return n
+
+
+def _across(a: Block, b: Block) -> bool:
+    """``a`` and ``b`` share some width (one column)."""
+    return min(a.box.x1, b.box.x1) - max(a.box.x0, b.box.x0) > 0
 
 
 def _joined(tail: Unit, head: Unit) -> str:

@@ -10,6 +10,9 @@ from docrag.geometry import in_rows
 from docrag.types import Block
 
 _PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
+# ``scaled_label`` (rule 205): "$10.6B", "$842M": a currency figure with its scale letter is a data label too (a
+# bare "8B" stays an OCR misread)
+_SCALED_LABEL = re.compile(r"[-+−(]?[$€£¥]\d[\d,]*(?:\.\d+)?\s?(?:[BMK]|bn|mn)\)?")
 _MOST_OFF_AXIS = 2   # labels one bar prints (its figure, its growth) where no axis row names the bars
 _AXIS_GAP = 0.8   # axis labels stand this many label heights apart (median); a title's words a space apart
 _YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
@@ -30,7 +33,8 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
 
     cats = [b for b in labels if (year(b) or not is_number(b.text.strip())) and len(b.text.split()) <= 3
             and len(b.text.strip()) >= 2]
-    nums = [b for b in labels if not year(b) and _PLAIN_NUMBER.fullmatch(b.text.strip())]
+    nums = [b for b in labels if not year(b) and (_PLAIN_NUMBER.fullmatch(b.text.strip())
+                                                   or _SCALED_LABEL.fullmatch(b.text.strip()))]
     axis = [o for o in cats if _set_apart(o, cats, down=False)]
     if not axis:   # no row of categories: a horizontal bar chart's stand in a column at its left
         across = _bars_across(cats, nums)

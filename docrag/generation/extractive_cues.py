@@ -26,7 +26,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q, _PAREN
+from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, _REF, Unit, page_text, tokenize
 from docrag.generation.extractive_units import _STOP as _STOPWORDS
 from docrag.words import jieba, simplified, simplified_text
@@ -41,9 +41,15 @@ _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 _NAME_WORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){2,4}\b")   # three to five capitalised words
 
 
+_INNER_PAREN = re.compile(r"[（(][^()（）]*[)）]")   # innermost first: nested notes go whole
+
+
 def _norm(label: str) -> str:
-    """A label without its parenthesised unit ("花萼长度（厘米）" -> "花萼长度"), lower-cased, spaces squeezed."""
-    return re.sub(r"\s+", " ", _PAREN.sub(" ", label)).strip().strip(":：").lower()
+    """A label without its parenthesised unit ("花萼长度（厘米）" -> "花萼长度") or notes, nested ones too
+    (``nested_notes``), lower-cased, spaces squeezed."""
+    while (bare := _INNER_PAREN.sub(" ", label)) != label:   # nested: "Embedded (Operating income (loss))" (rule 200)
+        label = bare
+    return re.sub(r"\s+", " ", label).strip().strip(":：").lower()
 
 
 def named_in(label: str, question: str) -> bool:
@@ -300,7 +306,9 @@ def amount_fit(units: Sequence[Unit], question: str) -> list[float]:
     stating only percentages ("销售量……较上年增长177.78%") loses."""
     if not _QUANTITY_Q.search(question) or asks_rate(question):
         return [1.0] * len(units)
-    return [AMOUNT_NOT_RATE_LOSS if percent_only(u.text) else 1.0 for u in units]
+    # rule 202 ``named_column``: a cell under a header the question names ("IC均值是多少") is what it asks, rate or not
+    return [AMOUNT_NOT_RATE_LOSS if percent_only(u.text) and not (
+        u.cell is not None and any(named_in(h, question) for h in u.cell.headers)) else 1.0 for u in units]
 
 
 def _refs(text: str) -> set[tuple[str, str]]:

@@ -25,7 +25,8 @@ from docrag.geometry import Box, union
 from docrag.types import Block, BlockKind, Page, Word
 
 # a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
-_ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}[.)、]\s*\S|[a-z][.)]\s"
+# (``decimal_not_item``, rule 199: a line wrapped before "27.29%" or "6.65。" starts no item "27.")
+_ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}(?:[)、]|\.(?!\d))\s*\S|[a-z][.)]\s"
                          r"|[（(][一二三四五六七八九十]+[）)])")
 _MIN_ITEMS = 3
 _MAX_LEAD_CHARS = 160

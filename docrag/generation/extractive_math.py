@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docrag.generation.extractive_cues import named_in
 from docrag.generation.extractive_formula import formula_of, is_total_row
 from docrag.generation.extractive_tables import TableCell, parse_number
 from docrag.generation.extractive_units import Unit
@@ -184,12 +185,36 @@ _AVERAGE_ROW = re.compile(r"^\s*(?:average|mean|平均|均值)", re.IGNORECASE)
 _ROW_YEAR = re.compile(r"^\s*((?:19|20)\d\d)")
 
 
+# words that ask, not name: what is left of an operation's phrase must be printed by the table (printed_measure)
+_ASKING = frozenset("what which how much many by in of from between over across on the a an per percent percentage "
+                    "cent was were is are".split())
+_TWO_POINTS = re.compile(r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b|\bversus\b|\bvs\b|较|相比", re.IGNORECASE)
+
+
+def printed_measure(question: str, op: str, cell: TableCell, headers: Sequence[str] = ()) -> bool:
+    """``printed_measure`` (rule 197): the words that seem to ask for arithmetic name the measure the table
+    prints ("IC均值" a column, "annual change" in a table of annual percentage changes): the cell is read, nothing
+    computed. Not when the question names two points to compare ("from 2021 to 2022", "较上年"). A rate asked of a
+    row the question names whole that prints rates is read too (``printed_rate``). A mean is not asked either where
+    any of the table's ``headers`` prints the word ("IC均值" the question's other part reads)."""
+    if op in ("share", "growth") and cell.value.strip().endswith("%") and named_in(cell.row.label, question):
+        return True   # rule 201 ``printed_rate``: "gross margin as a percentage of net revenue", a row of rates
+    pattern = _MEAN if op == "mean" else dict(_OPS).get(op)
+    m = pattern.search(question) if pattern is not None else None
+    if m is None or _TWO_POINTS.search(question):
+        return False
+    printed = " ".join([cell.title, cell.header_text, *(headers if op == "mean" else ())]).lower()
+    words = [w for w in re.findall(r"[a-z]+|[\u4e00-\u9fff]+", m.group(0).lower()) if w not in _ASKING]
+    return bool(words) and all(w in printed for w in words)
+
+
 def column_mean(best: Any, question: str, column: Sequence[Any]) -> tuple[Result, list[Any]] | None:
     """``column_mean``: "2007-2016年各年超额收益的简单平均值", "the average of ... over 2019-2023": the mean of the
     answering cell's ``column`` (its cells, one per row of its table) over its rows (those of the years named when a
     span is; no total or average row), computed with its inputs shown; None unless the question asks a mean and two
     rows or more give figures."""
-    if best.cell is None or not _MEAN.search(question):
+    if best.cell is None or not _MEAN.search(question) or printed_measure(
+            question, "mean", best.cell, [h for tc in best.table.cells() for h in tc.headers] if best.table else ()):
         return None
     cells = [u for u in column if not is_total_row(u.cell.row.label) and not _AVERAGE_ROW.search(u.cell.row.label)
              and parse_number(u.cell.value) is not None]

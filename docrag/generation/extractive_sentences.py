@@ -24,6 +24,10 @@ _INITIAL = re.compile(r"(?:^|[\s(（])[A-Z]\.$")
 _NAME_GOES_ON = re.compile(r"(?!(?:The|This|That|These|Those|Then|There|It|Its|In|We|Our|As|At|For|On|He|She|They|"
                            r"An?|But|And|If|When|While)\b)[A-Z][a-z]|[\u3400-\u9fff]")
 _CJK_START = re.compile(r"[\u3400-\u9fff]")
+# nor is a name alone a sentence: "Dissenting opinion on the monetary policy statement. Irene Espinosa." (the minutes
+# sign a member's opinion so; rule 207 ``name_only``)
+_NAME_ONLY = re.compile(r"(?!(?:The|This|That|These|Those|It|We|Our|See|Note)\b)[A-Z][a-zà-ÿ'’-]+"
+                        r"(?:\s+[A-Z][a-zà-ÿ'’-]+){1,3}\.")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -37,7 +41,7 @@ def split_sentences(text: str) -> list[str]:
         if parts and (_CODE_END.search(parts[-1]) or parts[-1].endswith(";") and _GOES_ON.match(s)
                       or _ABBREVIATION.search(parts[-1]) and _GOES_ON_LOWER.match(s)
                       or (_INITIAL.search(parts[-1]) or _ABBREVIATION.search(parts[-1]) and _CJK_START.match(s))
-                      and _NAME_GOES_ON.match(s)):
+                      and _NAME_GOES_ON.match(s) or _NAME_ONLY.fullmatch(s)):
             parts[-1] = f"{parts[-1]} {s}"
         else:
             parts.append(s)

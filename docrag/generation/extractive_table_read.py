@@ -33,6 +33,7 @@ from docrag.generation.extractive_tables import (
 )
 from docrag.geometry import Box, union
 from docrag.ingestion.continued_tables import SECTION_KEY
+from docrag.ingestion.table_spans import spanned_labels
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
@@ -189,12 +190,22 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
         lead = [" ".join(w.text for w in line) for line in word_lines([w for w in words if w.box.y1 <= top + 1])]
         grid.title = " ".join([title, *lead]).strip()   # "单位：万元" set above the grid, inside the block
         return [_finish(grid)]
-    tables = [_split_headers(t, words) for t in (_from_words(block, s.lines, s.title) for s in _segments(words, title)
-                                                  if s.chart_caption is None) if t and t.rows]
+    tables = [_split_headers(t, words) for t in (_from_words(block, _group_labelled(s.lines), s.title)
+                                                  for s in _segments(words, title) if s.chart_caption is None)
+              if t and t.rows]
     if not tables:
         meta = _from_meta(block, title)
         tables = [meta] if meta is not None else []
     return [_finish(t) for t in tables]
+
+
+def _group_labelled(lines: list[list[Cell]]) -> list[list[Cell]]:
+    """``spanned_labels`` (rule 198): a group's label printed once beside its rows, given to each of them."""
+    spans = spanned_labels(lines)
+    if spans is None:
+        return lines
+    return [[Cell(*spans.labels[i]), *line] if i in spans.labels else line
+            for i, line in enumerate(lines) if i not in spans.fragments]
 
 
 def _split_headers(table: Table, words: list[Word]) -> Table:

@@ -27,6 +27,8 @@ MIN_FIGURE_SIDE_PT = 24.0     # images/graphics smaller than this on either side
 MIN_FIGURE_AREA = 0.008       # ... or smaller than this fraction of the page
 MAX_IMAGE_AREA = 0.9          # an image covering the page is a scan or background, not a figure
 BACKGROUND_AREA = 0.4         # an image this large holding most of the page's text is behind it
+BLEED = 0.02                  # an image within this share of the page width of both edges runs edge to edge
+PANEL_TEXT_CHARS = 200        # ... and is a panel behind the text when this much text lies on it
 MIN_GRAPHIC_ITEMS = 6         # a vector figure has at least this many graphic drawing items
 CLUSTER_GAP_PT = 12.0         # graphic paths closer than this belong to one figure
 THICK_STROKE_PT = 3.0         # a stroke this wide is a bar drawn as a line, not a rule ...
@@ -196,14 +198,18 @@ def _cluster(boxes: list[tuple[Box, int]]) -> list[tuple[Box, int, list[int]]]:
     return list(clusters.values())
 
 
-def is_background(box: Box, words: list[Word], page_area: float) -> bool:
+def is_background(box: Box, words: list[Word], page_area: float, page_width: float = 0.0) -> bool:
     """An image behind the text (a watermark, a tinted panel): it covers much of the page and most of
-    the page's text lies on it (a chart's own labels are a small share of a page's text)."""
+    the page's text lies on it (a chart's own labels are a small share of a page's text); or it runs from one edge
+    of the page to the other with a paragraph's worth of text on it (``full_bleed_panel``, rule 203: an annual
+    report's banner under its letter's opening paragraphs, a half-page panel under a table)."""
+    inside = sum(len(w.text) for w in words
+                 if box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2))
+    if page_width and box.x0 <= BLEED * page_width and box.x1 >= (1 - BLEED) * page_width:
+        return inside >= PANEL_TEXT_CHARS
     if box.area < BACKGROUND_AREA * page_area:
         return False
     total = sum(len(w.text) for w in words)
-    inside = sum(len(w.text) for w in words
-                 if box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2))
     return inside >= 200 and inside >= 0.6 * total
 
 
@@ -217,7 +223,7 @@ def detect_figures(page, frame, words: list[Word], drawings: list[dict]) -> list
     for info in page.get_image_info():
         box = to_display(*info["bbox"])
         if (box.is_valid() and _big_enough(box, page_area) and box.area <= MAX_IMAGE_AREA * page_area
-                and not is_background(box, words, page_area)):
+                and not is_background(box, words, page_area, frame.width)):
             found.append((box, "image"))
     if drawings:
         import numpy as np
@@ -267,6 +273,7 @@ def _bar_rows(graphics: list[dict], drawings: list[dict], to_display) -> list[Bo
     axes = [d["rect"] for d in drawings if d.get("type") == "s" and len(d.get("items", ())) == 1
             and d["items"][0][0] == "l" and d["rect"].height < 0.5 and d["rect"].width > 0]
     out = []
+    rows = [sorted(row, key=lambda r: r.x0) for row in rows]   # feet within a point of each other: left to right
     for bars in (part for row in rows for on_axis in _on_axes(row, axes) for part in _charts_apart(on_axis)):
         widths = sorted(b.width for b in bars)
         if len(bars) >= 3 and widths[-1] <= (1 + BAR_WIDTH_SPREAD) * widths[0] \

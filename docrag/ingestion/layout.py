@@ -35,6 +35,11 @@ _ITEM_RE = re.compile(LIST_RE.pattern + r"|^[A-Z](?=\s+[a-z])")
 _WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and full-width forms
 
 
+JUSTIFIED_GAP_EM = 1.5   # a justified line's words stand at most this many font sizes apart
+_LATIN_WORD = re.compile(r"[A-Za-z]{2}")   # ... and are words (a footer's page number, a table's figures are not)
+_CJK_END = re.compile(r"^[\u3400-\u9fff]|[\u3400-\u9fff]$")
+
+
 @dataclass
 class TextLine:
     """One line of text in the displayed page's points, with its font size and weight."""
@@ -67,9 +72,30 @@ def pdf_text_lines(textdict: dict, frame: PageFrame) -> list[TextLine]:
                 continue
             box = to_display_box(frame, *line["bbox"])
             if box.is_valid():
-                out.append(TextLine(box, join_words(" ".join(toks).split()), statistics.median(sizes),
-                                    bold > 0.6 * chars, int(b.get("number", 0))))
+                found = TextLine(box, join_words(" ".join(toks).split()), statistics.median(sizes),
+                                 bold > 0.6 * chars, int(b.get("number", 0)))
+                if out and _same_line(out[-1], found):
+                    out[-1] = _joined(out[-1], found)
+                else:
+                    out.append(found)
     return out
+
+
+def _same_line(prev: TextLine, line: TextLine) -> bool:
+    """``justified_words`` (rule 206): MuPDF gives each word of a widely spaced justified line ("Although   inflation
+    has   been") a line of its own; the pieces of one block on one baseline, each right after the one before within
+    ``JUSTIFIED_GAP_EM`` of their size, each holding a Latin word, are one line (a paragraph's first line had
+    become five one-word blocks)."""
+    overlap = min(prev.box.y1, line.box.y1) - max(prev.box.y0, line.box.y0)
+    gap = line.box.x0 - prev.box.x1
+    return (prev.block_no == line.block_no and overlap >= 0.5 * min(prev.box.height, line.box.height)
+            and 0 <= gap <= JUSTIFIED_GAP_EM * max(prev.size, line.size)
+            and all(_LATIN_WORD.search(t) and not _CJK_END.search(t) for t in (prev.text, line.text)))
+
+
+def _joined(prev: TextLine, line: TextLine) -> TextLine:
+    return TextLine(union([prev.box, line.box]), join_words([*prev.text.split(), *line.text.split()]),
+                    max(prev.size, line.size), prev.bold and line.bold, prev.block_no)
 
 
 def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:

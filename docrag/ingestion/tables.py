@@ -36,6 +36,7 @@ from docrag.ingestion.table_rules import (
     ruled_regions,
     within_verticals,
 )
+from docrag.ingestion.table_spans import TextCell, relabelled, spanned_labels
 from docrag.ingestion.textlayer import join_words, to_display_box
 from docrag.types import Block, BlockKind, Word
 
@@ -429,7 +430,12 @@ def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_
     table it finds: a table continued from the page before sits right above the next one's header)."""
     tbox = union([r.box for r in rows]).expanded(1.0).clipped()
     if not is_grid:
-        return [_block(tbox, _cells_text(rows), "rules" if is_ruled else "alignment")]
+        texts = _cells_text(rows)
+        spans = spanned_labels([[TextCell(t, union([w.box for w in c])) for t, c in zip(line, r.cells, strict=True)]
+                                for line, r in zip(texts, rows, strict=True)])
+        if spans is not None:   # a group's label printed once, beside its rows (rule 198)
+            texts = relabelled(texts, spans)
+        return [_block(tbox, texts, "rules" if is_ruled else "alignment")]
     pad = 1.5 * max(r.height for r in rows)
     zone = Box(region.x0, max(region.y0, tbox.y0 - pad), region.x1, min(region.y1, tbox.y1 + pad),
                region.space, region.extent).expanded(2.0).clipped()
