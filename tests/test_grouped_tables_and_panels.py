@@ -237,3 +237,19 @@ def test_a_sentence_cut_by_a_column_break_goes_on_atop_the_next_column():
     tail = next(u for u in units if u.text.endswith("voted in favor of"))
     assert tail.extra[CONTINUED].text.startswith("maintaining the target")
     assert not any(CONTINUED in u.extra for u in units if u.text.startswith("3 The Bank"))   # a footnote runs on below
+
+
+def test_a_paragraph_is_no_caption_but_a_chart_note_is():
+    """Rule 204: the paragraph under AMD's charts is the page's text; Twilio's "Note: ..." under its chart is the
+    chart's own (its caption, as before)."""
+    from docrag.generation.extractive_units import _caption_of
+
+    chart = Block(BlockKind.FIGURE, _box(80, 240, 500, 375), "$10.6B $7.9B $4.3B 2020 2021 2022 GROSS PROFIT")
+    paragraph = Block(BlockKind.TEXT, _box(27, 397, 562, 422),
+                      "We announced new reporting segments in the year aligned with our expanded portfolio: the Data\n"
+                      "Center segment includes server CPUs. The Client segment includes desktop processors.")
+    assert _caption_of(chart, [chart, paragraph]) is None
+    note = Block(BlockKind.TEXT, _box(27, 397, 562, 422),
+                 "Note: Non-GAAP gross profit and non-GAAP gross profit growth are non-GAAP financial measures.\n"
+                 "Refer to the appendix for their definitions and a reconciliation. Growth is year over year.")
+    assert _caption_of(chart, [chart, note]) is note
