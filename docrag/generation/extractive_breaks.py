@@ -84,8 +84,10 @@ def _join_column_break(mine: list[Unit]) -> int:
     in Chinese (Banxico's minutes: "... voted in favor of" | "maintaining the target ... at 11.25%.")."""
     page = mine[0].page
     content = [b for b in _content(page) if not _FOOTNOTE.match(b.text)]   # footnotes run on under their column
+    kept = {id(b) for b in content}
     n = 0
-    for block in {id(u.block): u.block for u in mine if u.block.kind is BlockKind.TEXT and u.block in content}.values():
+    texts = {id(u.block): u.block for u in mine if u.block.kind is BlockKind.TEXT and id(u.block) in kept}
+    for block in texts.values():
         below = [b for b in content if b is not block and b.box.y0 >= block.box.y1 - 1 and _across(b, block)]
         tails = [u for u in mine if u.block is block]
         if below or not tails or _ENDS.search(tails[-1].text.strip()) or CONTINUED in tails[-1].extra:

@@ -36,8 +36,9 @@ class TextCell:
 
 @dataclass
 class Spans:
-    """Per line of a table: the group label it takes (``(text, box)``), ``""`` for the header line that has no
-    header over the labels; ``fragments``: the lines that are a wrapped label's own lines."""
+    """The lines of a table (by index) and what they take: ``labels``, the group label (``(text, box)``);
+    ``headers``, an empty first cell (the header line has nothing over the labels); ``fragments``: none, they are a
+    wrapped label's own lines."""
 
     labels: dict[int, tuple[str, Box]] = field(default_factory=dict)
     headers: set[int] = field(default_factory=set)
