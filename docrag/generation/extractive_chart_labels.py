@@ -1,5 +1,5 @@
 """A chart's data labels read from its words: which figure is printed over which axis category (rule 78
-``chart_labels``, ``docs/extractive-rules.md``)."""
+``chart_labels``, ``docs/extractive-rules.md``), and which text near a chart is no caption of it (rule 204)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import re
 
 from docrag.generation.extractive_tables import is_number
 from docrag.geometry import in_rows
-from docrag.types import Block
+from docrag.regions import FIG_CAPTION as _FIG_CAPTION
+from docrag.types import Block, BlockKind
 
 _PLAIN_NUMBER = re.compile(r"[-+−(]?[$€£¥]?[\d,]*\.?\d+\s*%?\)?")
 # ``scaled_label`` (rule 205): "$10.6B", "$842M": a currency figure with its scale letter is a data label too (a
@@ -102,3 +103,15 @@ def _bars_across(cats: list[Block], nums: list[Block]) -> dict[str, str]:
         if row:
             out[_name(c)] = ", ".join(n.text.strip() for n in row)
     return out if axis and len(out) >= 0.5 * len(axis) else {}
+
+
+_CHART_NOTE = re.compile(r"\s*(?:notes?|sources?|注|资料来源|数据来源)\s*[:：]", re.IGNORECASE)   # the chart's own note
+
+
+def prose_block(b: Block) -> bool:
+    """``prose_no_caption`` (rule 204): a paragraph of sentences below a chart that prints its own title is the
+    page's text, not the chart's caption (AMD's letter: "We announced new reporting segments ..."); a note under the
+    chart ("Note: Non-GAAP gross profit ... are non-GAAP financial measures.") is the chart's."""
+    return (b.kind in (BlockKind.TEXT, BlockKind.CAPTION) and b.text.count("\n") >= 1 and len(b.text) >= 120
+            and not _FIG_CAPTION.match(b.text) and not _CHART_NOTE.match(b.text)
+            and bool(re.search(r"[a-z]{3}[.;:]\s|[。；]", b.text)))

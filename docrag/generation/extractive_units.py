@@ -20,7 +20,7 @@ from typing import Any
 
 from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_callouts import callouts
-from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, data_labels
+from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, data_labels, prose_block
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_sentences import split_sentences
 from docrag.generation.extractive_table_read import parse_tables
@@ -152,18 +152,6 @@ def _pseudo_blocks(page: Page) -> list[Block]:
     return blocks
 
 
-_CHART_NOTE = re.compile(r"\s*(?:notes?|sources?|注|资料来源|数据来源)\s*[:：]", re.IGNORECASE)   # the chart's own note
-
-
-def _prose(b: Block) -> bool:
-    """``prose_no_caption`` (rule 204): a paragraph of sentences below a chart that prints its own title is the
-    page's text, not the chart's caption (AMD's letter: "We announced new reporting segments ..."); a note under the
-    chart ("Note: Non-GAAP gross profit ... are non-GAAP financial measures.") is the chart's."""
-    return (b.kind in (BlockKind.TEXT, BlockKind.CAPTION) and b.text.count("\n") >= 1 and len(b.text) >= 120
-            and not _FIG_CAPTION.match(b.text) and not _CHART_NOTE.match(b.text)
-            and bool(re.search(r"[a-z]{3}[.;:]\s|[。；]", b.text)))
-
-
 def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     """A figure's caption (rule 151 ``linked_caption``): the numbered one ingest linked to it (``caption_block``:
     "图表 5" above the chart, not the source line 0.4 pt nearer below it), else the caption, title or text nearest
@@ -178,7 +166,7 @@ def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
     for b in blocks:
         if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT):
             continue
-        if b.box.x1 < block.box.x0 or b.box.x0 > block.box.x1 or len(b.text) > 300 or _prose(b):
+        if b.box.x1 < block.box.x0 or b.box.x0 > block.box.x1 or len(b.text) > 300 or prose_block(b):
             continue
         d = min(abs(b.box.y0 - block.box.y1), abs(block.box.y0 - b.box.y1))
         if b.box.y0 >= block.box.y0 and b.box.y1 <= block.box.y1:
