@@ -148,6 +148,11 @@ class Box:
         iy = min(self.y1, other.y1) - max(self.y0, other.y0)
         return ix * iy if ix > 0 and iy > 0 else 0.0
 
+    def x_overlap(self, other: Box) -> float:
+        """The width this box shares with ``other`` (0 when they stand apart side by side)."""
+        other = self._same_space(other)
+        return max(0.0, min(self.x1, other.x1) - max(self.x0, other.x0))
+
     def iou(self, other: Box) -> float:
         other = self._same_space(other)
         inter = self.intersection_area(other)

@@ -239,3 +239,10 @@ def test_iou_symmetric_bounded_and_union_contains_both(a, b):
 @given(st.floats(-2, 3), st.floats(-2, 3), st.floats(-2, 3), st.floats(-2, 3))
 def test_clipped_is_always_inside(x0, y0, x1, y1):
     assert Box.norm(x0, y0, x1, y1).clipped().is_inside_extent()
+
+
+def test_x_overlap_is_the_shared_width_in_the_first_box_s_space():
+    a = Box.points(50, 10, 250, 20, 612, 792)
+    assert a.x_overlap(Box.points(200, 500, 400, 510, 612, 792)) == pytest.approx(50.0)   # rows apart: width only
+    assert a.x_overlap(Box.points(300, 10, 400, 20, 612, 792)) == 0.0                    # side by side
+    assert a.x_overlap(Box.norm(0.0, 0.0, 0.5, 1.0)) == pytest.approx(200.0)             # converted to points

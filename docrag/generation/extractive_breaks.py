@@ -88,12 +88,14 @@ def _join_column_break(mine: list[Unit]) -> int:
     n = 0
     texts = {id(u.block): u.block for u in mine if u.block.kind is BlockKind.TEXT and id(u.block) in kept}
     for block in texts.values():
-        below = [b for b in content if b is not block and b.box.y0 >= block.box.y1 - 1 and _across(b, block)]
+        below = [b for b in content
+                 if b is not block and b.box.y0 >= block.box.y1 - 1 and b.box.x_overlap(block.box) > 0]
         tails = [u for u in mine if u.block is block]
         if below or not tails or _ENDS.search(tails[-1].text.strip()) or CONTINUED in tails[-1].extra:
             continue
         right = [b for b in content if b.box.x0 >= block.box.x1 - 2 and b.box.y0 < block.box.y1]
-        tops = [b for b in right if not any(o is not b and o.box.y1 <= b.box.y0 + 1 and _across(o, b) for o in right)]
+        tops = [b for b in right   # nothing of its column above it
+                if not any(o is not b and o.box.y1 <= b.box.y0 + 1 and o.box.x_overlap(b.box) > 0 for o in right)]
         top = min(tops, key=lambda b: (b.box.x0, b.box.y0), default=None)
         heads = [u for u in mine if top is not None and u.block is top]
         if top is None or top.kind is not BlockKind.TEXT or not heads or not re.match(r"[a-z\u3400-\u9fff]",
@@ -102,11 +104,6 @@ def _join_column_break(mine: list[Unit]) -> int:
         tails[-1].extra[CONTINUED] = heads[0]
         n += 1
     return n
-
-
-def _across(a: Block, b: Block) -> bool:
-    """``a`` and ``b`` share some width (one column)."""
-    return min(a.box.x1, b.box.x1) - max(a.box.x0, b.box.x0) > 0
 
 
 def _joined(tail: Unit, head: Unit) -> str:

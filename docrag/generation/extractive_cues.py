@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, _REF, Unit, page_text, tokenize
 from docrag.generation.extractive_units import _STOP as _STOPWORDS
-from docrag.words import jieba, simplified, simplified_text
+from docrag.words import BRACKETED, jieba, simplified, simplified_text
 
 if TYPE_CHECKING:
     from docrag.generation.extractive_tables import TableCell
@@ -41,13 +41,10 @@ _ENTITY = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][A-Za-z&.-]{2,})")
 _NAME_WORDS = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){2,4}\b")   # three to five capitalised words
 
 
-_INNER_PAREN = re.compile(r"[（(][^()（）]*[)）]")   # innermost first: nested notes go whole
-
-
 def _norm(label: str) -> str:
     """A label without its parenthesised unit ("花萼长度（厘米）" -> "花萼长度") or notes, nested ones too
     (``nested_notes``), lower-cased, spaces squeezed."""
-    while (bare := _INNER_PAREN.sub(" ", label)) != label:   # nested: "Embedded (Operating income (loss))" (rule 200)
+    while (bare := BRACKETED.sub(" ", label)) != label:   # nested: "Embedded (Operating income (loss))" (rule 200)
         label = bare
     return re.sub(r"\s+", " ", label).strip().strip(":：").lower()
 

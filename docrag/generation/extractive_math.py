@@ -188,6 +188,7 @@ _ROW_YEAR = re.compile(r"^\s*((?:19|20)\d\d)")
 # words that ask, not name: what is left of an operation's phrase must be printed by the table (printed_measure)
 _ASKING = frozenset("what which how much many by in of from between over across on the a an per percent percentage "
                     "cent was were is are".split())
+_OP_PATTERNS = dict(_OPS)
 _TWO_POINTS = re.compile(r"\bfrom\b.+\bto\b|\bbetween\b.+\band\b|\bversus\b|\bvs\b|较|相比", re.IGNORECASE)
 
 
@@ -199,7 +200,7 @@ def printed_measure(question: str, op: str, cell: TableCell, headers: Sequence[s
     any of the table's ``headers`` prints the word ("IC均值" the question's other part reads)."""
     if op in ("share", "growth") and cell.value.strip().endswith("%") and named_in(cell.row.label, question):
         return True   # rule 201 ``printed_rate``: "gross margin as a percentage of net revenue", a row of rates
-    pattern = _MEAN if op == "mean" else dict(_OPS).get(op)
+    pattern = _MEAN if op == "mean" else _OP_PATTERNS.get(op)
     m = pattern.search(question) if pattern is not None else None
     if m is None or _TWO_POINTS.search(question):
         return False

@@ -25,6 +25,7 @@ from statistics import median
 from docrag.geometry import Box
 from docrag.quantities import quantities
 from docrag.types import Word
+from docrag.words import BRACKETED
 
 _TICK = re.compile(r"^\(?[-−–]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s*%?\)?$")
 _YEARISH = re.compile(r"^(?:19|20)\d\d$")
@@ -450,7 +451,6 @@ def _at(xs: list[tuple[float, float]], cx: float, spacing: float) -> float | Non
 
 # a legend name saying a rate (its bracketed parameters aside: "策略累计表现（多空，单笔3%）" is a net value)
 _RATE_NAME = re.compile(r"回撤|率|%|\b(?:drawdown|rate|yield|percent(?:age)?|margin)s?\b", re.IGNORECASE)
-_BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
 
 
 def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str], lines: bool = False
@@ -471,9 +471,9 @@ def _axis_for(s: _Series, name: str, axes: list[ValueAxis], legend: list[str], l
     if len(pct) != 1:
         return None
     other = next(a for a in axes if a is not pct[0])
-    rated = [bool(_RATE_NAME.search(_BRACKETED.sub(" ", e))) for e in legend]
+    rated = [bool(_RATE_NAME.search(BRACKETED.sub(" ", e))) for e in legend]
     if lines and name and any(rated) and not all(rated):   # ``rate_named``: "回撤" beside "策略累计表现"
-        return pct[0] if _RATE_NAME.search(_BRACKETED.sub(" ", name)) else other
+        return pct[0] if _RATE_NAME.search(BRACKETED.sub(" ", name)) else other
     return pct[0] if s.kind == "line" else other
 
 

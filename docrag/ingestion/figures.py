@@ -203,12 +203,13 @@ def is_background(box: Box, words: list[Word], page_area: float, page_width: flo
     the page's text lies on it (a chart's own labels are a small share of a page's text); or it runs from one edge
     of the page to the other with a paragraph's worth of text on it (``full_bleed_panel``, rule 203: an annual
     report's banner under its letter's opening paragraphs, a half-page panel under a table)."""
+    bleeds = page_width and box.x0 <= BLEED * page_width and box.x1 >= (1 - BLEED) * page_width
+    if not bleeds and box.area < BACKGROUND_AREA * page_area:
+        return False   # most images: no word is counted
     inside = sum(len(w.text) for w in words
                  if box.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2))
-    if page_width and box.x0 <= BLEED * page_width and box.x1 >= (1 - BLEED) * page_width:
+    if bleeds:
         return inside >= PANEL_TEXT_CHARS
-    if box.area < BACKGROUND_AREA * page_area:
-        return False
     total = sum(len(w.text) for w in words)
     return inside >= 200 and inside >= 0.6 * total
 
@@ -449,7 +450,7 @@ def attach_captions(blocks: list[Block]) -> None:
             continue
         pattern = FIGURE_CAPTION_RE if target.kind is BlockKind.FIGURE else TABLE_CAPTION_RE
         for k, c in enumerate(captions):
-            if not pattern.match(c.text.strip()) or min(c.box.x1, target.box.x1) - max(c.box.x0, target.box.x0) <= 0:
+            if not pattern.match(c.text.strip()) or c.box.x_overlap(target.box) <= 0:
                 continue
             gap = max(target.box.y0 - c.box.y1, c.box.y0 - target.box.y1)
             below = c.box.y0 >= target.box.y1 - 1

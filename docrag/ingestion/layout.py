@@ -103,7 +103,7 @@ def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:
     if not lines:
         return []
     gaps = [b.box.y0 - a.box.y1 for a, b in zip(lines, lines[1:], strict=False)
-            if abs(b.box.y0 - a.box.y1) <= 2 * a.size and _h_overlap(a.box, b.box) > 0]
+            if abs(b.box.y0 - a.box.y1) <= 2 * a.size and a.box.x_overlap(b.box) > 0]
     usual_gap = statistics.median(gaps) if gaps else 2.0
     groups: list[list[TextLine]] = [[lines[0]]]
     for line in lines[1:]:
@@ -129,7 +129,7 @@ def paragraphs(lines: list[TextLine]) -> list[list[TextLine]]:
         same = (abs(line.size - prev.size) <= 0.6 and (line.bold == prev.bold or runs_on)
                 and line.box.y0 > prev.box.y0 + 0.3 * em
                 and gap <= max(usual_gap + 0.6 * em, 0.5 * em)
-                and (_h_overlap(prev.box, line.box) > 0.3 * min(prev.box.width, line.box.width)
+                and (prev.box.x_overlap(line.box) > 0.3 * min(prev.box.width, line.box.width)
                      # the last line under a paragraph's indented first line (a full line, not a heading)
                      or len(cur) == 1 and 0 < prev.box.x0 - line.box.x0 <= 3 * em and prev.box.width >= 25 * em
                      and mid_sentence and re.search(r"\w", line.text) is not None)
@@ -190,6 +190,3 @@ def text_blocks(lines: list[TextLine], exclude: list[Box]) -> list[Block]:
     kept = [ln for ln in lines if not any(r.coverage_of(ln.box) >= IN_REGION for r in exclude)]
     return classify(paragraphs(kept))
 
-
-def _h_overlap(a: Box, b: Box) -> float:
-    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))

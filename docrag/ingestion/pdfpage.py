@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docrag.errors import FileFailed
-from docrag.geometry import Box
 from docrag.ingestion import chart_marks, figure_ocr, figures, imagelayout, layout, tables
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
@@ -214,7 +213,7 @@ def finish_blocks(text_blocks: list[Block], region_blocks: list[Block], words: l
     for rb in sorted(region_blocks, key=lambda b: (b.box.y0, b.box.x0)):
         pos = len(ordered)
         for i, tb in enumerate(ordered):
-            if tb.box.y0 >= rb.box.y0 and _h_overlap(tb.box, rb.box) > 0:
+            if tb.box.y0 >= rb.box.y0 and tb.box.x_overlap(rb.box) > 0:
                 pos = i
                 break
         ordered.insert(pos, rb)
@@ -239,9 +238,6 @@ def _once(words: list[Word]) -> list[Word]:
             out.append(w)
     return out
 
-
-def _h_overlap(a: Box, b: Box) -> float:
-    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
 
 
 def _ocr_render(page):
