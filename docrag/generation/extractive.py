@@ -76,6 +76,7 @@ from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_part_answers import answers_every_part, distinct_best, own_words
 from docrag.generation.extractive_parts import compares, parts_of
+from docrag.generation.extractive_printed import printed_elsewhere
 from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change, states_difference
 from docrag.generation.extractive_rivals import header_named, listed_member, repeat_named, unasked_qualifier
 from docrag.generation.extractive_score import (
@@ -285,7 +286,7 @@ class ExtractiveGenerator:
                   for lx, sm, u, cue, ref, row in zip(lex, sem, units, cues, named, rowed, strict=True)]
         scores = listed_member(units, unasked_qualifier(units, lex, repeat_named(units, lex, scores), asked),
                                asked)   # rules 168, 169, 184
-        scores = header_named(units, scores, asked)   # rule 195
+        scores = header_named(units, printed_elsewhere(units, scores, question), asked)   # rules 211, 213, 195
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = distinct_best(order, scores, units, *taken)
         best = units[bi]

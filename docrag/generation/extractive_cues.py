@@ -136,10 +136,12 @@ _ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "�
 
 
 def missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
-    """Capitalised names in the question (not its first word) that no page read mentions."""
+    """Capitalised names in the question (not its first word) that no page read mentions, nor its document's file
+    name ("Minutes" of ``en_banxico_minutes_104_2023-11.pdf``, whose extract starts after the cover: rule 216)."""
     names = {m.group(1).rstrip(".") for m in _ENTITY.finditer(question.strip())}
     names = {n for n in names if n.lower() not in _STOPWORDS}
-    text = " ".join(page_text(p) for p in pages).lower()
+    files = {re.sub(r"[_\-.]+", " ", p.file_name) for p in pages}
+    text = " ".join([*(page_text(p) for p in pages), *files]).lower()
     for m in _SPELLED_OUT.finditer(question):   # ``spelled_out``: "Data Center Group (DCG)" is found as "DCG"
         words, short = m.group(1).split(), m.group(2)
         if "".join(w[0] for w in words[-len(short):]) == short and short.lower() in text:

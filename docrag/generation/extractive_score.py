@@ -144,6 +144,19 @@ _DOC_REF_EN_END = re.compile(r",?\s+(?:in|on|according to|from|per|based on)\s+(
 # our share repurchase transactions", "下表列示了…"): a title, in effect (ACCIONA's country-by-country table)
 _ANNOUNCES = re.compile(r"\b(?:the )?following (?:tables?|charts?|figures?|graphs?|schedules?)\b|"
                         r"\b(?:tables?|charts?|figures?|graphs?) below\b|下表|如下表|见下表|下图|如下图", re.IGNORECASE)
+# ``formula_definition`` (rule 210): a measure written as a formula of names or symbols ("流动比率 = 流动资产 /
+# 流动负债", "加权平均净资产收益率 = P0 / (E0 + NP ÷ 2 + …)", "ROA = net income / average total assets"): it says
+# how the measure is computed, not what it was; its constants ("÷ 2", "× 100%") are no figures stated
+_FORMULA = re.compile(r"[=＝]\s*[(（]?\s*[A-Za-z\u4e00-\u9fff][^=＝]{0,80}?\s[/÷×]\s?|"
+                      r"[=＝]\s*[(（]?\s*[A-Za-z\u4e00-\u9fff][^=＝\s]{0,30}\s?[/÷×]\s?[(（]?\s*[A-Za-z\u4e00-\u9fff]")
+_STATED_FIGURE = re.compile(r"\d\.\d|\d,\d{3}|\d{3,}(?!\s?%)")
+
+
+def formula_definition(text: str) -> bool:
+    """``formula_definition`` (rule 210): ``text`` writes a measure as a formula and states no figure of its own."""
+    return bool(_FORMULA.search(text)) and not _STATED_FIGURE.search(text)
+
+
 _DATE_IN = re.compile(rf"{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}"
                       r"|\d{4}年\d{1,2}月(?:\d{1,2}日)?", re.IGNORECASE)   # a period named is no figure stated
 
@@ -280,6 +293,8 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
         out *= 1.1 if wants_table else (0.85 if wants_chart else 1.0)
         if wants_text:
             out *= 0.8
+    if wants_number and unit.kind in ("sentence", "title") and formula_definition(unit.text):
+        return out * 0.8 * 0.6   # how the measure is computed, not its value (rule 210)
     if wants_number and unit.kind != "figure":
         out *= 1.15 if _has_quantity(unit.text) else 0.8
     return out
@@ -346,3 +361,4 @@ def quoted_fit(units: Sequence[Unit], asked: str) -> list[float]:
     if not quoted:
         return [1.0] * len(units)
     return [QUOTED_GAIN if any(q.search(u.text) for q in quoted) else 1.0 for u in units]
+

@@ -187,8 +187,11 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
     if grid is not None and grid.rows:  # the table finder's cells: a label over two lines stays one label
         top = min(c.box.y0 for line in grid.header_lines for c in line if c.box) if grid.header_lines else \
             min(r.box.y0 for r in grid.rows if r.box)
-        lead = [" ".join(w.text for w in line) for line in word_lines([w for w in words if w.box.y1 <= top + 1])]
+        above = word_lines([w for w in words if w.box.y1 <= top + 1])
+        lead = [" ".join(w.text for w in line) for line in above]
         grid.title = " ".join([title, *lead]).strip()   # "单位：万元" set above the grid, inside the block
+        if not grid.header_lines and above:
+            grid.header_lines = _period_heads(grid, above[-1])
         return [_finish(grid)]
     tables = [_split_headers(t, words) for t in (_from_words(block, _group_labelled(s.lines), s.title)
                                                   for s in _segments(words, title) if s.chart_caption is None)
@@ -197,6 +200,22 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
         meta = _from_meta(block, title)
         tables = [meta] if meta is not None else []
     return [_finish(t) for t in tables]
+
+
+def _period_heads(grid: Table, line: list[Word]) -> list[list[Cell]]:
+    """``lead_periods`` (rule 215): a grid the finder found without its header row (BoT's "GDP growth (%YoY) | 2021 |
+    2022" set white on a dark band) takes the line right above it as its header when the line's years stand one over
+    each value column; [] otherwise."""
+    years = sorted((w for w in line if _YEAR.match(w.text.strip())), key=lambda w: w.box.x0)
+    full = [r.cells for r in grid.rows if len(r.cells) == len(years) and all(c.box is not None for c in r.cells)]
+    if len(years) < 2 or not full:
+        return []
+    for y, column in zip(years, zip(*full, strict=True), strict=True):   # each year over its column's cells
+        if not min(c.box.x0 for c in column) - 8 <= (y.box.x0 + y.box.x1) / 2 <= max(c.box.x1 for c in column) + 8:
+            return []
+    label = [w for w in line if w not in years]
+    stub = [Cell(" ".join(w.text for w in label), union([w.box for w in label]))] if label else []
+    return [[*stub, *(Cell(y.text, y.box) for y in years)]]
 
 
 def _group_labelled(lines: list[list[Cell]]) -> list[list[Cell]]:

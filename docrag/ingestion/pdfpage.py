@@ -10,6 +10,7 @@ from docrag.errors import FileFailed
 from docrag.ingestion import chart_marks, figure_ocr, figures, imagelayout, layout, tables
 from docrag.ingestion.ocr import ocr_image
 from docrag.ingestion.ocrpage import ocr_to_page_content
+from docrag.ingestion.plot_grids import plot_grids
 from docrag.ingestion.render import Rendered, effective_dpi, render_pymupdf
 from docrag.ingestion.textlayer import (
     PageFrame,
@@ -164,6 +165,7 @@ def process_pdf_page(pdf, page_no: int, staged, opts: PageOptions, rendered: Ren
         figure_blocks = [f for f in figure_blocks if f.meta.get("source") != "image"
                          or sum(f.box.contains(w.box, tol=1.0) for w in words) < 0.3 * len(words)]
     table_blocks = tables.detect_tables(page, frame, words, drawings, [b.box for b in figure_blocks])
+    figure_blocks, table_blocks = plot_grids(figure_blocks, table_blocks)   # rule 212
     figure_blocks = [f for f in figure_blocks if f.meta.get("source") == "image"
                      or not any(t.box.coverage_of(f.box) > 0.5 for t in table_blocks)]
     if model_blocks:  # OCR'd page: the layout model's regions replace what text alignment guessed

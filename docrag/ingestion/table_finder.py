@@ -16,51 +16,93 @@ log = logging.getLogger(__name__)
 _FIGURE = re.compile(r"^[-+−–(]?[$¥￥€£]?\s?\d[\d,.]*\s?%?\)?$|^[-–—]{1,2}$")
 
 
-def find_grid_tables(page, frame, clip_box: Box, drawings: list[dict],
-                 words: list[Word]) -> list[tuple[Box, list[list[str]], list[list[Box | None]]]]:
+def find_grid_tables(page, frame, clip_box: Box, drawings: list[dict], words: list[Word],
+                     horiz: list[Box] | None = None) -> list[tuple[Box, list[list[str]], list[list[Box | None]]]]:
     """PyMuPDF's table finder restricted to ``clip_box``: each table's box, cell texts and cell boxes
     (None where a row has no text in a column), top to bottom. A cell set over several lines ("归属于上市
-    公司股东的 / 净利润") is one cell here, where lines of words would make it two rows.
+    公司股东的 / 净利润") is one cell here, where lines of words would make it two rows. A grid drawn without outer
+    verticals is asked again with them added where its horizontal rules ``horiz`` end (rule 209).
 
     Cell texts are assembled from ``words`` (already cleaned and number-joined), not re-extracted.
     """
-    import pymupdf
-
     clip = unrotate_box(clip_box, frame.rotation)
-    try:
-        found = page.find_tables(clip=pymupdf.Rect(*clip.coords), strategy="lines", use_layout=False,
-                                 paths=drawings)
-    except Exception as exc:  # the finder fails on some malformed content; the region still counts
-        log.debug("find_tables failed on page %d: %s", page.number + 1, exc)
-        return []
+    tables = [_read(tab, frame, words) for tab in _found(page, clip, drawings)]
+    sides = [e for t in tables if t is not None and (e := _open_sides(t, words, horiz or [])) is not None]
+    if sides:   # rule 209: the finder kept only the inner columns; ask again with the outer verticals drawn
+        added = [((x, y0), (x, y1)) for b in sides for u in [unrotate_box(b, frame.rotation)]
+                 for x, y0, y1 in ((u.x0, u.y0, u.y1), (u.x1, u.y0, u.y1))]
+        tables = [_read(tab, frame, words) for tab in _found(page, clip, drawings, added)]
     out = []
-    for tab in found.tables:
-        if tab.row_count < 2 or tab.col_count < 2:
+    for t in tables:
+        if t is None:
             continue
-        grid: list[list[tuple[Box, str] | None]] = []
-        row_of: dict[int, tuple[Word, int]] = {}   # id(word) -> (word, the finder's row it fell in)
-        for ri, row in enumerate(tab.rows):
-            cells: list[tuple[Box, str] | None] = []
-            for cell in row.cells:
-                if cell is None:
-                    cells.append(None)
-                    continue
-                cb = to_display_box(frame, *cell)
-                inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
-                inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
-                row_of.update((id(w), (w, ri)) for w in inside)
-                cells.append((cb, join_words([w.text for w in inside])))
-            grid.append(cells)
-        if _cuts_lines(row_of):
-            continue   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
-        rows, boxes = joined_wrapped_labels(*merged_columns(grid))
-        tbox = to_display_box(frame, *tab.bbox)
-        if not rows or len(rows[0]) < 2:
-            continue
+        tbox, rows, boxes, row_of = t
         if any(id(w) not in row_of and tbox.contains(w.box, tol=1.0) for w in words):
             boxes = []  # words in no cell: rules the finder missed (a label column), its grid is incomplete
         out.append((tbox, rows, boxes))
     return sorted(out, key=lambda t: t[0].y0)
+
+
+def _found(page, clip: Box, drawings: list[dict], added: list | None = None) -> list:
+    import pymupdf
+
+    try:
+        return page.find_tables(clip=pymupdf.Rect(*clip.coords), strategy="lines", use_layout=False,
+                                paths=drawings, add_lines=added).tables
+    except Exception as exc:  # the finder fails on some malformed content; the region still counts
+        log.debug("find_tables failed on page %d: %s", page.number + 1, exc)
+        return []
+
+
+_Read = tuple[Box, list[list[str]], list[list[Box | None]], dict[int, tuple[Word, int]]]
+
+
+def _read(tab, frame, words: list[Word]) -> _Read | None:
+    """One table of the finder: its box, cell texts, cell boxes, and the row each word fell in; None when it is no
+    table of two rows and two columns or its rows cut through text lines."""
+    if tab.row_count < 2 or tab.col_count < 2:
+        return None
+    grid: list[list[tuple[Box, str] | None]] = []
+    row_of: dict[int, tuple[Word, int]] = {}   # id(word) -> (word, the finder's row it fell in)
+    for ri, row in enumerate(tab.rows):
+        cells: list[tuple[Box, str] | None] = []
+        for cell in row.cells:
+            if cell is None:
+                cells.append(None)
+                continue
+            cb = to_display_box(frame, *cell)
+            inside = [w for w in words if cb.contains_point((w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2)]
+            inside.sort(key=lambda w: (round(w.box.y0 / 3), w.box.x0))
+            row_of.update((id(w), (w, ri)) for w in inside)
+            cells.append((cb, join_words([w.text for w in inside])))
+        grid.append(cells)
+    if _cuts_lines(row_of):
+        return None   # cells ruled one by one at uneven heights: the finder's rows cut through text lines
+    rows, boxes = joined_wrapped_labels(*merged_columns(grid))
+    if not rows or len(rows[0]) < 2:
+        return None
+    return to_display_box(frame, *tab.bbox), rows, boxes, row_of
+
+
+def _open_sides(table: _Read, words: list[Word], horiz: list[Box]) -> Box | None:
+    """``open_sided_grid`` (rule 209): the box the table's horizontal rules span when they run past the finder's
+    table and words stand there, beside it, on the lines of two or more of its rows (a label column left of the
+    first vertical rule, a last column right of the last one: 云汉芯城's 主要财务指标, drawn without outer verticals);
+    else None. Words beyond the rules' ends (a chart beside the table) do not count."""
+    tbox, _, _, row_of = table
+    rules = [h for h in horiz if tbox.y0 - 2 <= (h.y0 + h.y1) / 2 <= tbox.y1 + 2 and tbox.x_overlap(h) > 0]
+    if not rules:
+        return None
+    x0, x1 = min(h.x0 for h in rules), max(h.x1 for h in rules)
+    if x0 > tbox.x0 - 3 and x1 < tbox.x1 + 3:
+        return None
+    lines = {ri: (w.box.y0 + w.box.y1) / 2 for w, ri in row_of.values()}
+    beside: set[int] = set()
+    for w in words:
+        xc, yc = (w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2
+        if id(w) not in row_of and (x0 <= xc < tbox.x0 or tbox.x1 < xc <= x1):
+            beside |= {ri for ri, y in lines.items() if abs(y - yc) < 0.5 * w.box.height}
+    return Box(x0, tbox.y0, x1, tbox.y1, tbox.space, tbox.extent) if len(beside) >= 2 else None
 
 
 _FUNCTION_WORDS = frozenset({"of", "the", "on", "in", "to", "and", "for", "a", "an", "by", "at", "de", "la", "del",

@@ -442,7 +442,7 @@ def _table_blocks(page, frame, rows: list[Row], region: Box, is_ruled: bool, is_
     n_chars = sum(len(w.text) for r in rows for w in r.words)
     found: list[tuple[Box, list[list[str]], list[list[Box | None]]]] = []
     if page is not None and n_chars <= FIND_TABLES_MAX_CHARS:
-        found = find_grid_tables(page, frame, zone, drawings, [w for r in rows for w in r.words])
+        found = find_grid_tables(page, frame, zone, drawings, [w for r in rows for w in r.words], horiz)
     found = [f for f in found if not any(r.intersection_area(f[0]) > 0.1 * r.area for r in exclude)]
     if found:
         blocks = []
