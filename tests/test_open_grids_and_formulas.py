@@ -12,7 +12,7 @@ from docrag.doc_names import DocumentNames
 from docrag.generation import get_generator
 from docrag.generation.extractive_cues import missing_entities
 from docrag.generation.extractive_printed import TABLED_CHART_LOSS, given_figure, tabled_chart
-from docrag.generation.extractive_score import formula_definition
+from docrag.generation.extractive_score import formula_definition, year_fit
 from docrag.generation.extractive_units import units_of
 from docrag.ingestion.plot_grids import is_plot_grid
 from docrag.types import BlockKind
@@ -164,3 +164,11 @@ def test_a_header_row_the_finder_dropped_is_read_from_the_line_above(tmp_path):
     assert heads[("Delayed reopening and lower confidence among foreign tourists", "-1.3")] == ["2022"]
     assert heads[("Jun-21 forecast", "1.8")] == ["2021"]
 
+
+
+@pytest.mark.skipif(not YUNHAN.exists(), reason=NOT_FETCHED)
+def test_a_table_titled_by_another_year_is_less_likely(tmp_path):
+    page = real_pages(YUNHAN, [5], tmp_path)[0]   # three tables, each under its year: "2024 年", "2023 年", "2022 年"
+    fits = {u.text: year_fit(u, {"2022"}, {}) for u in units_of(page, 1)
+            if u.cell is not None and u.cell.row.label == "归属于公司普通股股东的净利润" and "%" in u.text}
+    assert fits == {"12.55%": 0.75, "12.69%": 0.75, "26.72%": 1.0}

@@ -58,6 +58,8 @@ _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
 _CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer word of the question
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+# a title ending with one year, its period ("…如下: 2024 年", "2022 年度"); a range ("(2010-2023)") is no period
+_TITLE_YEAR = re.compile(r"(?:^|[^\d\-–—~至])((?:19|20)\d\d)\s*(?:年度?|年末)?\s*$")
 
 
 def cue_product(units: Sequence[Unit], question: str, asked: str, referred: str = "") -> list[float]:
@@ -114,8 +116,9 @@ def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]],
             seen = page_years[u.page.page_id] = frozenset(_YEAR.findall(page_text(u.page)))
         return 1.0 if years & seen else 0.75
     col = set(_YEAR.findall(" ".join(u.cell.headers)))
-    if not col:
-        return 1.0
+    if not col:   # ``title_year`` (rule 217): no year over the column; the one ending its title ("…如下: 2024 年")
+        last = _TITLE_YEAR.search(u.cell.title)
+        return 1.0 if not last or last.group(1) in years else 0.75
     if not col & years:
         return 0.75
     return 1.15 if axes is None or axes.get(id(u.block), 0) >= 2 else 1.0
