@@ -157,8 +157,8 @@ class DocumentNames:
         for word, num in _NUMBERED.findall(folded(question).lower()):
             printed = re.compile(rf"(?:\bno\.?|\bnumber|#)\s*\(?{re.escape(num)}(?![\d/])")
             titled = re.compile(rf"\b{re.escape(word)}\s+{re.escape(num)}(?![\d/])")   # a file name's "minutes 104"
-            out |= {d for d, text in self.texts.items() if printed.search(text)
-                    or titled.search(self.titles.get(d, ""))}
+            held = self._postings.get(num.split("/")[0], set())   # the documents printing the number at all
+            out |= {d for d in held if printed.search(self.texts[d]) or titled.search(self.titles.get(d, ""))}
         return out
 
     def _whole(self, name: str, runs: list[list[str]]) -> set[str]:

@@ -44,6 +44,7 @@ def find_grid_tables(page, frame, clip_box: Box, drawings: list[dict], words: li
 
 
 def _found(page, clip: Box, drawings: list[dict], added: list | None = None) -> list:
+    """The finder's tables in ``clip`` (unrotated page points), with the lines ``added`` drawn; [] where it fails."""
     import pymupdf
 
     try:
