@@ -172,3 +172,21 @@ def test_a_table_titled_by_another_year_is_less_likely(tmp_path):
     fits = {u.text: year_fit(u, {"2022"}, {}) for u in units_of(page, 1)
             if u.cell is not None and u.cell.row.label == "归属于公司普通股股东的净利润" and "%" in u.text}
     assert fits == {"12.55%": 0.75, "12.69%": 0.75, "26.72%": 1.0}
+
+
+def test_a_one_line_table_under_its_years_is_a_table(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((50, 380), "Liquidity and capital resources are discussed below.", fontsize=9)
+    page.insert_text((50, 424), "(Amounts in millions)", fontsize=8)
+    for x, year in ((381, "2023"), (443, "2022"), (505, "2021")):
+        page.insert_text((x, 424), year, fontsize=8)
+    page.insert_text((50, 435), "Net cash provided by operating activities", fontsize=8)
+    for x, value in ((363, "$"), (392, "28,841"), (424, "$"), (454, "24,181"), (486, "$"), (516, "36,074")):
+        page.insert_text((x, 435), value, fontsize=8)
+    page.insert_text((50, 470), "Net cash provided by operating activities was $28.8 billion.", fontsize=9)
+    doc.save(tmp_path / "one_line.pdf")
+    ingested = real_pages(tmp_path / "one_line.pdf", [1], tmp_path)[0]
+    table = next(b for b in ingested.blocks if b.kind is BlockKind.TABLE)   # rule 218: years are headers, not figures
+    assert table.meta["rows"][0] == ["(Amounts in millions)", "2023", "2022", "2021"]
+    assert "28,841" in table.meta["rows"][1]
