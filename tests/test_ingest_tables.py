@@ -665,14 +665,18 @@ def test_three_tables_stacked_beside_three_charts_are_three_tables(tmp_path):
 
 def test_a_header_over_one_row_of_figures_is_a_table_and_two_loose_lines_are_not():
     """国泰君安's "表 1. RankIC 统计量" is a header and one row (均值 | 标准差 | 最小值 | 最大值 | T 值 over
-    Rank IC | 7.4% | ...): a table. Two lines that do not line up, or whose "header" holds figures, are not."""
+    Rank IC | 7.4% | ...): a table. Two lines that do not line up, or whose "header" holds figures other than years,
+    are not."""
     head = [(274, "均值"), (329, "标准差"), (386, "最小值"), (446, "最大值"), (503, "T值")]
     data = [(219, "Rank IC"), (274, "7.4%"), (329, "13.8%"), (386, "-25.6%"), (446, "45.0%"), (503, "5.9")]
     assert is_two_row_table(text_rows(_line(660, *head) + _line(676, *data)))
     shifted = [(219, "Rank IC"), (600, "7.4%"), (660, "13.8%"), (720, "-25.6%"), (780, "45.0%")]
     assert not is_two_row_table(text_rows(_line(660, *head) + _line(676, *shifted)))
     years = [(274, "2019"), (329, "2020"), (386, "2021"), (446, "2022"), (503, "2023")]
-    assert not is_two_row_table(text_rows(_line(660, *years) + _line(676, *data)))
+    # rule 218: years over the columns are headers (a 10-K's one-line table under "2023 2022 2021"); other figures not
+    assert is_two_row_table(text_rows(_line(660, *years) + _line(676, *data)))
+    figures = [(274, "12.5"), (329, "13.0"), (386, "14.1"), (446, "15.2"), (503, "16.3")]
+    assert not is_two_row_table(text_rows(_line(660, *figures) + _line(676, *data)))
     assert not is_two_row_table(text_rows(_line(660, *head[:3]) + _line(676, *data[:3])))
 
 
