@@ -11,6 +11,7 @@ import pytest
 from docrag.doc_names import DocumentNames
 from docrag.generation import get_generator
 from docrag.generation.extractive_cues import missing_entities
+from docrag.generation.extractive_formula import formula_of
 from docrag.generation.extractive_printed import TABLED_CHART_LOSS, given_figure, tabled_chart
 from docrag.generation.extractive_score import formula_definition, year_fit
 from docrag.generation.extractive_units import units_of
@@ -190,3 +191,12 @@ def test_a_one_line_table_under_its_years_is_a_table(tmp_path):
     table = next(b for b in ingested.blocks if b.kind is BlockKind.TABLE)   # rule 218: years are headers, not figures
     assert table.meta["rows"][0] == ["(Amounts in millions)", "2023", "2022", "2021"]
     assert "28,841" in table.meta["rows"][1]
+
+
+def test_what_was_a_minus_b_asks_the_difference():
+    question = ("What was Walmart's net cash provided by operating activities minus its total capital expenditures "
+                "in fiscal 2023?")
+    formula = formula_of(question)
+    assert formula is not None and formula.op == "difference"
+    assert (formula.a, formula.b) == ("net cash provided by operating activities", "total capital expenditures")
+    assert formula_of("What was the growth, less than expected?") is None   # "less than" is no operation
