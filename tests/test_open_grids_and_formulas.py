@@ -200,3 +200,4 @@ def test_what_was_a_minus_b_asks_the_difference():
     assert formula is not None and formula.op == "difference"
     assert (formula.a, formula.b) == ("net cash provided by operating activities", "total capital expenditures")
     assert formula_of("What was the growth, less than expected?") is None   # "less than" is no operation
+    assert formula_of("What was the total of cash plus goodwill?") is None   # a sum is rule 163's, by listed names

@@ -24,10 +24,11 @@ _PAREN = re.compile(rf"[（(]\s*(?P<a>{_NAME})\s*(?P<op>/|÷|除以)\s*(?P<b>{_N
 _WORDS = re.compile(r"\b(?:computed|calculated|defined|measured|derived|taken)\s+as\s+(?:the\s+)?"
                     r"(?P<a>[^,;?]{3,60}?)\s+(?P<op>minus|less|plus|divided by|over)\s+(?:the\s+)?"
                     r"(?P<b>[^,;?()]{3,60}?)\s*(?=[,;?(]|$|\.\s|\.$)", re.IGNORECASE)
-# ``asked_formula`` (rule 219): "what was A minus B" asks the arithmetic itself ("What was Walmart's net cash provided
-# by operating activities minus its total capital expenditures in fiscal 2023?"); company and period leave the names
+# ``asked_formula`` (rule 219): "what was A minus B" asks the difference itself ("What was Walmart's net cash provided
+# by operating activities minus its total capital expenditures in fiscal 2023?"); company and period leave the names;
+# "A plus B" stays with the listed sum (rule 163), which refuses a name that labels no row
 _ASKED = re.compile(r"\bwhat (?:was|were|is|are|would be)\s+(?:the\s+)?(?P<a>[^,;?]{3,80}?)\s+"
-                    r"(?P<op>minus|plus|less(?=\s+(?:its|the|their|total)\b))\s+(?P<b>[^,;?()]{3,80}?)\s*(?=[,;?]|$)",
+                    r"(?P<op>minus|less(?=\s+(?:its|the|their|total)\b))\s+(?P<b>[^,;?()]{3,80}?)\s*(?=[,;?]|$)",
                     re.IGNORECASE)
 # "what share of Twilio's Q4 2023 total revenue came from the Communications business": part over whole
 _SHARE_OF = re.compile(r"\bwhat (?:share|percentage|proportion|fraction|percent) of (?:the |its |their )?"
