@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docrag.generation.extractive_score import _DATE_IN
+from docrag.generation.extractive_score import _DATE_IN, _YEAR
 from docrag.generation.extractive_tables import parse_number
 from docrag.generation.extractive_units import Unit
 
@@ -21,7 +21,7 @@ def given_figure(units: Sequence[Unit], scores: Sequence[float], question: str) 
     """``given_figure`` (rule 211): a cell printing a figure the question states loses ``GIVEN_FIGURE_LOSS``: the
     question knows it (Walmart's performance table prints the "$100 invested" in every row's first column)."""
     printed = [m.group(0).strip() for m in _GIVEN.finditer(_DATE_IN.sub(" ", question))]
-    given = {v for t in printed if not re.fullmatch(r"(?:19|20)\d\d", t)
+    given = {v for t in printed if not _YEAR.fullmatch(t)
              and (v := parse_number(t.lstrip("$€£¥￥ "))) is not None}
     if not given:
         return list(scores)
@@ -29,12 +29,16 @@ def given_figure(units: Sequence[Unit], scores: Sequence[float], question: str) 
             and parse_number(u.cell.value) in given else s for u, s in zip(units, scores, strict=True)]
 
 
-
 TABLED_CHART_LOSS = 0.5
 
 
 def _series_key(name: str) -> str:
     return re.sub(r"[^\w&]+", " ", name.lower()).strip()
+
+
+def _same_series(a: str, b: str) -> bool:
+    """One series key holds the other ("s&p 500 index" in "s&p 500 index total return")."""
+    return a in b or b in a
 
 
 def tabled_chart(units: Sequence[Unit], scores: Sequence[float]) -> list[float]:
@@ -55,8 +59,8 @@ def tabled_chart(units: Sequence[Unit], scores: Sequence[float]) -> list[float]:
             continue
         names = {_series_key(s.get("name") or "") for s in drawn} - {""}
         categories = {_series_key(str(c)) for s in drawn for c, _ in s.get("values") or []} - {""}
-        rows = {n for n in names for r, _ in cells if n == r or n in r or r in n}
-        heads = {h for r, hs in cells if any(n == r or n in r or r in n for n in rows) for h in hs} & categories
+        rows = {n for n in names for r, _ in cells if _same_series(n, r)}
+        heads = {h for r, hs in cells if any(_same_series(n, r) for n in rows) for h in hs} & categories
         if len(rows) >= 2 and len(heads) >= 2:
             out[i] *= TABLED_CHART_LOSS
     return out

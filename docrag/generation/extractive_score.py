@@ -364,4 +364,3 @@ def quoted_fit(units: Sequence[Unit], asked: str) -> list[float]:
     if not quoted:
         return [1.0] * len(units)
     return [QUOTED_GAIN if any(q.search(u.text) for q in quoted) else 1.0 for u in units]
-

@@ -241,7 +241,6 @@ def _once(words: list[Word]) -> list[Word]:
     return out
 
 
-
 def _ocr_render(page):
     """The page as a grayscale PIL image at OCR resolution."""
     import pymupdf

@@ -23,7 +23,7 @@ def tick_values(rows: list[list[str]]) -> list[float]:
     for row in rows:
         filled = [c.strip() for c in row if c.strip()]
         if len(filled) == 1 and _TICK.match(filled[0]):
-            out.append(float(re.sub(r"[^\d.\-]", "", filled[0].replace("−", "-").replace("–", "-")) or "nan"))
+            out.append(float(re.sub(r"[^\d.\-]", "", filled[0].replace("−", "-").replace("–", "-"))))
     return out
 
 
