@@ -38,7 +38,7 @@ from itertools import pairwise
 
 from docrag.generation.extractive_score import document_reference
 from docrag.types import Document, Page
-from docrag.words import folded, simplified
+from docrag.words import file_name_words, folded, simplified
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "
 
 def title_text(doc: Document) -> str:
     """A document's own name: its file name's words and its title, in Simplified script and lower case."""
-    return folded(simplified(" ".join(x for x in (re.sub(r"[_\-.]+", " ", doc.file_name), doc.title) if x))).lower()
+    return folded(simplified(" ".join(x for x in (file_name_words(doc.file_name), doc.title) if x))).lower()
 
 
 def identity_text(doc: Document, pages: Iterable[Page]) -> str:

@@ -70,3 +70,7 @@ def folded(text: str) -> str:
         return text
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
+
+def file_name_words(name: str) -> str:
+    """A file name's words: "en_banxico_minutes_104_2023-11.pdf" -> "en banxico minutes 104 2023 11 pdf"."""
+    return re.sub(r"[_\-.]+", " ", name)

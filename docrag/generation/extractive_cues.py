@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from docrag.generation.extractive_extremes import _LEAST_Q, _MOST_Q
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, _REF, Unit, page_text, tokenize
 from docrag.generation.extractive_units import _STOP as _STOPWORDS
-from docrag.words import BRACKETED, jieba, simplified, simplified_text
+from docrag.words import BRACKETED, file_name_words, jieba, simplified, simplified_text
 
 if TYPE_CHECKING:
     from docrag.generation.extractive_tables import TableCell
@@ -140,7 +140,7 @@ def missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
     name ("Minutes" of ``en_banxico_minutes_104_2023-11.pdf``, whose extract starts after the cover: rule 216)."""
     names = {m.group(1).rstrip(".") for m in _ENTITY.finditer(question.strip())}
     names = {n for n in names if n.lower() not in _STOPWORDS}
-    files = {re.sub(r"[_\-.]+", " ", p.file_name) for p in pages}
+    files = {file_name_words(p.file_name) for p in pages}
     text = " ".join([*(page_text(p) for p in pages), *files]).lower()
     for m in _SPELLED_OUT.finditer(question):   # ``spelled_out``: "Data Center Group (DCG)" is found as "DCG"
         words, short = m.group(1).split(), m.group(2)
