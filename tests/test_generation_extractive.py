@@ -759,7 +759,8 @@ def test_arithmetic_on_the_figures_of_one_sentence(tmp_path):
                                        "and 1.3 percent for 2024 and 2025, respectively.")], doc_id="m", page_no=1)
     gen = get_generator("extractive", embed=False)
     fell = gen.generate("By how many percentage points did private consumption expenditure growth fall?", [page])
-    assert fell.answer.startswith("2.8 = 6.8 − 4.0"), fell.answer
+    # rule 221: two rates are points apart ("2.8 percentage points", not a bare 2.8)
+    assert fell.answer.startswith("2.8 percentage points = 6.8% − 4.0%"), fell.answer
     higher = gen.generate("How much higher was the headline inflation projection for 2025 than for 2024?", [page])
     assert higher.answer.startswith("0.7 = 1.3 − 0.6"), higher.answer
     zh = prose_arithmetic("growth", "2015年净利润较2013年的增长率是多少？",

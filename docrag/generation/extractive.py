@@ -72,6 +72,7 @@ from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
 from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
+from docrag.generation.extractive_listed_items import cover_listed
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
 from docrag.generation.extractive_part_answers import answers_every_part, distinct_best, own_words
@@ -97,14 +98,7 @@ from docrag.generation.extractive_score import (
 )
 from docrag.generation.extractive_sentences import fit_quotes
 from docrag.generation.extractive_text_tables import sibling_rows
-from docrag.generation.extractive_units import (
-    _CJK,
-    _MAX_ANSWER_CHARS,
-    Unit,
-    _embedder,
-    tokenize,
-    units_of,
-)
+from docrag.generation.extractive_units import _CJK, _MAX_ANSWER_CHARS, Unit, _embedder, tokenize, units_of
 from docrag.grounding import MODES as GROUND_MODES
 from docrag.grounding import ground_answer
 from docrag.types import Answer, Citation, Page
@@ -115,6 +109,7 @@ log = logging.getLogger(__name__)
 NO_ANSWER = "not enough information"
 __all__ = ["NO_ANSWER", "ExtractiveGenerator", "Unit", "_embedder", "tokenize", "units_of"]
 _RATIO_STATED = re.compile(r"\d\s*(?:倍|times\b)", re.IGNORECASE)
+_OF_WHICH = re.compile(r"\s*(?:其中|of which\b|of that\b)", re.IGNORECASE)   # rule 229: "其中…" is of the period said
 CELL_OVER_SENTENCE = 0.7   # rule 38: a cell within this share of a sentence's score gives the figure arithmetic needs
 
 
@@ -272,7 +267,7 @@ class ExtractiveGenerator:
         checkpoint("scoring")
         w = self.lexical_weight if self.embed else 1.0
         flags = wants(question)
-        years = set(_YEAR.findall(question))
+        years = set(_YEAR.findall(question)) or set(_YEAR.findall(context) if _OF_WHICH.match(question) else ())
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
         referred = reference_text(question, context)   # a part is asked of the figure its question names (rule 152)
@@ -357,6 +352,7 @@ class ExtractiveGenerator:
         for i in sibling_rows(bi, units, scores, question):   # "which members ...": every row that fits (rule 138)
             used.append(units[i])
             parts.append(units[i].text)
+        cover_listed(question, used, parts, units, order, scores, scores[bi], self.max_citations)   # rule 220
         # the document's name is not evidence to complete: only asked terms count for complementary units
         named_only = set(tokenize(reference)) - set(tokenize(asked))
         covered = complement(used, parts, units, order, scores, scores[bi], docs,

@@ -23,7 +23,7 @@ from typing import Any
 
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, label_figures, labels_past, of_sign
 from docrag.generation.extractive_cues import asks_rate, missing_entities, missing_nouns
-from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio
+from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio, prints_share
 from docrag.generation.extractive_listed_sum import listed_operands, listed_sum
 from docrag.generation.extractive_math import (
     Result,
@@ -122,8 +122,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         return listed[0], listed, [f"{total} ({'; '.join(fmt_cell(u) for u in listed)})"]
     op = "" if listed == [] else op   # listed_sum: no cells added in place of those listed but not on the pages
     formula = formula_of(question)
-    if formula is not None and printed_ratio(formula, units):
-        formula = None   # standard_ratio: the pages print it
+    if formula is not None and (printed_ratio(formula, units) or prints_share(formula, best)):
+        formula = None   # standard_ratio: the pages print it; printed_share: the best cell's row is the share
     pair = formula_operands(formula, units, scores) if formula is not None else None
     if pair is not None and printed_measure(question, op, pair[0].cell):   # rule 201: the row named prints rates
         best, formula, pair = pair[0], None, None

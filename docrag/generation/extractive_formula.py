@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docrag.generation.extractive_tables import is_serial, parse_number
-from docrag.generation.extractive_units import Unit, tokenize
+from docrag.generation.extractive_units import Unit, content_words, tokenize
 
 _NAME = r"[^（）()/÷,，;；?？。]{1,40}?"
 # "(A/B)", "（A÷B）": a quotient written out beside the measure it defines
@@ -41,6 +41,7 @@ _AS_SHARE = re.compile(r"(?:\bwhat (?:was|were|is|are) (?:the )?)?(?P<a>[^?,;]{3
 # "境外业务营业收入占主营业务收入的比例": the part, then the whole
 _ZH_SHARE = re.compile(r"(?P<a>[\u4e00-\u9fffA-Za-z]{2,20})占(?P<b>[\u4e00-\u9fffA-Za-z]{2,20}?)的?"
                        r"(?:比例|比重|百分比)")
+_ASKING = re.compile(r"^.*哪[一个]?[期年季月项家类种个]?")   # the question word and what precedes it
 # "销售量除以生产量", "营业收入减去营业成本", "A ÷ B"
 _ZH = re.compile(r"(?P<a>[\u4e00-\u9fffA-Za-z]{2,20})\s*(?P<op>除以|减去|加上|÷)\s*(?P<b>[\u4e00-\u9fffA-Za-z]{2,20})")
 # a slash names a quotient only after the measure it defines ("产销率（销售量/生产量）"), not between
@@ -86,8 +87,9 @@ def formula_of(question: str) -> Formula | None:
         return written
     for pattern in (_SHARE_OF, _AS_SHARE, _ZH_SHARE):
         m = pattern.search(question)
-        if m is not None and tokenize(measure_name(m.group("a"))) and tokenize(measure_name(m.group("b"))):
-            return Formula("share", measure_name(m.group("a")), measure_name(m.group("b")), named_share=True)
+        a = _ASKING.sub("", m.group("a")) if m is not None else ""   # rule 223: "哪一期研发投入占…" names 研发投入
+        if m is not None and tokenize(measure_name(a)) and tokenize(measure_name(m.group("b"))):
+            return Formula("share", measure_name(a), measure_name(m.group("b")), named_share=True)
     for pattern, measure in _STANDARD:
         m = pattern.search(question)
         if m is not None:
@@ -173,6 +175,14 @@ def printed_ratio(formula: Formula, units: Sequence[Unit]) -> bool:
     """A standard ratio the pages print as a row of its own ("Gross margin percentage", "Operating
     margin"): it is read, not computed."""
     return bool(formula.asked) and any(u.cell is not None and name_match(formula.asked, u) == 1.0 for u in units)
+
+
+def prints_share(formula: Formula, best: Unit) -> bool:
+    """``printed_share`` (rule 224): the answering cell's row names both parts of the share asked ("研发投入占营业收入的
+    比例(%)" for "哪一期研发投入占营业收入的比例最高"): it is read, not computed from other cells."""
+    a, b = content_words(formula.a), content_words(formula.b)
+    return (formula.named_share and bool(a and b) and best.cell is not None
+            and a | b <= content_words(best.cell.row.label))
 
 
 def _beside(a: Unit, b: Unit) -> bool:

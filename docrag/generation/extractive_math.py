@@ -51,6 +51,10 @@ _POINTS_Q = re.compile(r"\bby how many (?:percentage )?points\b|\bhow many (?:pe
                        re.IGNORECASE)
 
 
+_RATE_NOUN = re.compile(r"growth rate|增长率|增速|增幅|变化率", re.IGNORECASE)   # a measure named, not an operation
+_CHANGED = re.compile(r"\bchang(?:e|ed|es)\b", re.IGNORECASE)   # "how had the growth rate ... changed"
+
+
 def operation_of(question: str) -> str:
     """The arithmetic ``question`` asks for: growth, share, ratio, sum, difference or '' (none); one it
     writes out ("（销售量/生产量）", "computed as A minus B") first."""
@@ -60,8 +64,10 @@ def operation_of(question: str) -> str:
     if formula is not None and not formula.asked:   # a standard ratio is computed only from a table's cell
         return formula.op
     for name, pattern in _OPS:
-        if pattern.search(question):
-            return name
+        m = pattern.search(question)
+        if m is not None:   # rule 221 ``rate_change``: "by how much did the growth rate change" is a rate's change
+            return "difference" if name == "growth" and _RATE_NOUN.fullmatch(m.group(0)) and (
+                _OPS[-1][1].search(question) or _CHANGED.search(question)) else name
     return ""
 
 

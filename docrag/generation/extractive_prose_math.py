@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from docrag.generation.extractive_math import Result, compute
+from docrag.generation.extractive_math import Result, compute, finest, fmt_figure
 from docrag.generation.extractive_units import Unit, content_words
 
 _NUM = r"-?\d[\d,]*(?:\.\d+)?"
@@ -34,6 +35,7 @@ _SEPARATELY_ZH = re.compile(r"(?P<keys>(?:\d{4}\s*年(?:度)?\s*[、,，和及�
                             rf"(?:\s*[、,，和及与]\s*{_NUM}[^、,，和及与。；]{{0,6}})+)")
 _YEAR = re.compile(r"(?:19|20)\d{2}(?:-\d{2})?")
 _BARE_YEAR = re.compile(r"(?:19|20)\d{2}")   # a figure that is a year: a period, not an amount
+_RATES = re.compile(rf"{_NUM}\s*(?:%|per\s?cent\b|percent\b)", re.IGNORECASE)
 
 
 def _numbers(text: str) -> list[str]:
@@ -132,6 +134,7 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
         return None
     keyed = _keyed(text)
     asked = [k for k in keyed if k in question]
+    m = None
     if len(asked) == 2:
         first, second = sorted(asked)   # the earlier period first
         a, b = keyed[first], keyed[second]
@@ -145,6 +148,10 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
     if op == "difference":
         va, vb = float(a.replace(",", "")), float(b.replace(",", ""))
         a, b = (b, a) if vb < va else (a, b)
+        res = compute(op, a, b)
+        if res is not None and m is not None and len(_RATES.findall(m.group(0))) == 2:   # two rates: points apart
+            return replace(res, text=f"{fmt_figure(res.value, finest((a, b)))} percentage points = {b}% − {a}%")
+        return res
     return compute(op, a, b)
 
 

@@ -51,8 +51,24 @@ def split_sentences(text: str) -> list[str]:
 MIN_QUOTE_CHARS = 120   # ``fit_quotes``: what a quote keeps at least when several share the answer's length
 
 
+# a figure a quote states (a percentage, a decimal, a thousands-grouped amount), not a year
+_FIGURE = re.compile(r"-?\d[\d,]*(?:\.\d+)?\s*(?:%|per\s?cent\b|percent\b)|\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+")
+
+
 def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
+    """``text`` in about ``limit`` characters: its start, or (rule 227 ``figure_window``) the stretch holding the most
+    of its figures when the start would drop some ("...revised up ... to 2.16% while ... core CPI ... to 1.94%"); a
+    quote of a chart's text is cut at its start (its figures are the drawing's, not stated)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit].rsplit(" ", 1)[0]
+    figures = [m.span() for m in _FIGURE.finditer(text)]
+    if "[chart text:" in text or all(e <= len(head) for _, e in figures):
+        return head + " ..."
+    starts = [0, *(m.end() for m in re.finditer(r"\s+", text))]
+    start = max(starts, key=lambda a: (sum(a <= b and e < a + limit - 8 for b, e in figures), -a))
+    window = text[start:start + limit - 8].rsplit(" ", 1)[0] if start + limit - 8 < len(text) else text[start:]
+    return f"{'... ' if start else ''}{window}{' ...' if start + len(window) < len(text) else ''}"
 
 
 def fit_quotes(quotes: list[str], limit: int, sep: str) -> str:

@@ -22,6 +22,7 @@ from docrag.generation.extractive_tables import (
     Cell,
     Row,
     Table,
+    _cells,
     _from_words,
     _is_value,
     _segments,
@@ -38,6 +39,8 @@ from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
 _UNMAPPED = "\ufffd"
+_YEAR_DATE = re.compile(r"(?:19|20)\d\d\s*年")   # "2024年6月30日" set as one word heads its column as a year does
+_NIL = re.compile(r"[-–—−]{1,3}")   # a cell printing nothing: a dash
 
 
 def _from_meta(block: Block, title: str) -> Table | None:
@@ -104,6 +107,8 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
                      or (not in_first_column and not _is_value(first.text)))
         rest = cells[1:] if has_label else cells
         values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
+        if not rows and has_label and rest and all(_NIL.fullmatch(c.text.strip()) for c in rest):
+            continue   # rule 228 ``nil_row``: "库存现金 | - | - | - | -" is a row of nils, not the header
         if not rows and (not values or all(_RANGE.match(c.text.strip()) for c in values)):
             data_next = n + 1 < len(lines) and any(_is_value(c.text) for c in lines[n + 1][1][1:])
             if header and has_label and len(cells) == 1 and data_next:  # a section over the first rows
@@ -187,35 +192,74 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
     if grid is not None and grid.rows:  # the table finder's cells: a label over two lines stays one label
         top = min(c.box.y0 for line in grid.header_lines for c in line if c.box) if grid.header_lines else \
             min(r.box.y0 for r in grid.rows if r.box)
-        above = word_lines([w for w in words if w.box.y1 <= top + 1])
+        above = [line for line in word_lines([w for w in words if w.box.y1 <= top + 1])   # a nil row is no lead
+                 if len(line) < 2 or not all(_NIL.fullmatch(w.text.strip()) for w in line[1:])]
         lead = [" ".join(w.text for w in line) for line in above]
         grid.title = " ".join([title, *lead]).strip()   # "单位：万元" set above the grid, inside the block
         if not grid.header_lines and above:
             grid.header_lines = _period_heads(grid, above[-1])
-        return [_finish(grid)]
+        return [_finish(_heads_above(grid, block, page, words))]
     tables = [_split_headers(t, words) for t in (_from_words(block, _group_labelled(s.lines), s.title)
                                                   for s in _segments(words, title) if s.chart_caption is None)
               if t and t.rows]
     if not tables:
         meta = _from_meta(block, title)
         tables = [meta] if meta is not None else []
-    return [_finish(t) for t in tables]
+    return [_finish(_heads_above(t, block, page, words)) for t in tables]
+
+
+HEADS_ABOVE_PT = 30.0   # how far above a table block column heads set outside it are looked for (rule 226)
+_HEAD_WORDS = re.compile(r"[A-Za-z\u4e00-\u9fff]|^(?:19|20)\d\d$")
+
+
+def _heads_above(table: Table, block: Block, page: Page, inside: list[Word]) -> Table:
+    """``heads_above`` (rule 226): column heads that layout left outside the table block ("Three Months Ended | Six
+    Months Ended" over Netflix's regional tables, "Fiscal 2023 | Fiscal 2023 vs. Fiscal 2022 | Fiscal 2022" over
+    General Mills' net sales) head its value columns: the lowest line just above the block that parts into two or more
+    heads over the value columns (words or years, no figure), with the line above it when that one holds heads too."""
+    boxes = [c.box for r in table.rows for c in r.cells if c.box is not None]
+    if not boxes or not page.words:
+        return table
+    left = min(b.x0 for b in boxes) - 30
+    band = [w for w in page.words if w.box.area > 0 and w not in inside and block.box.y0 - HEADS_ABOVE_PT <= w.box.y0
+            < block.box.y0 and w.box.x0 >= left and w.box.x1 <= block.box.x1 + 5]
+    lines = [_cells(line) for line in word_lines(band)][-2:]
+    heads = [line for line in lines if line and all(_HEAD_WORDS.search(c.text.strip()) and len(c.text) <= 40
+                                                    and (not is_number(c.text) or _YEAR.match(c.text)) for c in line)]
+    if not heads or len(heads[-1]) < 2 or heads[-1] is not lines[-1]:
+        return table
+    if len(heads) == 2 and len(heads[0]) < len(heads[1]):   # "Fiscal 2023 vs." wrapped over "Fiscal 2022": one head
+        low = list(heads[1])
+        unders = [[i for i, c in enumerate(low) if up.box and c.box and min(up.box.x1, c.box.x1) > max(up.box.x0,
+                                                                                                      c.box.x0)]
+                  for up in heads[0]]
+        if all(len(under) == 1 for under in unders):   # else heads over groups of columns: a line of their own
+            for up, (i,) in zip(heads[0], unders, strict=True):
+                low[i] = Cell(f"{up.text} {low[i].text}", union([up.box, low[i].box]))
+            heads = [low]
+    table.header_lines = [*heads, *table.header_lines]
+    return table
 
 
 def _period_heads(grid: Table, line: list[Word]) -> list[list[Cell]]:
     """``lead_periods`` (rule 215): a grid the finder found without its header row (BoT's "GDP growth (%YoY) | 2021 |
     2022" set white on a dark band) takes the line right above it as its header when the line's years stand one over
-    each value column; [] otherwise."""
-    years = sorted((w for w in line if _YEAR.match(w.text.strip())), key=lambda w: w.box.x0)
-    full = [r.cells for r in grid.rows if len(r.cells) == len(years) and all(c.box is not None for c in r.cells)]
-    if len(years) < 2 or not full:
+    each value column; [] otherwise. A year heads the words after it up to the next year ("2023 年12 月31 日", rule
+    228: 星图测控's 货币资金 table, whose first row of nils had been taken for its header)."""
+    words = sorted(line, key=lambda w: w.box.x0)
+    at = [i for i, w in enumerate(words) if _YEAR.match(w.text.strip()) or _YEAR_DATE.match(w.text.strip())]
+    periods = [words[i:j] for i, j in zip(at, [*at[1:], len(words)], strict=True)]
+    full = [r.cells for r in grid.rows if len(r.cells) == len(periods) and all(c.box is not None for c in r.cells)]
+    if len(periods) < 2 or not full:
         return []
-    for y, column in zip(years, zip(*full, strict=True), strict=True):   # each year over its column's cells
-        if not min(c.box.x0 for c in column) - 8 <= (y.box.x0 + y.box.x1) / 2 <= max(c.box.x1 for c in column) + 8:
+    heads = [Cell(" ".join(w.text for w in p), union([w.box for w in p])) for p in periods]
+    for head, column in zip(heads, zip(*full, strict=True), strict=True):   # each period over its column's cells
+        centre = (head.box.x0 + head.box.x1) / 2
+        if not min(c.box.x0 for c in column) - 8 <= centre <= max(c.box.x1 for c in column) + 8:
             return []
-    label = [w for w in line if w not in years]
+    label = words[:at[0]]
     stub = [Cell(" ".join(w.text for w in label), union([w.box for w in label]))] if label else []
-    return [[*stub, *(Cell(y.text, y.box) for y in years)]]
+    return [[*stub, *heads]]
 
 
 def _group_labelled(lines: list[list[Cell]]) -> list[list[Cell]]:

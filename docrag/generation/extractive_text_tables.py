@@ -26,6 +26,7 @@ from docrag.types import Block, BlockKind
 TEXT_SHARE = 0.75  # a table is a text table when at least this share of its value cells are not figures
 MIN_ROWS = 2       # data rows a text table has at least
 HEAD_MAX_CHARS = 40  # a first row with a longer cell is a data row: the table has no header
+ANNOUNCE_MAX_CHARS = 400   # a text block ending in a colon above a table names it up to this length (rule 225)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,19 @@ def _names(b: Block) -> bool:
     return (not FIG_CAPTION.match(b.text)
             and (b.kind in (BlockKind.TITLE, BlockKind.CAPTION)
                  or (len(b.text.split()) <= 8 and len(b.text.strip()) <= 50)
-                 or b.text.lstrip().startswith(("[", "("))))
+                 or b.text.lstrip().startswith(("[", "(")) or _announces(b.text)))
+
+
+def _announces(text: str) -> bool:
+    """``announcing_sentence`` (rule 225): "The following table details the fee-paid committed and uncommitted credit
+    lines we had available as of May 28, 2023:" names the table under it (its cells had no words of the question)."""
+    return text.rstrip().endswith((":", "：")) and len(text) <= ANNOUNCE_MAX_CHARS
+
+
+def _title_text(b: Block) -> str:
+    """What a block above a table gives its title: an announcing sentence's last sentence, else its start."""
+    text = re.sub(r"\s+", " ", b.text).strip()
+    return re.split(r"(?<=[.;。；])\s*", text)[-1][:160] if _announces(b.text) else text[:120]
 
 
 # a head note that names no table: "√ 适用 □ 不适用", "单位：元", "币种：人民币", "(in thousands, unaudited)"
@@ -73,7 +86,7 @@ def table_title(block: Block, blocks: list[Block]) -> str:
         top = min(near, key=lambda b: b.box.y0)
         near = [b for b in _above(top, blocks) if not any(b is n for n in named)]
         named += [b for b in near if b.kind is BlockKind.TITLE and not b.meta.get("furniture")]
-    return " ".join(re.sub(r"\s+", " ", b.text)[:120] for b in blocks if any(b is n for n in named))
+    return " ".join(_title_text(b) for b in blocks if any(b is n for n in named))
 
 
 def _grid(block: Block) -> list[list[str]]:
