@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_answer import fmt_cell
-from docrag.generation.extractive_units import Unit, _has_quantity, content_words
+from docrag.generation.extractive_units import _CJK, Unit, _has_quantity, content_words
 
 LISTED_SHARE = 0.2   # a unit naming a missing item competes down to this share of the answering unit's score
 MIN_NAMED = 2 / 3    # share of an item's words a unit must hold to name it (all of an item of one or two words)
@@ -96,13 +96,12 @@ def _names(item: list[str], unit_text: str, words: set[str]) -> bool:
 
 def cover_listed(question: str, used: list[Unit], parts: list[str], units: Sequence[Unit], order: Sequence[int],
                  scores: Sequence[float], top: float, max_citations: int) -> None:
-    """Add to ``used`` and ``parts`` a unit for each listed item the quoted
-    evidence does not name (rule 220; when a quantity is asked or quoted, a unit stating none names nothing), down to
-    ``LISTED_SHARE`` x ``top``."""
+    """Add to ``used`` and ``parts`` a unit for each listed item the quoted evidence does not name (rule 220; when a
+    quantity is asked or quoted, a unit stating none names nothing), down to ``LISTED_SHARE`` x ``top``."""
     def shown(u: Unit) -> str:
         return fmt_cell(u) if u.kind == "cell" else u.text
 
-    lists = listed_items(question) if not re.search(r"[\u3400-\u9fff]", question) else []
+    lists = listed_items(question) if not _CJK.search(question) else []
     if not lists or not used:
         return
     doc = used[0].page.doc_id

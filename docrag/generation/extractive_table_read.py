@@ -221,8 +221,8 @@ def _heads_above(table: Table, block: Block, page: Page, inside: list[Word]) -> 
     if not boxes or not page.words:
         return table
     left = min(b.x0 for b in boxes) - 30
-    band = [w for w in page.words if w.box.area > 0 and w not in inside and block.box.y0 - HEADS_ABOVE_PT <= w.box.y0
-            < block.box.y0 and w.box.x0 >= left and w.box.x1 <= block.box.x1 + 5]
+    band = [w for w in page.words if w.box.area > 0 and block.box.y0 - HEADS_ABOVE_PT <= w.box.y0 < block.box.y0
+            and w.box.x0 >= left and w.box.x1 <= block.box.x1 + 5 and w not in inside]
     lines = [_cells(line) for line in word_lines(band)][-2:]
     heads = [line for line in lines if line and all(_HEAD_WORDS.search(c.text.strip()) and len(c.text) <= 40
                                                     and (not is_number(c.text) or _YEAR.match(c.text)) for c in line)]
