@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_answer import fmt_cell
 from docrag.generation.extractive_units import _CJK, Unit, _has_quantity, content_words
+from docrag.words import BRACKETED
 
 LISTED_SHARE = 0.2   # a unit naming a missing item competes down to this share of the answering unit's score
 MIN_NAMED = 2 / 3    # share of an item's words a unit must hold to name it (all of an item of one or two words)
@@ -30,7 +31,7 @@ between during over among according per respectively what which who how when whe
 their its his her our whose""".split())
 _AMOUNT = re.compile(r"\bhow (?:many|much)\b|\brates?\b|\bat what\b", re.IGNORECASE)   # a quantity asked
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_QUOTED = re.compile(r"'[^']{3,}'(?!\w)|\"[^\"]{3,}\"|‘[^’]{3,}’|“[^”]{3,}”|《[^》]*》|\([^()]*\)")
+_QUOTED = re.compile(r"'[^']{3,}'(?!\w)|\"[^\"]{3,}\"|‘[^’]{3,}’|“[^”]{3,}”|《[^》]*》")
 _SKIP = frozenset({"the", "a", "an"})
 MAX_ITEM_WORDS = 4
 
@@ -61,7 +62,7 @@ def _item_words(words: list[str], start: int, step: int) -> list[str]:
 
 def listed_items(question: str) -> list[list[str]]:
     """The lists of an English question ("A, B and C", "A and B"): each a list of items, each item its words."""
-    words = _WORD.findall(_QUOTED.sub(" ; ", question))   # a quoted title, an aside list nothing
+    words = _WORD.findall(_QUOTED.sub(" ; ", BRACKETED.sub(" ; ", question)))   # a quoted title, an aside list nothing
     lists: list[list[str]] = []
     for k, w in enumerate(words):
         if w.lower() != "and":
@@ -98,21 +99,26 @@ def cover_listed(question: str, used: list[Unit], parts: list[str], units: Seque
                  scores: Sequence[float], top: float, max_citations: int) -> None:
     """Add to ``used`` and ``parts`` a unit for each listed item the quoted evidence does not name (rule 220; when a
     quantity is asked or quoted, a unit stating none names nothing), down to ``LISTED_SHARE`` x ``top``."""
-    def shown(u: Unit) -> str:
-        return fmt_cell(u) if u.kind == "cell" else u.text
+    seen: dict[int, tuple[str, set[str]]] = {}   # id(unit) -> (its quoted text, its words): read once per unit
+
+    def read(u: Unit) -> tuple[str, set[str]]:
+        if id(u) not in seen:
+            text = fmt_cell(u) if u.kind == "cell" else u.text
+            seen[id(u)] = (text, content_words(text))
+        return seen[id(u)]
 
     lists = listed_items(question) if not _CJK.search(question) else []
     if not lists or not used:
         return
     doc = used[0].page.doc_id
-    quantity = bool(_AMOUNT.search(question)) or any(_has_quantity(shown(u)) for u in used)
+    quantity = bool(_AMOUNT.search(question)) or any(_has_quantity(read(u)[0]) for u in used)
     for items in lists:
         for item in items:
             if len(used) >= max_citations:
                 return
-            if any(_names(item, t, content_words(t)) and (not quantity or _has_quantity(t)) for t in map(shown, used)):
+            if any(_names(item, t, w) and (not quantity or _has_quantity(t)) for t, w in map(read, used)):
                 continue
-            said = content_words(shown(used[0])) - content_words(" ".join(item))
+            said = read(used[0])[1] - content_words(" ".join(item))
             found: list[tuple[int, float, Unit]] = []   # (words said as the answer's first unit says them, score, unit)
             for i in order:
                 u = units[i]
@@ -120,11 +126,10 @@ def cover_listed(question: str, used: list[Unit], parts: list[str], units: Seque
                     break
                 if u.kind not in ("sentence", "cell") or u.page.doc_id != doc or any(u is v for v in used):
                     continue
-                text = shown(u)
-                words = content_words(text)
+                text, words = read(u)
                 if _names(item, text, words) and (not quantity or _has_quantity(text)):
                     found.append((len(words & said), scores[i], u))
             if found:
                 u = max(found, key=lambda f: f[:2])[2]
                 used.append(u)
-                parts.append(shown(u))
+                parts.append(read(u)[0])
