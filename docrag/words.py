@@ -13,6 +13,13 @@ from typing import Any
 #: nested notes go from the innermost out.
 BRACKETED = re.compile(r"[(（][^()（）]*[)）]")
 
+#: A year of the last two centuries as printed ("2023"): ``findall`` in text, ``fullmatch`` for a word that is one.
+YEAR = re.compile(r"(?:19|20)\d\d")
+#: A year standing alone, not inside a longer number ("FY2023", "2023年" count; "120234" does not).
+YEAR_ALONE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+#: A cell, tick or figure that is a year and nothing else.
+YEAR_CELL = re.compile(r"^(?:19|20)\d\d$")
+
 #: English words that say nothing about which passage holds an answer.
 STOPWORDS = frozenset("""a an the of in on at to for from by with and or is are was were be been being what which who
 whom whose when where why how that this these those it its as do does did has have had than then there their

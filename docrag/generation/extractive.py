@@ -81,7 +81,6 @@ from docrag.generation.extractive_printed import printed_elsewhere
 from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change, states_difference
 from docrag.generation.extractive_rivals import header_named, listed_member, repeat_named, unasked_qualifier
 from docrag.generation.extractive_score import (
-    _YEAR,
     ROW_NAMED_PRIOR,
     asked_fit,
     cue_product,
@@ -102,7 +101,7 @@ from docrag.generation.extractive_units import _CJK, _MAX_ANSWER_CHARS, Unit, _e
 from docrag.grounding import MODES as GROUND_MODES
 from docrag.grounding import ground_answer
 from docrag.types import Answer, Citation, Page
-from docrag.words import simplified_text
+from docrag.words import YEAR_ALONE, simplified_text
 
 log = logging.getLogger(__name__)
 
@@ -267,7 +266,8 @@ class ExtractiveGenerator:
         checkpoint("scoring")
         w = self.lexical_weight if self.embed else 1.0
         flags = wants(question)
-        years = set(_YEAR.findall(question)) or set(_YEAR.findall(context) if _OF_WHICH.match(question) else ())
+        years = set(YEAR_ALONE.findall(question)) or set(
+            YEAR_ALONE.findall(context) if _OF_WHICH.match(question) else ())
         page_years: dict[str, frozenset[str]] = {}
         axes = period_axes(units)
         referred = reference_text(question, context)   # a part is asked of the figure its question names (rule 152)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from docrag.generation.extractive_answer import fmt_cell
 from docrag.generation.extractive_tables import parse_number
 from docrag.generation.extractive_units import _CJK, Unit, tokenize
+from docrag.words import YEAR
 
 # the options: "...: A or B?", "..., A or B?", "Among A, B and C, which ...", "(A, B, C), which ...",
 # "A和B哪个…", "A、B、C中哪个…"
@@ -37,7 +38,6 @@ _MORE = re.compile(r"\b(?:fast\w*|larg\w*|high\w*|more|most|great\w*|big\w*|stro
                    r"更多|更快|较高|最快", re.IGNORECASE)
 _CHANGE_HEAD = re.compile(r"\bchange\b|\bgrowth\b|\bincrease\b|%\s*chg|\byoy\b|y/y|增减|增长|同比|变动|增幅",
                           re.IGNORECASE)
-_YEAR = re.compile(r"(?:19|20)\d\d")
 _PAREN_LIST = re.compile(r"\((?P<list>(?:[^()]|\([^()]*\))+)\)")
 
 
@@ -158,7 +158,7 @@ def _compared(rows: dict[str, list[Unit]], question: str, growth: bool
         change = [h for h in heads if _CHANGE_HEAD.search(" ".join(h))]
         if change:
             return _by_column(rows, _best_named(change, q, question))
-        periods = sorted(((max(_YEAR.findall(" ".join(h)), default=""), h) for h in heads), reverse=True)
+        periods = sorted(((max(YEAR.findall(" ".join(h)), default=""), h) for h in heads), reverse=True)
         periods = [p for p in periods if p[0]]
         if len(periods) < 2 or periods[0][0] == periods[1][0] or len(periods) > 2 and periods[1][0] == periods[2][0]:
             return None

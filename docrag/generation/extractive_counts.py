@@ -14,14 +14,13 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import _CJK, _norm, named_in
 from docrag.generation.extractive_units import Unit
-from docrag.words import jieba
+from docrag.words import YEAR_CELL, jieba
 
 _MEASURE = "个例名人家只种项份位次株件条章节所座台辆户部张处场间栋套架艘批年天倍"
 _COUNT_ZH = re.compile(r"(?:多少|几)([" + _MEASURE + r"])")
 _COUNT_EN = re.compile(r"\bhow many\s+([a-z][a-z-]+)?", re.IGNORECASE)
 _INT = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])|(?<![\d.,])\d+(?![\d.,]\d)")
 _DEC = re.compile(r"\d\.\d")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 def count_cue(question: str) -> tuple[str, str] | None:
@@ -125,7 +124,7 @@ def count_fit(units: Sequence[Unit], question: str) -> list[float]:
             out.append(1.25)   # "多少个时区" under 时区数; "how many constructed languages" in row Constructed
             continue
         text = u.text
-        ints = [m for m in _INT.finditer(text) if not _YEAR.match(m.group(0))]
+        ints = [m for m in _INT.finditer(text) if not YEAR_CELL.match(m.group(0))]
         if lang == "zh":  # "184种语言" does not count 人造语言; "老楼加装电梯822 部" counts 老楼加装电梯
             tagged = any(_tagged_zh(text, m.start(), m.end(), word, noun, after) for m in ints)
         else:

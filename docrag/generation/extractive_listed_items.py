@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_answer import fmt_cell
 from docrag.generation.extractive_units import _CJK, Unit, _has_quantity, content_words
-from docrag.words import BRACKETED
+from docrag.words import BRACKETED, YEAR
 
 LISTED_SHARE = 0.2   # a unit naming a missing item competes down to this share of the answering unit's score
 MIN_NAMED = 2 / 3    # share of an item's words a unit must hold to name it (all of an item of one or two words)
@@ -30,7 +30,6 @@ rise rose risen fall fell fallen increase increased decrease decreased compare c
 between during over among according per respectively what which who how when where why and or as than with that
 their its his her our whose""".split())
 _AMOUNT = re.compile(r"\bhow (?:many|much)\b|\brates?\b|\bat what\b", re.IGNORECASE)   # a quantity asked
-_YEAR = re.compile(r"(?:19|20)\d\d")
 _QUOTED = re.compile(r"'[^']{3,}'(?!\w)|\"[^\"]{3,}\"|‘[^’]{3,}’|“[^”]{3,}”|《[^》]*》")
 _SKIP = frozenset({"the", "a", "an"})
 MAX_ITEM_WORDS = 4
@@ -47,7 +46,7 @@ def _item_words(words: list[str], start: int, step: int) -> list[str]:
                 break
             i += step
             continue
-        if _YEAR.fullmatch(w) and not out:   # "for 2024 and 2025": a year is an item of its own
+        if YEAR.fullmatch(w) and not out:   # "for 2024 and 2025": a year is an item of its own
             out.append(w)
             break
         if not w[0].isalpha() or w.lower() in _BOUNDARY:

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
 from docrag.generation.extractive_math import cell_figure, comparable, mixes_measures, named_figure
-from docrag.generation.extractive_score import _YEAR
 from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number
 from docrag.generation.extractive_units import Unit, content_words, tokenize
+from docrag.words import YEAR_ALONE
 
 _EARLIER = re.compile(r"\b(ago|previous|prior|last year|earlier|before)\b|上年|去年|上期", re.IGNORECASE)
 _RANGE = re.compile(r"\d[\d,.]*\s*[-–−]\s*\d")   # "100-199", "1.35 - 1.42": a range, not an operand
@@ -134,9 +134,9 @@ _CHANGE = re.compile(r"\b(?:chang|grow|grew|increas|decreas|ris|rose|fell|fall|d
 def _other_period(question: str, best: TableCell, other: TableCell) -> bool:
     """``one_period_asked`` (rule 124): the question names its years, ``best``'s column is one of them, ``other``'s
     column names none of them, and the question asks no change ("相差多少", not "增长多少", "how much did ... rise")."""
-    asked = set(_YEAR.findall(question))
-    return bool(asked) and not _CHANGE.search(question) and bool(asked & set(_YEAR.findall(best.header_text))) \
-        and not asked & set(_YEAR.findall(other.header_text))
+    asked = set(YEAR_ALONE.findall(question))
+    return bool(asked) and not _CHANGE.search(question) and bool(asked & set(YEAR_ALONE.findall(best.header_text))) \
+        and not asked & set(YEAR_ALONE.findall(other.header_text))
 
 
 def _column_asked(cell: TableCell, asked: set[str]) -> bool:

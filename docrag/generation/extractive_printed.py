@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docrag.generation.extractive_score import _DATE_IN, _YEAR
+from docrag.generation.extractive_score import _DATE_IN
 from docrag.generation.extractive_tables import parse_number
 from docrag.generation.extractive_units import Unit
+from docrag.words import YEAR_ALONE
 
 # ``given_figure`` (rule 211): a figure the question itself states ("$100 invested on February 1, 2018", "12.5%",
 # "1,234 stores"): a currency or a percent sign, a decimal or a thousands separator, or three digits that are no year
@@ -21,7 +22,7 @@ def given_figure(units: Sequence[Unit], scores: Sequence[float], question: str) 
     """``given_figure`` (rule 211): a cell printing a figure the question states loses ``GIVEN_FIGURE_LOSS``: the
     question knows it (Walmart's performance table prints the "$100 invested" in every row's first column)."""
     printed = [m.group(0).strip() for m in _GIVEN.finditer(_DATE_IN.sub(" ", question))]
-    given = {v for t in printed if not _YEAR.fullmatch(t)
+    given = {v for t in printed if not YEAR_ALONE.fullmatch(t)
              and (v := parse_number(t.lstrip("$€£¥￥ "))) is not None}
     if not given:
         return list(scores)

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from docrag.generation.extractive_math import Result, compute, finest, fmt_figure
 from docrag.generation.extractive_units import Unit, content_words
+from docrag.words import YEAR
 
 _NUM = r"-?\d[\d,]*(?:\.\d+)?"
 _PCT = r"\s*(?:%|per\s?cent|percent)?"
@@ -34,7 +35,6 @@ _SEPARATELY_ZH = re.compile(r"(?P<keys>(?:\d{4}\s*年(?:度)?\s*[、,，和及�
                             rf"(?P<vals>{_NUM}[^、,，和及与。；]{{0,6}}"
                             rf"(?:\s*[、,，和及与]\s*{_NUM}[^、,，和及与。；]{{0,6}})+)")
 _YEAR = re.compile(r"(?:19|20)\d{2}(?:-\d{2})?")
-_BARE_YEAR = re.compile(r"(?:19|20)\d{2}")   # a figure that is a year: a period, not an amount
 _RATES = re.compile(rf"{_NUM}\s*(?:%|per\s?cent\b|percent\b)", re.IGNORECASE)
 
 
@@ -68,7 +68,7 @@ def _named_figure(name: str, text: str, taken: set[int]) -> tuple[int, str] | No
     want = {ch for ch in name.lower() if ch.isalnum() and not ch.isdigit()}
     best: tuple[float, int, str] | None = None
     for m in re.finditer(_NUM, text):
-        if m.start() in taken or _BARE_YEAR.fullmatch(m.group(0)):
+        if m.start() in taken or YEAR.fullmatch(m.group(0)):
             continue
         near = {ch for ch in text[max(0, m.start() - 8):m.start()].lower() if ch.isalnum() and not ch.isdigit()}
         fit = len(want & near) / min(len(want), len(near)) if want and near else 0.0
@@ -143,7 +143,7 @@ def prose_arithmetic(op: str, question: str, text: str) -> Result | None:
         if m is None:
             return None
         a, b = m.group("a"), m.group("b")
-        if any(_BARE_YEAR.fullmatch(x) for x in (a, b)):
+        if any(YEAR.fullmatch(x) for x in (a, b)):
             return None   # "from 2019 to 2021": periods, not figures
     if op == "difference":
         va, vb = float(a.replace(",", "")), float(b.replace(",", ""))
@@ -197,7 +197,7 @@ def _period_figures(text: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
                  for n in re.finditer(_NUM, m.group("vals"))]
         if len(keys) == len(found) >= 2 and len(set(keys)) == len(keys):
             named = text[:m.start("vals")] if pattern is _SEPARATELY_ZH else text[:m.start()]
-            words = {w for w in content_words(named[-80:]) if not _BARE_YEAR.fullmatch(w) and w not in _PERIOD_WORDS}
+            words = {w for w in content_words(named[-80:]) if not YEAR.fullmatch(w) and w not in _PERIOD_WORDS}
             return dict(zip(keys, found, strict=True)), words
     return {}, set()
 
@@ -210,7 +210,7 @@ def prose_across(op: str, question: str, units: Sequence[Unit], scores: Sequence
     2017 年度和 2018 年度……净利润分别不低于 21.8 亿元、28 亿元和 34.8 亿元"): the figures of one scale, the words
     naming them shared at least half (the same measure). (result, earlier's sentence, later's sentence, text) or
     None."""
-    years = sorted(set(_BARE_YEAR.findall(question)))
+    years = sorted(set(YEAR.findall(question)))
     if op not in ("difference", "growth") or len(years) != 2:
         return None
     top = max(scores, default=0.0)
@@ -241,7 +241,7 @@ def states_difference(text: str) -> bool:
     """``stated_difference`` (rule 171): the text prints two figures and their difference ("经营活动产生的现金流量净额
     265,348,926.68 元与净利润 402,233,891.06 元相比存在 136,884,964.38 元差异"): it answers a difference itself, to the
     last decimal printed; years are no figures."""
-    found = [m.group(0) for m in _FIGURE.finditer(text) if not _BARE_YEAR.fullmatch(m.group(0))]
+    found = [m.group(0) for m in _FIGURE.finditer(text) if not YEAR.fullmatch(m.group(0))]
     values = [(float(f.replace(",", "")), len(f.partition(".")[2])) for f in dict.fromkeys(found)][:12]
     for a, da in values:
         for b, db in values:

@@ -49,6 +49,7 @@ from docrag.generation.extractive_units import (
     tokenize,
 )
 from docrag.types import BlockKind
+from docrag.words import YEAR_ALONE
 
 _CHART_Q = re.compile(r"\b(chart|graph|plot|figure|fig\.|line|bar|trend|peak|curve|series|axis)\b|图|曲线|趋势",
                       re.IGNORECASE)
@@ -57,7 +58,6 @@ _TEXT_Q = re.compile(r"\baccording to the (?:text|paragraph|passage|prose)|\bin 
 _TABLE_Q = re.compile(r"\btable\b|表", re.IGNORECASE)
 _CONTEXT_WEIGHT = 0.3  # terms of the whole question, when one of its parts is answered
 _CJK_PART_WEIGHT = 0.5  # a lone Chinese character, or a word inside a longer word of the question
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 # a title ending with one year, its period ("…如下: 2024 年", "2022 年度"); a range ("(2010-2023)") is no period
 _TITLE_YEAR = re.compile(r"(?:^|[^\d\-–—~至])((?:19|20)\d\d)\s*(?:年度?|年末)?\s*$")
 
@@ -90,7 +90,7 @@ def period_axes(units: Sequence[Unit]) -> dict[int, int]:
     seen: dict[int, set[frozenset[str]]] = {}
     for u in units:
         if u.cell is not None:
-            col = frozenset(_YEAR.findall(" ".join(u.cell.headers)))
+            col = frozenset(YEAR_ALONE.findall(" ".join(u.cell.headers)))
             if col:
                 seen.setdefault(id(u.block), set()).add(col)
     return {k: len(v) for k, v in seen.items()}
@@ -108,14 +108,14 @@ def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]],
     if u.cell is not None and is_date(u.cell.value):   # "which release came out in 2005": its date
         return 1.15 if any(y in u.cell.value for y in years) else 0.75
     if u.cell is None:
-        own = set(_YEAR.findall(u.text))
+        own = set(YEAR_ALONE.findall(u.text))
         if own and not own & years:   # it states other years only
             return 0.75
         seen = page_years.get(u.page.page_id)
         if seen is None:
-            seen = page_years[u.page.page_id] = frozenset(_YEAR.findall(page_text(u.page)))
+            seen = page_years[u.page.page_id] = frozenset(YEAR_ALONE.findall(page_text(u.page)))
         return 1.0 if years & seen else 0.75
-    col = set(_YEAR.findall(" ".join(u.cell.headers)))
+    col = set(YEAR_ALONE.findall(" ".join(u.cell.headers)))
     if not col:   # ``title_year`` (rule 217): no year over the column; the one ending its title ("…如下: 2024 年")
         last = _TITLE_YEAR.search(u.cell.title)
         return 1.0 if not last or last.group(1) in years else 0.75

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_units import Unit
+from docrag.words import YEAR_ALONE
 
 # the span of a statement's column ("Three Months Ended" / "Twelve Months Ended") a question asks for; a
 # document named by its period ("the 2023 annual report", "年度报告", "Q4 2023 earnings") asks for neither
@@ -17,7 +18,6 @@ _QUARTER_Q = re.compile(r"\b(?:first|second|third|fourth)[\s-]quarter\b|\b(?:thr
 _YEAR_COL = re.compile(r"\b(?:twelve|12)[\s-]months?\b|\byears? ended\b|\b(?:fiscal|full)[\s-]year\b|全年|年度",
                        re.IGNORECASE)
 _QUARTER_COL = re.compile(r"\b(?:three|3)[\s-]months?\b|\bquarters? ended\b|季度", re.IGNORECASE)
-_A_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _PART_OF_YEAR = re.compile(r"季|月|半年|\b(?:Q[1-4]|H[12]|quarters?|months?|half|January|February|March|April|May|"
                            r"June|July|August|September|October|November|December|"
                            r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)\b",
@@ -30,7 +30,7 @@ def span_fit(units: Sequence[Unit], question: str, gain: float = 1.2, loss: floa
     (rule 172): a question naming a year and no part of it ("2019年营业收入") asks for the year's figure: cells under a
     quarter's column lose (the year's gain nothing: its column is often headed by the year alone)."""
     want_year, want_quarter = bool(_YEAR_Q.search(question)), bool(_QUARTER_Q.search(question))
-    if not want_year and not want_quarter and _A_YEAR.search(question) and not _PART_OF_YEAR.search(question):
+    if not want_year and not want_quarter and YEAR_ALONE.search(question) and not _PART_OF_YEAR.search(question):
         want_year, gain = True, 1.0   # ``year_not_quarter``: "2019年营业收入" is the year's, not a 第一季度 cell's
     if want_year == want_quarter:
         return [1.0] * len(units)

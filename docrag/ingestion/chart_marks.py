@@ -25,10 +25,9 @@ from statistics import median
 from docrag.geometry import Box
 from docrag.quantities import quantities
 from docrag.types import Word
-from docrag.words import BRACKETED
+from docrag.words import BRACKETED, YEAR_CELL
 
 _TICK = re.compile(r"^\(?[-−–]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s*%?\)?$")
-_YEARISH = re.compile(r"^(?:19|20)\d\d$")
 MIN_TICKS = 3              # a value axis prints at least this many tick labels ...
 STEP_TOLERANCE = 0.02      # ... evenly stepped (values and positions) within this share of a step
 MAX_MISSING_TICKS = 2      # ... a tick or two left unread by OCR (fewer than the steps read)
@@ -79,7 +78,7 @@ def tick_value(text: str) -> float | None:
     whole number."""
     t = text.strip()
     t = t[:-1] if t.endswith(".") and t[:-1][-1:].isdigit() else t
-    if not _TICK.match(t) or _YEARISH.match(t):
+    if not _TICK.match(t) or YEAR_CELL.match(t):
         return None
     found = quantities(t)
     return found[0].mantissa if len(found) == 1 else None

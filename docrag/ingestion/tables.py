@@ -39,10 +39,10 @@ from docrag.ingestion.table_rules import (
 from docrag.ingestion.table_spans import TextCell, relabelled, spanned_labels
 from docrag.ingestion.textlayer import join_words, to_display_box
 from docrag.types import Block, BlockKind, Word
+from docrag.words import YEAR_CELL
 
 log = logging.getLogger(__name__)
 
-_YEAR_CELL = re.compile(r"^(?:19|20)\d\d$")
 _NUMERIC = re.compile(r"^[(\[]?[-+–−$€£¥]?\d[\d,.]*%?[)\]]?[a-z]?$|^[-–—]$|^n\.?a\.?$", re.IGNORECASE)
 _LEADER = re.compile(r"^(?:\.\s?){2,}$|^[.…·]$")   # leader dots between a label and its value
 _CURRENCY = re.compile(r"^(?:US)?[$€£¥￥]$")
@@ -338,7 +338,7 @@ def is_two_row_table(rows: list[Row]) -> bool:
     figures = [c for c in data.cells if _numeric(c)]
     # ``year_header`` (rule 218): years over the columns are headers, not figures ("(Amounts in millions) | 2023 |
     # 2022 | 2021" over "Net cash provided by operating activities | $ 28,841 | ...", a 10-K's one-line tables)
-    return (not any(_numeric(c) and not _YEAR_CELL.match(" ".join(w.text for w in c)) for c in head.cells)
+    return (not any(_numeric(c) and not YEAR_CELL.match(" ".join(w.text for w in c)) for c in head.cells)
             and len(figures) >= 3
             and all(any(_x_overlap(c, h) for h in head.cells) for c in figures))
 
