@@ -358,7 +358,7 @@ class ExtractiveGenerator:
         covered = complement(used, parts, units, order, scores, scores[bi], docs,
                              {t: w for t, w in idf.items() if t not in named_only}, self.max_citations)
         conf = confidence(idf, used, lex[bi], sem[bi], self.embed, docs[bi], covered)
-        conf = meta["confidence"] = adjusted_confidence(conf, question, pages, used, best, meta)
+        conf = meta["confidence"] = adjusted_confidence(conf, question, asked, pages, used, best, meta)
         if conf < self.decline_below:
             return declined(f"confidence {conf:.2f} is below {self.decline_below:.2f}: the retrieved pages "
                             "do not cover the question", conf)

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -40,6 +39,7 @@ from docrag.generation.extractive_math import (
     stated_total,
 )
 from docrag.generation.extractive_operands import ordered, second_operand
+from docrag.generation.extractive_periods import every_period, periods_named, year_range
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
 from docrag.types import Page
@@ -61,12 +61,10 @@ _MISSING_NAME_LOSS = 0.6
 _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|least|shortest)\b"
                       r"|最高|最大|最多|最常见|最普遍|最低|最小|最少|最少见", re.IGNORECASE)
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
-_FULL_YEAR = re.compile(r"full[\s-]?year|fiscal[\s-]?year|financial[\s-]?year")
 # "what were they a year earlier", "compared with the prior-year quarter", "上年同期": the year before
 _YEAR_BEFORE = re.compile(r"\b(?:a|one) year (?:earlier|before|ago)\b|\bprior[\s-]year\b|\bprevious year\b|"
                           r"\byear[\s-]ago\b|\bsame (?:period|quarter) (?:of |in )?(?:the )?(?:last|previous|prior) "
                           r"year\b|上年同期|去年同期|上年|去年", re.IGNORECASE)
-_PERIOD = re.compile(r"^(?:fy\d*|ytd|q[1-4]|h[12]|[1-4]q\d{2}|(?:19|20)\d{2})$")
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
 
@@ -216,13 +214,6 @@ def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: 
     return res
 
 
-def _periods(text: str) -> set[str]:
-    """The periods a question or a column header names: ``q4``, ``fy``, ``2q23``, ``2023``, ``h1``, ``ytd``
-    ("full-year", "fiscal year" are ``fy``; "2015年" is ``2015``)."""
-    t = _FULL_YEAR.sub(" fy ", unicodedata.normalize("NFKC", text).lower()).replace("年", " ")
-    return {x for x in re.findall(r"[a-z]+\d*|\d+[a-z]*\d*", t) if _PERIOD.match(x)}
-
-
 def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
     """The other cells of ``best``'s row, one unit per cell."""
     out: list[Unit] = []
@@ -280,18 +271,21 @@ def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 
     """``other_periods``: the cells of ``best``'s row under the other periods the question names ("for Q4
     2023 and for full-year 2023", "in 2Q23 versus 2Q22"): each a column whose header's periods are all
     asked and include one ``best``'s header lacks. "A year earlier", "the prior-year quarter", "上年同期"
-    name the year before the answering column's (``year_before``)."""
+    name the year before the answering column's (``year_before``); a range of years each year in it, "报告期内"
+    every period the row's columns head (rules 234, 235)."""
     if best.cell is None:
         return []
-    asked = _periods(question)
-    own_periods = _periods(best.cell.header_text)
+    asked, own_periods = periods_named(question) | year_range(question), periods_named(best.cell.header_text)
+    if not asked and every_period(question):
+        most, asked = 4, own_periods.union(*(periods_named(u.cell.header_text) for u in _row_mates(best, units)
+                                             if not _CHANGE_COL.search(u.cell.header_text)))  # type: ignore[union-attr]
     if _YEAR_BEFORE.search(question):   # year_before: the year before the answering column's
         asked |= {str(int(p) - 1) for p in own_periods if p.isdigit()}
     want = asked - own_periods
     if not want:
         return []
     return [u for u in _row_mates(best, units)
-            if (own := _periods(u.cell.header_text)) & want and own <= asked][:most]  # type: ignore[union-attr]
+            if (own := periods_named(u.cell.header_text)) & want and own <= asked][:most]  # type: ignore[union-attr]
 
 
 def _label_figure(label: str, rate: bool) -> float:
@@ -380,9 +374,10 @@ def confidence(idf: dict[str, float], used: Sequence[Unit], lex: float, sem: flo
     return round(max(0.0, min(1.0, 0.55 * cover + 0.45 * match)), 4)
 
 
-def adjusted_confidence(conf: float, question: str, pages: Sequence[Page], used: Sequence[Unit], best: Unit,
-                        meta: dict[str, Any]) -> float:
-    """The confidence after the losses for what the evidence lacks (``meta`` records each)."""
+def adjusted_confidence(conf: float, question: str, asked: str, pages: Sequence[Page], used: Sequence[Unit],
+                        best: Unit, meta: dict[str, Any]) -> float:
+    """The confidence after the losses for what the evidence lacks (``meta`` records each); ``asked``: the question
+    less the report it names, whose nouns ("电机" of "三协电机招股说明书") name the document: present (rule 237)."""
     missing = missing_entities(question, pages)
     if missing:  # a name the question asks about appears on no page read
         conf = round(conf * _MISSING_NAME_LOSS ** len(missing), 4)
@@ -392,6 +387,8 @@ def adjusted_confidence(conf: float, question: str, pages: Sequence[Page], used:
         meta["no_number"] = True
     # Chinese nouns are looked for in the best unit's document: a question is about one report
     nouns, share = missing_nouns(question, [p for p in pages if p.doc_id == best.page.doc_id])
+    if nouns and (named := [w for w in nouns if w not in asked]):   # the report's own name counts as present
+        nouns, share = [w for w in nouns if w not in named], share * (1 - len(named) / len(nouns))
     if nouns:  # Chinese: a share of the question's nouns appears on no page read
         conf = round(conf * (0.0 if share >= 1 else max(_NOUN_FLOOR, (1 - share) ** 2)), 4)
         meta["missing_nouns"] = nouns

@@ -131,8 +131,9 @@ def language_fit(units: Sequence[Unit], question: str, loss: float = 0.75) -> li
 _ASKED = re.compile(r"^(?:多[长久大高远少]|几|什么|哪|怎|如何|为何)")
 _ANSWER_TYPES = frozenset({"比例", "比率", "数量", "数目", "次数", "时间", "日期", "年份", "金额", "价格", "原因",
                            "作用", "方法", "办法", "名称", "名字", "意思", "含义", "结果", "范围", "单位",
-                           "无法", "时候", "情况", "方式", "部分", "平均值", "均值"})   # and words jieba tags n* that
-# name nothing ("平均值": the mean computed, rule 150)
+                           "无法", "时候", "情况", "方式", "部分", "平均值", "均值",
+                           "纵轴", "横轴", "左轴", "右轴", "坐标轴", "刻度", "图例"})   # and words jieba tags n* that
+# name nothing ("平均值": the mean computed, rule 150; a chart's axes, ticks and legend: how to read it, rule 237)
 
 
 def missing_entities(question: str, pages: Sequence[Page]) -> list[str]:
@@ -165,6 +166,7 @@ def missing_nouns(question: str, pages: Sequence[Page]) -> tuple[list[str], floa
     jieba()  # quiet
     # "表2中甲市": jieba would read "中甲市"
     plain = re.sub(r"(?:图|圖|表)\s*\d+\s*中?", " ", simplified_text(question))
+    plain = re.sub(r"报告期(?:内|各期末?|末|各年)?", " ", plain)   # the report's periods, printed as dates (rule 237)
     # "最年长的": a maximum column answers it, not a word; "最高价" stays (a column name)
     plain = re.sub(rf"(?:{_MOST_Q.pattern}|{_LEAST_Q.pattern})(?=的|\s|$)", " ", plain, flags=re.IGNORECASE)
     nouns = list(dict.fromkeys(w.word.lstrip("中在于从") for w in posseg.lcut(plain)

@@ -128,9 +128,15 @@ def year_fit(u: Unit, years: set[str], page_years: dict[str, frozenset[str]],
 # to read, not what to look for in it (a table or chart reference, "表3中", is kept: it names the evidence); the
 # document's date in brackets belongs to it ("《…白皮书》（2021年）中，"), and it may end where the table or chart
 # it names begins ("浙商证券金股报告表4中", rule 132 ``doc_ref_zh``)
-_DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公告|白皮书|预案|纪要|公报|》)"
+# rule 230 ``document_kinds``: the kinds a report is named by beyond 报告 / 说明书 ("赛分科技招股书中，",
+# "浙商证券C-VIX编制手册中，"), and a report ends where what it says begins ("…编制手册》（2020年3月）指出，",
+# "…手册回顾的"): without them the question had no reference and named the wrong document (share l)
+_SAYS_ZH = "指出|提到|认为|披露|介绍|回顾|预计|预测|统计|列示|所述"
+_DOC_WORDS_ZH = "招股书|报告书|意见书|手册|研报|周报|月报|季报|快报|简报|通报|点评|年鉴"
+_DOC_REF_ZH = re.compile(r"^(.{2,80}?(?:年度报告|报告|年报|说明书|公告|白皮书|预案|纪要|公报|》|" + _DOC_WORDS_ZH + ")"
                          r"(?:[（(][^）)]{1,16}[）)])?)"
-                         r"(?:(?:中|显示)?[，,：:]|中|的|所列|(?=(?:图表|表|图)\s*\d))")
+                         r"(?:(?:中|显示|" + _SAYS_ZH + r")?[，,：:]|中|的|所列|(?=(?:图表|表|图)\s*\d)"
+                         r"|(?:" + _SAYS_ZH + ")的?)")
 _DOC_WORDS_EN = (r"report|release|10-K|10-Q|8-K|filing|prospectus|minutes|presentation|transcript|letter|paper|"
                  r"assessment|white ?paper|call|announcement|bulletin")
 _DOC_REF_EN = re.compile(r"^(?:In|On|According to|Using|From|Per|Under)\s+(.{2,100}?\b(?:" + _DOC_WORDS_EN + r")"

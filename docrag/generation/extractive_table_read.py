@@ -109,7 +109,9 @@ def _from_grid(block: Block, title: str, words: list[Word]) -> Table | None:
         values = [c for c in rest if _is_value(c.text) and not (_YEAR.match(c.text) and not rows)]
         if not rows and has_label and rest and all(_NIL.fullmatch(c.text.strip()) for c in rest):
             continue   # rule 228 ``nil_row``: "库存现金 | - | - | - | -" is a row of nils, not the header
-        if not rows and (not values or all(_RANGE.match(c.text.strip()) for c in values)):
+        # rule 236 ``period_header`` on grids too: a first line of dates over the columns ("| 2024年12月31日 | 2023年…")
+        if not rows and (not values or all(_RANGE.match(c.text.strip()) for c in values)
+                         or not header and names_periods([c.text for c in values])):
             data_next = n + 1 < len(lines) and any(_is_value(c.text) for c in lines[n + 1][1][1:])
             if header and has_label and len(cells) == 1 and data_next:  # a section over the first rows
                 rows.append(Row(first.text.rstrip(":"), first.box, [], len(rows)))
