@@ -37,6 +37,7 @@ from docrag.ingestion.continued_tables import SECTION_KEY
 from docrag.ingestion.table_spans import spanned_labels
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
+from docrag.words import YEAR_CELL
 
 _UNMAPPED = "\ufffd"
 _YEAR_DATE = re.compile(r"(?:19|20)\d\d\s*年")   # "2024年6月30日" set as one word heads its column as a year does
@@ -211,7 +212,14 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
 
 
 HEADS_ABOVE_PT = 30.0   # how far above a table block column heads set outside it are looked for (rule 226)
-_HEAD_WORDS = re.compile(r"[A-Za-z\u4e00-\u9fff]|^(?:19|20)\d\d$")
+_HEAD_LETTER = re.compile(r"[A-Za-z\u4e00-\u9fff]")
+
+
+def _is_head(text: str) -> bool:
+    """A column head set above a table: words or a year, short, no figure but a year."""
+    t = text.strip()
+    return bool(_HEAD_LETTER.search(t) or YEAR_CELL.match(t)) and len(text) <= 40 \
+        and (not is_number(text) or bool(_YEAR.match(text)))
 
 
 def _heads_above(table: Table, block: Block, page: Page, inside: list[Word]) -> Table:
@@ -226,8 +234,7 @@ def _heads_above(table: Table, block: Block, page: Page, inside: list[Word]) -> 
     band = [w for w in page.words if w.box.area > 0 and block.box.y0 - HEADS_ABOVE_PT <= w.box.y0 < block.box.y0
             and w.box.x0 >= left and w.box.x1 <= block.box.x1 + 5 and w not in inside]
     lines = [_cells(line) for line in word_lines(band)][-2:]
-    heads = [line for line in lines if line and all(_HEAD_WORDS.search(c.text.strip()) and len(c.text) <= 40
-                                                    and (not is_number(c.text) or _YEAR.match(c.text)) for c in line)]
+    heads = [line for line in lines if line and all(_is_head(c.text) for c in line)]
     if not heads or len(heads[-1]) < 2 or heads[-1] is not lines[-1]:
         return table
     if len(heads) == 2 and len(heads[0]) < len(heads[1]):   # "Fiscal 2023 vs." wrapped over "Fiscal 2022": one head
