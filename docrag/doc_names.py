@@ -55,6 +55,7 @@ _LATIN_WORD = re.compile(r"[a-z0-9&]+")
 _NAME_RUN = re.compile(r"[A-Z][A-Za-z&]+(?: [A-Z][A-Za-z&]+)+")   # a name of several capitalised words
 # "minutes number 104", "meeting no. 5/2021": the document's word and its number
 _NUMBERED = re.compile(r"([a-z]{3,})\s+(?:no\.?|number|#)\s*(\d{1,4}(?:/\d{2,4})?)(?![\d/])")
+_AMPERSAND = re.compile(r"(?<![A-Za-z])([A-Z][a-z]*)\s*&\s*([A-Z][a-z]*)(?![A-Za-z&])")   # rule 244
 _LEADING_ZH = re.compile(r"^(?:根据|在|据)?([\u4e00-\u9fff]{4})")
 _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "from", "by", "for", "did", "does",
               "was", "were", "is", "are", "among", "as", "at", "if", "per", "under", "its", "an", "and", "of"}
@@ -165,6 +166,9 @@ class DocumentNames:
         else:
             found = self._leading(question) if _CJK_RUN.search(question) else self._titled(question)
             held = [(len(docs), docs) for docs in found]
+        joined = self._ampersand(question)
+        if joined:
+            held.append((len(joined), joined))
         numbered = self._numbered(question)
         if 1 <= len(numbered) <= most:
             held.append((len(numbered), numbered))
@@ -172,6 +176,24 @@ class DocumentNames:
             return set()
         fewest = min(n for n, _ in held)
         return set().union(*(docs for n, docs in held if n == fewest))
+
+    def _ampersand(self, question: str) -> set[str]:
+        """``ampersand_name`` (rule 244): a company named by two capitalised words joined by "&" ("Johnson & Johnson",
+        "Procter & Gamble"), or by their initials ("J&J's"), names the one or two documents whose identity text prints
+        the name whole, with a reference phrase or without ("Which Johnson & Johnson segment ..."): the words alone
+        ("Johnson") are too common to name a report, the initials are seldom printed."""
+        out: set[str] = set()
+        for a, b in _AMPERSAND.findall(folded(question)):
+            if len(a) == len(b) == 1:
+                printed = re.compile(rf"\b{a.lower()}[a-z]{{2,}}\s*&\s*{b.lower()}[a-z]{{2,}}\b")
+            elif len(a) >= 3 and len(b) >= 3:
+                printed = re.compile(rf"\b{re.escape(a.lower())}\s*&\s*{re.escape(b.lower())}\b")
+            else:
+                continue
+            docs = {d for d, text in self.texts.items() if printed.search(text)}
+            if len(docs) <= 2:
+                out |= docs
+        return out
 
     def _numbered(self, question: str) -> set[str]:
         """``numbered_document`` (rule 214): the documents whose identity text prints the number the question gives a

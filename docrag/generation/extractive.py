@@ -70,8 +70,10 @@ from docrag.generation.extractive_choice import choice_answer, option_cell
 from docrag.generation.extractive_cues import named_reference, reference_text
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
+from docrag.generation.extractive_figure_fit import figure_fit
 from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
+from docrag.generation.extractive_glossary import english_heads
 from docrag.generation.extractive_listed_items import cover_listed
 from docrag.generation.extractive_math import operation_of
 from docrag.generation.extractive_named_figures import named_figures
@@ -79,7 +81,7 @@ from docrag.generation.extractive_part_answers import answers_every_part, distin
 from docrag.generation.extractive_parts import compares, parts_of
 from docrag.generation.extractive_printed import printed_elsewhere
 from docrag.generation.extractive_prose_math import prose_across, prose_arithmetic, prose_change, states_difference
-from docrag.generation.extractive_rivals import header_named, listed_member, repeat_named, unasked_qualifier
+from docrag.generation.extractive_rivals import rivals_after, rivals_before
 from docrag.generation.extractive_score import (
     ROW_NAMED_PRIOR,
     asked_fit,
@@ -170,6 +172,7 @@ class ExtractiveGenerator:
         carry_table_titles(units)   # a table opening a page, announced at the foot of the page before
         carry_foot_headers(units)   # ... and its column headers printed there (rule 194)
         join_table_breaks(units)   # a table printed over a page break is one table
+        question = english_heads(question, pages)   # rule 238: 夏普比率 read as the "Sharpe Ratio" a head prints
         whole = self._answer(question, pages, units, t0)
         whole.meta.pop("_chosen", None)   # the option a which-question chose serves its next part only
         whole.meta.pop("_best", None)
@@ -276,12 +279,12 @@ class ExtractiveGenerator:
         # the table or figure named by number or by its title: ranked as first
         named = [a or b for a, b in zip(named_reference(units, referred), titled_table(units, asked), strict=True)]
         rowed = row_named(units, asked)   # a cell of a row the question names whole (rule 139)
+        cues = [c * f for c, f in zip(cues, figure_fit(units, question, flags[1], named), strict=True)]  # 247, 248
         scores = [prior(u, *flags) * (w * lx + (1 - w) * sm) * year_fit(u, years, page_years, axes) * cue
                   / (1.0 + self.rank_prior * (0 if ref else u.rank - 1) * (ROW_NAMED_PRIOR if row else 1.0))
                   for lx, sm, u, cue, ref, row in zip(lex, sem, units, cues, named, rowed, strict=True)]
-        scores = listed_member(units, unasked_qualifier(units, lex, repeat_named(units, lex, scores), asked),
-                               asked)   # rules 168, 169, 184
-        scores = header_named(units, printed_elsewhere(units, scores, question), asked)   # rules 211, 213, 195
+        scores = rivals_before(units, lex, scores, asked)   # rules 168, 169, 184
+        scores = rivals_after(units, printed_elsewhere(units, scores, question), rowed, asked)   # 211, 213, 195, 239
         order = sorted(range(len(units)), key=lambda i: -scores[i])
         bi = distinct_best(order, scores, units, *taken)
         best = units[bi]

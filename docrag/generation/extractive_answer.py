@@ -39,14 +39,19 @@ from docrag.generation.extractive_math import (
     stated_total,
 )
 from docrag.generation.extractive_operands import ordered, second_operand
-from docrag.generation.extractive_periods import every_period, periods_named, year_range
+from docrag.generation.extractive_periods import (
+    _CHANGE_COL,
+    _YEAR_BEFORE,
+    _row_mates,
+    other_periods,
+    printed_change,
+)
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
 from docrag.types import Page
 
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
 _NO_NUMBER_LOSS = 0.6
-_CHANGE_COL = re.compile(r"增减|变动|\bchange\b|\bgrowth\b|\by/y\b", re.IGNORECASE)
 # a column of note numbers ("Notes", "Footnote explaining effective rate paid", "附注"): references, not values
 _NOTE_COL = re.compile(r"\b(?:foot)?notes?\b|附注", re.IGNORECASE)
 # whole words: "Corporate" holds no rate, "Shares Purchased" no share
@@ -61,10 +66,6 @@ _MISSING_NAME_LOSS = 0.6
 _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|least|shortest)\b"
                       r"|最高|最大|最多|最常见|最普遍|最低|最小|最少|最少见", re.IGNORECASE)
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
-# "what were they a year earlier", "compared with the prior-year quarter", "上年同期": the year before
-_YEAR_BEFORE = re.compile(r"\b(?:a|one) year (?:earlier|before|ago)\b|\bprior[\s-]year\b|\bprevious year\b|"
-                          r"\byear[\s-]ago\b|\bsame (?:period|quarter) (?:of |in )?(?:the )?(?:last|previous|prior) "
-                          r"year\b|上年同期|去年同期|上年|去年", re.IGNORECASE)
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
 
@@ -175,8 +176,10 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         more = list({id(u): u for u in quoted if u is not best}.values())
         rows = other_rows(best, question, units)
         # each other row the question names is read under the other periods it names too
-        for named in (other_periods(best, question, units), other_columns(best, question, units), rows,
-                      [p for u in rows for p in other_periods(u, question, units)]):
+        periods = other_periods(best, question, units)
+        for named in (periods, other_columns(best, question, units), rows,
+                      [p for u in rows for p in other_periods(u, question, units)], printed_change(best, periods,
+                                                                                                   question, units)):
             more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
         parts.append("; ".join(fmt_cell(u, row_names=bool(WHICH_Q.search(question))) for u in [best, *more]))
@@ -212,16 +215,6 @@ def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: 
     if res is not None:
         meta["arithmetic"] = {"op": op, "value": res.value, "inputs": [fc.value, sc.value]}
     return res
-
-
-def _row_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
-    """The other cells of ``best``'s row, one unit per cell."""
-    out: list[Unit] = []
-    for u in units:
-        if (u is not best and u.cell is not None and u.cell.row is best.cell.row  # type: ignore[union-attr]
-                and u.cell.cell is not best.cell.cell and not any(v.cell.cell is u.cell.cell for v in out)):
-            out.append(u)
-    return out
 
 
 def _column_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
@@ -265,27 +258,6 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     asked = set(tokenize(question))
     mates = [u for u in _column_mates(best, units) if _named_apart(best.cell.row.name, u.cell.row.name, asked)]
     return sorted(mates, key=lambda u: u.cell.row.section != best.cell.row.section)[:most]  # type: ignore[union-attr]
-
-
-def other_periods(best: Unit, question: str, units: Sequence[Unit], most: int = 3) -> list[Unit]:
-    """``other_periods``: the cells of ``best``'s row under the other periods the question names ("for Q4
-    2023 and for full-year 2023", "in 2Q23 versus 2Q22"): each a column whose header's periods are all
-    asked and include one ``best``'s header lacks. "A year earlier", "the prior-year quarter", "上年同期"
-    name the year before the answering column's (``year_before``); a range of years each year in it, "报告期内"
-    every period the row's columns head (rules 234, 235)."""
-    if best.cell is None:
-        return []
-    asked, own_periods = periods_named(question) | year_range(question), periods_named(best.cell.header_text)
-    if not asked and every_period(question):
-        most, asked = 4, own_periods.union(*(periods_named(u.cell.header_text) for u in _row_mates(best, units)
-                                             if not _CHANGE_COL.search(u.cell.header_text)))  # type: ignore[union-attr]
-    if _YEAR_BEFORE.search(question):   # year_before: the year before the answering column's
-        asked |= {str(int(p) - 1) for p in own_periods if p.isdigit()}
-    want = asked - own_periods
-    if not want:
-        return []
-    return [u for u in _row_mates(best, units)
-            if (own := periods_named(u.cell.header_text)) & want and own <= asked][:most]  # type: ignore[union-attr]
 
 
 def _label_figure(label: str, rate: bool) -> float:

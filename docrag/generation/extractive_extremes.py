@@ -305,6 +305,13 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
            and not is_total_row(u.cell.row.label)   # a Total row sums the rows compared
            and not _is_excluded(u.cell.row.label, left_out)
            and not _REST_ROW.match(_PAREN.sub(" ", u.cell.row.label).strip(" '\"‘’“”"))]
+    # ``same_section`` (rule 250): a column of several measures (a year's revenue, income and margins) is compared
+    # within the best cell's section ("Operating margin"), not across it ("Consolidated revenue" 90,155 is no margin)
+    # and among figures of its kind: a percentage with percentages (a section may run on past its margins)
+    section = best.cell.row.section if best.cell is not None and id(best.table) == column[0] else ""
+    if section:
+        rate = "%" in best.cell.value
+        col = [u for u in col if u.cell.row.section == section and ("%" in u.cell.value) == rate]
     return _pick(col, wants) if col else None
 
 

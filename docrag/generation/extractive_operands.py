@@ -151,6 +151,12 @@ def _over_time(a: TableCell, b: TableCell, same_row: bool) -> bool:
     return all(_PERIOD_HEAD.search(n) for n in names)
 
 
+def _year_of(headers: Sequence[str]) -> str:
+    """The one year a cell's column headers print ("2024年度", "FY2023"), else ""."""
+    years = set(YEAR_ALONE.findall(" ".join(headers)))
+    return years.pop() if len(years) == 1 else ""
+
+
 def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
     """(earlier, later) for differences and growth, (part, whole) for shares and ratios; for a
     comparison ("A比B多几个", "how many more ... A ... than B") (B, A), so the result is A − B."""
@@ -176,6 +182,9 @@ def ordered(op: str, a: Unit, b: Unit, question: str = "") -> tuple[Unit, Unit]:
     ea, eb = bool(_EARLIER.search(" ".join(ca.headers))), bool(_EARLIER.search(" ".join(cb.headers)))
     if ea != eb:
         return (a, b) if ea else (b, a)
+    ya, yb = _year_of(ca.headers), _year_of(cb.headers)
+    if ya and yb and ya != yb:   # rule 240: newest-first columns, still in time order
+        return (a, b) if ya < yb else (b, a)
     if ca.row is cb.row:
         ax = ca.cell.box.x0 if ca.cell.box is not None else ca.row.position(ca.cell)
         bx = cb.cell.box.x0 if cb.cell.box is not None else cb.row.position(cb.cell)

@@ -231,7 +231,9 @@ _PAIRS = re.compile(r"\b(?:cash and cash equivalents|research and development|pr
                     r"marketing|general and administrative|selling,? general and administrative|profit and loss|"
                     r"mergers and acquisitions|gains? and losses|plant and equipment|goods and services|compute & "
                     r"networking|between\b.+\band)\b", re.IGNORECASE)
-_OWNER = re.compile(r"^(?:the\s+)?(?:[A-Z][\w.&-]*\s+){0,3}[A-Z][\w.&-]*['’]s\s+")
+_OWNER = re.compile(r"^(?:the\s+)?(?:(?:[A-Z][\w.&-]*|&)\s+){0,3}[A-Z][\w.&-]*['’]s\s+")
+# "Johnson & Johnson", "Procter & Gamble": an ampersand between capitalised words joins a name (rule 242)
+_NAME_AMP = re.compile(r"\b([A-Z][\w.]*)\s+&\s+(?=[A-Z])")
 
 
 # "the year-over-year changes in A and B", "the growth of A and B": the measure said once before the items is each
@@ -259,7 +261,8 @@ def _items_en(q: str) -> list[str]:
     if split is None or _PAIRS.search(split[1]):
         return [q]
     head, listed, tail = split
-    items = [x.strip() for x in _ITEM_SEP.split(listed) if x.strip()]
+    listed = _NAME_AMP.sub(lambda m: f"{m.group(1)}\0", listed)
+    items = [x.strip().replace("\0", " & ") for x in _ITEM_SEP.split(listed) if x.strip()]
     measure = _MEASURE_OF.match(items[0]) if len(items) >= 2 else None
     if measure and _ONE_FIGURE.search(measure.group("measure")):
         return [q]   # "the ratio of debt and equity": one figure

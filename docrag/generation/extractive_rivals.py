@@ -117,3 +117,35 @@ def header_named(units: Sequence[Unit], scores: Sequence[float], asked: str) -> 
         if len(tied) > 1 and named[best] > min(named.values()):
             out[best] = top * 1.001
     return out
+
+
+def named_row_first(units: Sequence[Unit], scores: Sequence[float], rowed: Sequence[bool], asked: str) -> list[float]:
+    """``named_row_first`` (rule 239): of two cells of one document under the same column headers, the one whose row
+    the question names whole (``row_named``) takes the other's score when the other's row label holds none of the
+    question's words ("营业收入较2023年度增长了多少" is the 营业收入 row, not the 占比 row below it that a sentence
+    model found closer)."""
+    words = {t for t in tokenize(asked) if len(t) > 1}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, u in enumerate(units):
+        if u.cell is not None:
+            groups.setdefault((u.page.doc_id, u.cell.header_text), []).append(i)
+    out = list(scores)
+    for group in (g for g in groups.values() if len(g) > 1 and any(rowed[i] for i in g)):
+        unnamed = [j for j in group if not rowed[j] and not {
+            t for t in tokenize(units[j].cell.row.label) if len(t) > 1} & words]
+        if not unnamed:
+            continue
+        top = max(out[j] for j in unnamed)
+        for i in (i for i in group if rowed[i] and out[i] < top):
+            out[i] = top * 1.001
+    return out
+
+
+def rivals_before(units: Sequence[Unit], lex: Sequence[float], scores: Sequence[float], asked: str) -> list[float]:
+    """Rules 168, 169 and 184 in turn (applied before ``printed_elsewhere``, rules 211 and 213)."""
+    return listed_member(units, unasked_qualifier(units, lex, repeat_named(units, lex, scores), asked), asked)
+
+
+def rivals_after(units: Sequence[Unit], scores: Sequence[float], rowed: Sequence[bool], asked: str) -> list[float]:
+    """Rules 195 and 239 in turn (after ``printed_elsewhere``)."""
+    return named_row_first(units, header_named(units, scores, asked), rowed, asked)

@@ -30,15 +30,21 @@ def _columns(rows: Sequence[Any], is_figure: Callable[[str], bool]) -> list[tupl
     return [(a, b) for a, b in spans]
 
 
-def _spread(line: Sequence[Any], columns: list[tuple[float, float]], below: Sequence[Any] = ()) -> bool:
+def _spread(line: Sequence[Any], columns: list[tuple[float, float]], below: Sequence[Any] = (),
+            above: Sequence[Any] = ()) -> bool:
     """A line of group headers: two or more, fewer than half the columns, the first centred left of the
     columns' middle and the last right of it ("多空对冲" over four columns, "多头" over the next four), none
     of them continued by a header alone under it ("Operating / Income": one column's header, wrapped)."""
     centres = [(c.box.x0 + c.box.x1) / 2 for c in line if c.box is not None]
     if len(centres) < 2 or 2 * len(centres) > len(columns):
         return False
+    texts = [c.text.strip() for c in line]
+    if len(set(texts)) < len(texts):   # "阈值K | 总天数 | 胜率 | 胜率 | 胜率": one column's heads each (rule 241)
+        return False
     if any(_wrapped_under(c, below, [line]) is not None for c in below):
         return False
+    if above and all(_wrapped_under(c, line, [above]) is not None for c in line):
+        return False   # "数 | 次数 | 期": the last lines of "总交/易次/数", each under its column's head (rule 241)
     middle = (columns[0][0] + columns[-1][1]) / 2
     return min(centres) < middle < max(centres)
 
@@ -53,8 +59,9 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
     line holds group headers spread across the table (:func:`_spread`): then the nearest one. ``is_figure``
     tells a printed figure (:func:`~docrag.generation.extractive_tables.is_number`)."""
     columns = _columns(rows, is_figure)
-    out: list[dict[int, Any]] = []
-    for i, line in enumerate(header_lines):
+    overlaps: list[dict[int, tuple[float, Any]]] = []
+    loose_of: list[list[Any]] = []
+    for line in header_lines:
         heads: dict[int, tuple[float, Any]] = {}
         loose: list[Any] = []
         for hc in line:
@@ -69,12 +76,29 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
                         heads[j] = (over, hc)
             if not hit:
                 loose.append(hc)
+        overlaps.append(heads)
+        loose_of.append(loose)
+    out: list[dict[int, Any]] = []
+    grouped: set[int] = set()   # lines of group headers: none of them is a wrapped column head
+    for i, line in enumerate(header_lines):
+        heads, loose = dict(overlaps[i]), loose_of[i]
         below = header_lines[i + 1] if i + 1 < len(header_lines) else []
-        if _spread(line, columns, below):   # group headers ("多空对冲 | 多头") part the columns between them
+        # group headers ("多空对冲 | 多头") part the columns between them
+        if _spread(line, columns, below, header_lines[i - 1] if i else ()):
+            grouped.add(i)
+            blocks = _repeated_blocks(line, columns, overlaps[i + 1:])   # rule 241
+            # a group header spanning two columns or more heads those it spans ("% Change" over four); the
+            # columns under no header take the nearest other one ("Q2" over 2023 and 2022): rule 245
+            spans = [h for h in line if h.box is not None and sum(hd is h for _, hd in overlaps[i].values()) >= 2]
+            free = [h for h in line if h.box is not None and h not in spans] or [h for h in line if h.box is not None]
             for j, (x0, x1) in enumerate(columns):
-                if j not in heads:
-                    hc = min((h for h in line if h.box is not None),
-                             key=lambda h: abs((h.box.x0 + h.box.x1) / 2 - (x0 + x1) / 2))
+                if blocks is not None:
+                    if j in blocks:
+                        heads[j] = (0.0, blocks[j])
+                    else:
+                        heads.pop(j, None)
+                elif j not in heads and free:
+                    hc = min(free, key=lambda h: abs((h.box.x0 + h.box.x1) / 2 - (x0 + x1) / 2))
                     heads[j] = (0.0, hc)
             loose = []
         for hc in loose:
@@ -87,10 +111,37 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
     for i, line in enumerate(header_lines):   # "Unadjusted percent / change": a wrapped header's next line
         for hc in line:
             above = _wrapped_under(hc, line, header_lines[:i])
-            if above is not None:
+            if above is not None and above[0] not in grouped:
                 k, upper = above
                 out[i].update({j: hc for j, h in out[k].items() if h is upper and j not in out[i]})
     return columns, out
+
+
+def _repeated_blocks(line: Sequence[Any], columns: list[tuple[float, float]],
+                     lower: Sequence[dict[int, tuple[float, Any]]]) -> dict[int, Any] | None:
+    """``repeated_blocks`` (rule 241): the columns each group header of ``line`` heads, when the header lines
+    below it head runs of columns alike, one run per group header, each header over its own run ("未来1日 |
+    未来3日 | 未来5日" over three runs of "收益率 均值 / 收益率 中位数 / 胜率", after the 阈值K and 总天数 columns
+    that no group holds; a right-aligned group header is nearer the next run's first column than its own's).
+    None when no such runs are found (then the nearest header heads each column)."""
+    cells = sorted((h for h in line if h.box is not None), key=lambda h: h.box.x0)
+    k, n = len(cells), len(columns)
+    sig = [tuple(d[j][1].text for d in lower if j in d) for j in range(n)]
+    for size in range(2, n // k + 1):
+        for start in range(n - k * size + 1):
+            run = sig[start:start + size]
+            if not all(run) or any(sig[start + m * size:start + (m + 1) * size] != run for m in range(1, k)):
+                continue
+            out: dict[int, Any] = {}
+            for m, hc in enumerate(cells):
+                own = range(start + m * size, start + (m + 1) * size)
+                x0, x1 = columns[own[0]][0], columns[own[-1]][1]
+                if not (x0 - 2 <= (hc.box.x0 + hc.box.x1) / 2 <= x1 + 2 or min(hc.box.x1, x1) > max(hc.box.x0, x0)):
+                    break
+                out.update({j: hc for j in own})
+            else:
+                return out
+    return None
 
 
 def _wrapped_under(hc: Any, line: Sequence[Any], above: Sequence[Sequence[Any]]) -> tuple[int, Any] | None:

@@ -36,7 +36,7 @@ from docrag.geometry import Box, union
 from docrag.ingestion.continued_tables import SECTION_KEY
 from docrag.ingestion.table_spans import spanned_labels
 from docrag.ingestion.textlayer import word_lines
-from docrag.types import Block, Page, Word
+from docrag.types import Block, BlockKind, Page, Word
 from docrag.words import YEAR_CELL
 
 _UNMAPPED = "\ufffd"
@@ -231,8 +231,10 @@ def _heads_above(table: Table, block: Block, page: Page, inside: list[Word]) -> 
     if not boxes or not page.words:
         return table
     left = min(b.x0 for b in boxes) - 30
+    charts = [b.box for b in page.blocks if b.kind is BlockKind.FIGURE]   # a chart's legend heads no table (248)
     band = [w for w in page.words if w.box.area > 0 and block.box.y0 - HEADS_ABOVE_PT <= w.box.y0 < block.box.y0
-            and w.box.x0 >= left and w.box.x1 <= block.box.x1 + 5 and w not in inside]
+            and w.box.x0 >= left and w.box.x1 <= block.box.x1 + 5 and w not in inside
+            and not any(c.coverage_of(w.box) >= 0.6 for c in charts)]
     lines = [_cells(line) for line in word_lines(band)][-2:]
     heads = [line for line in lines if line and all(_is_head(c.text) for c in line)]
     if not heads or len(heads[-1]) < 2 or heads[-1] is not lines[-1]:
@@ -315,7 +317,20 @@ _AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?\s*(?:百万|千万|万|亿|千|thousan
                      re.IGNORECASE)
 
 
+def _one_row_of_values(table: Table) -> None:
+    """``one_row_of_values`` (rule 249): a table of one row whose first cell is a figure under a head of its own
+    ("年化收益率 | 年化波动率 | 最大回撤 | Sharpe" over "15.99% | 10.56% | 10.15% | 1.325") has no label column: the
+    first figure is a value under its head, not the row's name."""
+    if len(table.rows) != 1 or not table.header_lines:
+        return
+    row = table.rows[0]
+    if row.label_box is not None and is_number(row.label) and len(table.header_lines[-1]) == len(row.cells) + 1:
+        row.cells.insert(0, Cell(row.label, row.label_box))
+        row.label, row.label_box = "", None
+
+
 def _finish(table: Table) -> Table:
+    _one_row_of_values(table)
     title = table.title
     titles = [line[0].text for line in table.header_lines if len(line) == 1]  # "World capacity:" names the table
     if titles and len(titles) < len(table.header_lines):

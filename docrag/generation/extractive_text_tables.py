@@ -86,7 +86,24 @@ def table_title(block: Block, blocks: list[Block]) -> str:
         top = min(near, key=lambda b: b.box.y0)
         near = [b for b in _above(top, blocks) if not any(b is n for n in named)]
         named += [b for b in near if b.kind is BlockKind.TITLE and not b.meta.get("furniture")]
-    return " ".join(_title_text(b) for b in blocks if any(b is n for n in named))
+    title = " ".join(_title_text(b) for b in blocks if any(b is n for n in named))
+    return title or _figure_statistics(block, blocks)
+
+
+FIGURE_GAP_PT = 6.0   # ``figure_statistics``: a table this close under a picture is printed in its frame
+
+
+def _figure_statistics(block: Block, blocks: list[Block]) -> str:
+    """``figure_statistics`` (rule 248): a table with no title of its own printed right under a captioned chart
+    ("图10" over a strategy's curve, its 年化收益率 / 最大回撤 / Sharpe under it, above the figure's source line) is the
+    chart's statistics: the chart's caption names it, so "图10中…年化收益率" reads it."""
+    for fig in (b for b in blocks if b.kind is BlockKind.FIGURE):
+        over = min(fig.box.x1, block.box.x1) - max(fig.box.x0, block.box.x0)
+        caption = str(fig.meta.get("caption") or fig.text)
+        if (0 <= block.box.y0 - fig.box.y1 <= FIGURE_GAP_PT and over >= 0.5 * block.box.width
+                and FIG_CAPTION.match(caption)):
+            return re.sub(r"\s+", " ", caption).strip()
+    return ""
 
 
 def _grid(block: Block) -> list[list[str]]:

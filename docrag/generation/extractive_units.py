@@ -21,6 +21,7 @@ from typing import Any
 from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_callouts import callouts
 from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, data_labels, prose_block
+from docrag.generation.extractive_chart_panels import chart_panels, respelled
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_sentences import split_sentences
 from docrag.generation.extractive_table_read import parse_tables
@@ -51,7 +52,6 @@ _CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "
 
 
 CJK_WORDS = os.environ.get("DOCRAG_EXTRACTIVE_CJK", "jieba")  # "jieba" (as the bm25 retriever) or "bigram"
-
 
 
 @lru_cache(maxsize=4096)
@@ -196,7 +196,8 @@ def _label_grid(block: Block) -> bool:
 def _chart_labels_from_tables(blocks: list[Block], page: Page) -> list[Block]:
     """Layout sometimes boxes a bar chart's data labels and categories as a table; next to a
     "Figure N" caption such a block is split back into its words, read as the chart's labels."""
-    caps = [b for b in blocks if b.kind is not BlockKind.TABLE and _FIG_CAPTION.match(b.text)]
+    caps = [b for b in blocks if b.kind is not BlockKind.TABLE and _FIG_CAPTION.match(b.text)
+            and b.meta.get("source") != "image"]   # a picture's labels are in it: a table under it is its own (248)
     out: list[Block] = []
     for b in blocks:
         near = any(min(abs(c.box.y0 - b.box.y1), abs(b.box.y0 - c.box.y1)) < 60 for c in caps)
@@ -281,9 +282,17 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             # its data labels over its category labels (OCR'd words of a picture, the text layer's of a drawing or
             # the OCR'd words of one whose letters are outlines: a drawing's need an axis row)
             drawing = "ocr_text" not in block.meta or block.meta.get("source") == "drawing"
-            values = data_labels([Block(BlockKind.TEXT, w.box, w.text) for w in page.words
-                                  if block.box.coverage_of(w.box) >= 0.6], need_axis=drawing)
-            if text or caption:
+            inside = [Block(BlockKind.TEXT, w.box, w.text) for w in page.words if block.box.coverage_of(w.box) >= 0.6]
+            panels = chart_panels(inside) if not drawing else []   # rule 246: a picture of several charts
+            for p in panels:
+                # a "图3"/"Figure 3" caption names every panel; a sentence naming them all would tie them (rule 246)
+                named = f"{caption if _FIG_CAPTION.match(caption) else ''} {p.title} {respelled(p.title, page.text)}"
+                units.append(Unit(p.title, page, rank, block, union([w.box for w in p.words]),
+                                  context=f"{_CHART_WORDS} {named}", kind="figure",
+                                  extra={"caption": p.title, "labels": " ".join(w.text for w in p.words),
+                                         "values": data_labels(p.words), "drawn": []}))
+            values = data_labels(inside, need_axis=drawing)
+            if (text or caption) and not panels:
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",
                                   extra={"caption": caption, "labels": text, "values": values,

@@ -1,0 +1,40 @@
+"""How a figure competes with the units around it when the question does not ask for a chart (rule 247
+``labelled_figure``), and how a table captioned as a figure is read when the question names it (rule 248
+``captioned_table``); applied with the cues in ``extractive.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docrag.generation.extractive_chart_labels import _YEARISH
+from docrag.generation.extractive_units import Unit, tokenize
+from docrag.regions import FIG_CAPTION
+
+LABELLED_FIGURE = 1 / 0.7   # ``labelled_figure`` (rule 247): undoes ``prior``'s x0.7 for a figure not asked as a chart
+
+
+def labelled_figure(units: Sequence[Unit], question: str, wants_chart: bool) -> list[float]:
+    """``labelled_figure`` (rule 247): a chart whose data labels stand over a period the question names ("in fiscal
+    2023": a "2023" bar labelled 17,024; a word category, "investments, net", is no period) answers a question
+    that never says "chart" as well as a cell does: it keeps its score rather than losing the x0.7 a figure takes
+    when no chart is asked for (a footnote under the panels defining the measure, with no figure at all, won)."""
+    if wants_chart:
+        return [1.0] * len(units)
+    asked = set(tokenize(question))
+    return [LABELLED_FIGURE if u.kind == "figure" and any(_YEARISH.match(k) and set(tokenize(k)) <= asked
+                                                          for k in (u.extra.get("values") or {})) else 1.0
+            for u in units]
+
+
+CAPTIONED_TABLE = 1.5 / 0.85   # ``captioned_table`` (rule 248): a chart's prior in place of a cell's when one is asked
+
+
+def figure_fit(units: Sequence[Unit], question: str, wants_chart: bool, named: Sequence[bool]) -> list[float]:
+    """Rules 247 (:func:`labelled_figure`) and 248 ``captioned_table``: the cells of a table captioned as a figure
+    ("图表7", the statistics under "图10"), when the question names it by that number, are read as the figure asked for
+    (a chart's x1.5 in place of a cell's x0.85)."""
+    out = labelled_figure(units, question, wants_chart)
+    if wants_chart:
+        out = [f * CAPTIONED_TABLE if ref and u.kind == "cell" and u.table is not None
+               and FIG_CAPTION.match(u.table.title) else f for f, u, ref in zip(out, units, named, strict=True)]
+    return out
