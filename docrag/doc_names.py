@@ -24,7 +24,8 @@ document's *identity text* (file name, title, first two pages' text, first five 
 
 A number the question gives a document by ("Minutes number 104", "meeting No. 5/2021") names the documents printing
 it so on their first pages or in their file name ("minutes 104"), where the names alone fit a publisher's every
-issue (rule 214, ``numbered_document``).
+issue (rule 214, ``numbered_document``). A company named by two capitalised words joined by "&" ("Johnson & Johnson") or
+their initials ("J&J") names the one or two documents printing the name whole (rule 244, ``ampersand_name``).
 
 The pipeline then searches those documents only (``scope = "named"``, the default; ``"off"`` searches all).
 Measured on the seen dev split: 188 questions named a document, every time the right one; 128 named none (2026-11-26).

@@ -34,7 +34,8 @@ def _spread(line: Sequence[Any], columns: list[tuple[float, float]], below: Sequ
             above: Sequence[Any] = ()) -> bool:
     """A line of group headers: two or more, fewer than half the columns, the first centred left of the
     columns' middle and the last right of it ("多空对冲" over four columns, "多头" over the next four), none
-    of them continued by a header alone under it ("Operating / Income": one column's header, wrapped)."""
+    of them continued by a header alone under it ("Operating / Income": one column's header, wrapped); not a line
+    repeating a text, nor one whose every header continues one of the line ``above`` (rule 241)."""
     centres = [(c.box.x0 + c.box.x1) / 2 for c in line if c.box is not None]
     if len(centres) < 2 or 2 * len(centres) > len(columns):
         return False
@@ -56,8 +57,9 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
     overlaps); a header over no column heads the nearest one, when near or clearly nearer than the next
     (a centred "2022" over right-aligned values) and no header of its line overlaps that column. A column
     under no header of a line gets none from it (a month header of the next columns is not its), unless the
-    line holds group headers spread across the table (:func:`_spread`): then the nearest one. ``is_figure``
-    tells a printed figure (:func:`~docrag.generation.extractive_tables.is_number`)."""
+    line holds group headers spread across the table (:func:`_spread`): then the runs of like columns below them
+    (:func:`_repeated_blocks`, rule 241), else the nearest one, a header spanning columns keeping to its own (rule
+    245). ``is_figure`` tells a printed figure (:func:`~docrag.generation.extractive_tables.is_number`)."""
     columns = _columns(rows, is_figure)
     overlaps: list[dict[int, tuple[float, Any]]] = []
     loose_of: list[list[Any]] = []
@@ -90,7 +92,8 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
             # a group header spanning two columns or more heads those it spans ("% Change" over four); the
             # columns under no header take the nearest other one ("Q2" over 2023 and 2022): rule 245
             spans = [h for h in line if h.box is not None and sum(hd is h for _, hd in overlaps[i].values()) >= 2]
-            free = [h for h in line if h.box is not None and h not in spans] or [h for h in line if h.box is not None]
+            free = [h for h in line if h.box is not None and all(h is not x for x in spans)] \
+                or [h for h in line if h.box is not None]
             for j, (x0, x1) in enumerate(columns):
                 if blocks is not None:
                     if j in blocks:
