@@ -82,12 +82,13 @@ def chart_panels(words: list[Block]) -> list[Panel]:
     rows = _axis_rows(words)
     if len(rows) < 2:
         return []
+    spans = [_span(row) for row in rows]
+    bottoms = [_legend_bottom(row, words) for row in rows]
     panels = []
-    for row in rows:
-        x0, x1 = _span(row)
-        top = max((_legend_bottom(o, words) for o in rows if o is not row and max(w.box.y1 for w in o) < row[0].box.y0
-                   and min(_span(o)[1], x1) > max(_span(o)[0], x0)), default=float("-inf"))
-        bottom = _legend_bottom(row, words)
+    for k, row in enumerate(rows):
+        (x0, x1), bottom = spans[k], bottoms[k]
+        top = max((bottoms[m] for m, o in enumerate(rows) if m != k and max(w.box.y1 for w in o) < row[0].box.y0
+                   and min(spans[m][1], x1) > max(spans[m][0], x0)), default=float("-inf"))
         held = [w for w in words if x0 <= (w.box.x0 + w.box.x1) / 2 <= x1 and top < w.box.y0 and w.box.y1 <= bottom + 1]
         named = sorted((w for w in held if not _year(w) and not _PLAIN_NUMBER.fullmatch(w.text.strip())),
                        key=lambda w: (round(w.box.y0 / _SAME_ROW_PT), w.box.x0))

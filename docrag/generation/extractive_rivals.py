@@ -41,12 +41,8 @@ def unasked_qualifier(units: Sequence[Unit], lex: Sequence[float], scores: Seque
     of "扣除非经常性损益后归属于母公司股东净利润" and of "归属于母公司股东净利润"), the plainer one, named as
     well, takes the other's score when it is the better."""
     words = set(tokenize(asked))
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, u in enumerate(units):
-        if u.cell is not None:
-            groups.setdefault((u.page.doc_id, u.cell.header_text), []).append(i)
     out = list(scores)
-    for group in (g for g in groups.values() if len(g) > 1):
+    for group in _column_groups(units):
         names = {i: (units[i].cell.row.own_label.strip().lower(), units[i].cell.row.section.strip().lower())
                  for i in group}
         for i, j in ((i, j) for i in group for j in group if names[i] != names[j]):
@@ -56,6 +52,15 @@ def unasked_qualifier(units: Sequence[Unit], lex: Sequence[float], scores: Seque
             if extra and not asked_extra and lex[j] >= lex[i] and out[i] > out[j]:
                 out[j] = out[i] * 1.001
     return out
+
+
+def _column_groups(units: Sequence[Unit]) -> list[list[int]]:
+    """The indices of the cells of each document under the same column headers, where two or more are."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, u in enumerate(units):
+        if u.cell is not None:
+            groups.setdefault((u.page.doc_id, u.cell.header_text), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def _leading(label: str, plain: str) -> str | None:
@@ -125,12 +130,8 @@ def named_row_first(units: Sequence[Unit], scores: Sequence[float], rowed: Seque
     question's words ("营业收入较2023年度增长了多少" is the 营业收入 row, not the 占比 row below it that a sentence
     model found closer)."""
     words = {t for t in tokenize(asked) if len(t) > 1}
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, u in enumerate(units):
-        if u.cell is not None:
-            groups.setdefault((u.page.doc_id, u.cell.header_text), []).append(i)
     out = list(scores)
-    for group in (g for g in groups.values() if len(g) > 1 and any(rowed[i] for i in g)):
+    for group in (g for g in _column_groups(units) if any(rowed[i] for i in g)):
         unnamed = [j for j in group if not rowed[j] and not {
             t for t in tokenize(units[j].cell.row.label) if len(t) > 1} & words]
         if not unnamed:

@@ -291,8 +291,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
                                   context=f"{_CHART_WORDS} {named}", kind="figure",
                                   extra={"caption": p.title, "labels": " ".join(w.text for w in p.words),
                                          "values": data_labels(p.words), "drawn": []}))
-            values = data_labels(inside, need_axis=drawing)
             if (text or caption) and not panels:
+                values = data_labels(inside, need_axis=drawing)
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",
                                   extra={"caption": caption, "labels": text, "values": values,
