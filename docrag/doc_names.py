@@ -164,7 +164,8 @@ class DocumentNames:
             for name in candidate_names(reference):
                 if 1 <= len(whole := self._whole(name, runs)) <= most and (docs := self._agreeing(name, ref, whole)):
                     held.append((len(whole), docs))
-        else:
+        if not held and not (reference and _CJK_RUN.search(question)):   # rule 255 ``unnamed_reference``: "In its
+            # August 24, 2023 release, ... did Ulta Beauty ...": a reference naming nothing leaves the whole question
             found = self._leading(question) if _CJK_RUN.search(question) else self._titled(question)
             held = [(len(docs), docs) for docs in found]
         joined = self._ampersand(question)

@@ -1135,10 +1135,11 @@ def test_an_outlined_drawings_ocrd_words_need_an_axis_row_to_label_a_bar(tmp_pat
 
     page = make_page(tmp_path, [Region((72, 100, 540, 400), GREY, "", BlockKind.FIGURE)], doc_id="c", page_no=1)
     block = page.blocks[0]
-    page.words = [Word("202105", page.box_pt(300, 360, 330, 370)), Word("日期", page.box_pt(305, 372, 325, 382)),
-                  Word("1.25", page.box_pt(80, 200, 95, 210))]
-    for source, want in (("drawing", {}), ("image", {"日期": "202105"})):
-        block.meta = {"source": source, "ocr_text": "累计净值 3.00 2.00 1.25 202105 日期 第1组 第5组"}
+    for source, tick, want in (("drawing", "202105", {}), ("image", "3,150", {"日期": "3,150"})):
+        # (a picture's lone label: "202105" is a month, a category, never a data label since rule 259)
+        page.words = [Word(tick, page.box_pt(300, 360, 330, 370)), Word("日期", page.box_pt(305, 372, 325, 382)),
+                      Word("1.25", page.box_pt(80, 200, 95, 210))]
+        block.meta = {"source": source, "ocr_text": f"累计净值 3.00 2.00 1.25 {tick} 日期 第1组 第5组"}
         (unit,) = [u for u in units_of(page, 1) if u.kind == "figure"]
         assert unit.extra["values"] == want, source
 

@@ -17,6 +17,8 @@ _SCALED_LABEL = re.compile(r"[-+−(]?[$€£¥]\d[\d,]*(?:\.\d+)?\s?(?:[BMK]|bn
 _MOST_OFF_AXIS = 2   # labels one bar prints (its figure, its growth) where no axis row names the bars
 _AXIS_GAP = 0.8   # axis labels stand this many label heights apart (median); a title's words a space apart
 _YEARISH = re.compile(r"^(?:19|20)\d\d[a-z]?$|^(?:fy|q[1-4])\s?\d{2,4}$", re.IGNORECASE)
+DENSE_AXIS_PT = 16.0   # ``nearest_category`` (rule 258)
+_YEAR_MONTH = re.compile(r"^(?:19|20)\d\d(?:0[1-9]|1[0-2])$")
 
 
 def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, str]:
@@ -29,8 +31,8 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
     above it, whose words run a space apart), only they are, and no number reaches a category through the
     axis row (a legend under the axis labels). ``need_axis``: without an axis row no label names a bar (a
     drawing's text-layer words: a slide's footer and headline words are no categories)."""
-    def year(b: Block) -> bool:
-        return bool(_YEARISH.match(b.text.strip().rstrip("年")))
+    def year(b: Block) -> bool:   # "2019", "2019年", "201905" (a month: rule 259)
+        return bool(_YEARISH.match(b.text.strip().rstrip("年")) or _YEAR_MONTH.match(b.text.strip()))
 
     cats = [b for b in labels if (year(b) or not is_number(b.text.strip())) and len(b.text.split()) <= 3
             and len(b.text.strip()) >= 2]
@@ -42,9 +44,19 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
         if across or need_axis:
             return across
     out: dict[str, str] = {}
-    for c in axis or cats:   # with an axis row, a word off it ("CAB", an OCR misread in a bar) names no bar
-        cx = (c.box.x0 + c.box.x1) / 2
-        above = [n for n in nums if n.box.y1 <= c.box.y0 + 1 and n.box.x0 - 6 <= cx <= n.box.x1 + 6]
+    named = axis or cats
+
+    def under(n: Block, c: Block) -> bool:   # a label over a category, 6 pt of slack either side
+        return n.box.y1 <= c.box.y0 + 1 and n.box.x0 - 6 <= (c.box.x0 + c.box.x1) / 2 <= n.box.x1 + 6
+    # ``nearest_category`` (rule 258): on an axis of categories less than ``DENSE_AXIS_PT`` apart (bars 10 pt apart),
+    # a label over two categories' slack names the nearer
+    centres = sorted((c.box.x0 + c.box.x1) / 2 for c in axis)
+    pitch = sorted(b - a for a, b in zip(centres, centres[1:], strict=False))
+    dense = bool(pitch) and pitch[len(pitch) // 2] < DENSE_AXIS_PT
+    nearest = {id(n): min((c for c in named if under(n, c)), default=None,
+                          key=lambda c: abs(c.box.x0 + c.box.x1 - n.box.x0 - n.box.x1)) for n in nums}
+    for c in named:   # with an axis row, a word off it ("CAB", an OCR misread in a bar) names no bar
+        above = [n for n in nums if under(n, c) and (not dense or nearest[id(n)] is c)]
         above = [n for n in above if not any(o is not c and n.box.y1 <= o.box.y0 and o.box.y1 <= c.box.y0 + 1
                                               and o.box.x0 < n.box.x1 and o.box.x1 > n.box.x0 for o in axis)]
         if above and (axis or len(above) <= _MOST_OFF_AXIS):   # a column of more over a word off any axis row is

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_formula import is_total_row
 from docrag.generation.extractive_tables import Table, parse_number
+from docrag.generation.extractive_titled_rows import growth_terms, titled_tables
 from docrag.generation.extractive_units import _REF, Unit, tokenize, without_references
 from docrag.words import jieba
 
@@ -243,7 +244,7 @@ def _compared_terms(question: str, wants: dict[str, list[str]]) -> set[str]:
         for w in words:
             plain = plain.replace(w, " ")
     terms = set(tokenize(_without_asked(plain))) or set(tokenize(plain))
-    return terms | {_NUMBER_WORDS[t] for t in terms if t in _NUMBER_WORDS}
+    return terms | growth_terms(terms) | {_NUMBER_WORDS[t] for t in terms if t in _NUMBER_WORDS}
 
 
 def _names_stub(table: Table, question: str) -> int:
@@ -270,6 +271,7 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     tables = {id(u.table): u.table for u, s in zip(units, scores, strict=True)   # of the best unit's report:
               if u.cell is not None and u.table is not None and s >= near * top   # one company's months, not
               and u.page.doc_id == best.page.doc_id}                              # another's (en-a-047)
+    tables = titled_tables(units, best, question, tables)   # rule 251: the table titled by the thing compared
     # (table, column) -> (fit, named weight, best score); (table, row) -> (fit, named weight, best score)
     fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]] = {}
     rows: dict[tuple[int, int], tuple[float, float, float]] = {}

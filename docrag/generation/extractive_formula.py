@@ -19,7 +19,9 @@ from docrag.generation.extractive_units import Unit, content_words, tokenize
 
 _NAME = r"[^（）()/÷,，;；?？。]{1,40}?"
 # "(A/B)", "（A÷B）": a quotient written out beside the measure it defines
-_PAREN = re.compile(rf"[（(]\s*(?P<a>{_NAME})\s*(?P<op>/|÷|除以)\s*(?P<b>{_NAME})\s*[）)]")
+# ``paren_formula`` (rule 265): "free cash flow (operating cash flow minus capital expenditures)" too
+_PAREN = re.compile(rf"[（(]\s*(?P<a>{_NAME})\s*(?P<op>/|÷|除以|\s(?:minus|less|plus|divided by)\s)\s*(?P<b>{_NAME})"
+                    r"\s*[）)]", re.IGNORECASE)
 # "computed as A minus B", "calculated as A divided by B"
 _WORDS = re.compile(r"\b(?:computed|calculated|defined|measured|derived|taken)\s+as\s+(?:the\s+)?"
                     r"(?P<a>[^,;?]{3,60}?)\s+(?P<op>minus|less|plus|divided by|over)\s+(?:the\s+)?"
@@ -99,7 +101,7 @@ def formula_of(question: str) -> Formula | None:
 
 # what names a company or a period, not the measure: "NVIDIA's", "in Q1 fiscal 2027", "for the quarter"
 _NOT_MEASURE = re.compile(r"\b[\w&.-]+['’]s\b|\b(?:in|for|during|of)\s+(?:the\s+)?(?:q[1-4]|fy|fiscal|first|second|"
-                          r"third|fourth|full|(?:19|20)\d{2}|quarter|year)\b.*$|\b(?:q[1-4]|fy\d*|(?:19|20)\d{2})\b",
+                          r"third|fourth|full|(?:19|20)\d{2}|quarter|year)\b.*$|\b(?:q[1-4]|fy\d*|(?:19|20)\d{2}|fiscal)\b",
                           re.IGNORECASE)
 
 
@@ -116,7 +118,7 @@ def _written(question: str) -> Formula | None:
             continue
         if pattern is _PAREN and m.group("op") == "/" and not _MEASURE.search(question[:m.start()]):
             continue
-        op = _OP[m.group("op").lower()]
+        op = _OP[m.group("op").strip().lower()]
         if op == "quotient":
             op = "share" if _AS_PERCENT.search(question) else "ratio"
         a, b = m.group("a").strip(), m.group("b").strip()

@@ -152,7 +152,9 @@ _DOC_REF_EN_END = re.compile(r",?\s+(?:in|on|according to|from|per|based on)\s+(
 # a sentence that announces a table or chart and states nothing itself ("The following table presents details of
 # our share repurchase transactions", "下表列示了…"): a title, in effect (ACCIONA's country-by-country table)
 _ANNOUNCES = re.compile(r"\b(?:the )?following (?:tables?|charts?|figures?|graphs?|schedules?)\b|"
-                        r"\b(?:tables?|charts?|figures?|graphs?) below\b|下表|如下表|见下表|下图|如下图", re.IGNORECASE)
+                        r"\b(?:tables?|charts?|figures?|graphs?) below\b|下表|如下表|见下表|下图|如下图|"
+                        # rule 260 ``dateline``: a release's "X (NASDAQ: ULTA) today announced results for ..."
+                        r"\btoday (?:announced|reported)\b[^.]{0,120}\bresults\b", re.IGNORECASE)
 # ``formula_definition`` (rule 210): a measure written as a formula of names or symbols ("流动比率 = 流动资产 /
 # 流动负债", "加权平均净资产收益率 = P0 / (E0 + NP ÷ 2 + …)", "ROA = net income / average total assets"): it says
 # how the measure is computed, not what it was; its constants ("÷ 2", "× 100%") are no figures stated

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from docrag.generation.extractive_stacked import split_stacked
 from docrag.generation.extractive_tables import (
     _DOTS,
     _EXCEPT_PER_SHARE,
@@ -203,7 +204,8 @@ def parse_tables(block: Block, page: Page, context: str = "") -> list[Table]:
             grid.header_lines = _period_heads(grid, above[-1])
         return [_finish(_heads_above(grid, block, page, words))]
     tables = [_split_headers(t, words) for t in (_from_words(block, _group_labelled(s.lines), s.title)
-                                                  for s in _segments(words, title) if s.chart_caption is None)
+                                                  for s in split_stacked(_segments(words, title))
+                                                  if s.chart_caption is None)
               if t and t.rows]
     if not tables:
         meta = _from_meta(block, title)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docrag.generation.extractive_figure_groups import group_caption
 from docrag.generation.extractive_tables import is_number
 from docrag.geometry import Box
 from docrag.regions import FIG_CAPTION
@@ -87,7 +88,16 @@ def table_title(block: Block, blocks: list[Block]) -> str:
         near = [b for b in _above(top, blocks) if not any(b is n for n in named)]
         named += [b for b in near if b.kind is BlockKind.TITLE and not b.meta.get("furniture")]
     title = " ".join(_title_text(b) for b in blocks if any(b is n for n in named))
-    return title or _figure_statistics(block, blocks)
+    return (title or _figure_statistics(block, blocks) or _captioned_as_figure(block, blocks)
+            or group_caption(block, blocks, None))   # rule 253: a table under a chart of its figure
+
+
+def _captioned_as_figure(block: Block, blocks: list[Block]) -> str:
+    """``figure_captioned_table`` (rule 264): a "图 12" caption right above a table that ingest linked to no figure
+    captions the table (broker notes number their tables as figures: "图 12 :获奖基金组合的分年绝对收益和超额收益")."""
+    linked = {b.meta.get("caption_block") for b in blocks if b.kind is BlockKind.FIGURE}
+    return next((re.sub(r"\s+", " ", b.text).strip() for b in _above(block, blocks, 12.0)
+                 if b.kind is BlockKind.CAPTION and FIG_CAPTION.match(b.text) and b.block_id not in linked), "")
 
 
 FIGURE_GAP_PT = 6.0   # ``figure_statistics``: a table this close under a picture is printed in its frame

@@ -22,6 +22,7 @@ from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_callouts import callouts
 from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, data_labels, prose_block
 from docrag.generation.extractive_chart_panels import chart_panels, respelled
+from docrag.generation.extractive_figure_groups import group_caption
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_sentences import split_sentences
 from docrag.generation.extractive_table_read import parse_tables
@@ -38,15 +39,16 @@ from docrag.types import Block, BlockKind, Page
 from docrag.words import STOPWORDS, jieba, porter_stem, simplified
 
 _STOP = STOPWORDS
-# Latin and CJK runs apart: "Rank ICIR和多空组合" is "icir" and 多空组合 (as one run its Latin letters were lost)
-_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[^\W\d_\u3400-\u9fff\uf900-\ufaff]+|[\u3400-\u9fff\uf900-\ufaff]+",
-                    re.UNICODE)
+# Latin and CJK runs apart ("Rank ICIR和多空组合": icir, 多空组合); commas group thousands only ("图3，2014": 257)
+_TOKEN = re.compile(r"[1-9](?:st|nd|rd|th)\b|[0-9]+(?:\.[0-9]+|,[0-9]{3}(?![0-9]))*|[^\W\d_\u3400-\u9fff\uf900-\ufaff]+"
+                    r"|[\u3400-\u9fff\uf900-\ufaff]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _MAY = frozenset({"May", "MAY"})   # the month, not the modal verb: "in May 2023", a table's "May" column
 # a month, written out or abbreviated, is one token: "July 2025" meets a table's "Jul." column, "September" "Sept."
 _MONTH = {name: name[:3] for name in ("january", "february", "march", "april", "june", "july", "august",
                                        "september", "october", "november", "december")}
-_MONTH |= {m[:3]: m[:3] for m in _MONTH} | {"sept": "sep"}
+_MONTH |= {m[:3]: m[:3] for m in _MONTH} | {"sept": "sep", "first": "1st", "second": "2nd", "third": "3rd",
+                                            "fourth": "4th"}   # "second quarter" meets "2nd Quarter" (rule 266)
 _CJK_STOP = frozenset("的了是在和与及年中为多少什么哪个请问根据")
 _CJK_STOP_WORDS = frozenset({"多少", "什么", "哪个", "哪些", "请问", "根据", "是否", "分别", "以及"})
 
@@ -104,8 +106,7 @@ def page_text(page: Page) -> str:
 
 
 def _stem(tok: str) -> str:
-    """Porter stems, as the bm25 retriever's, so "reverses" meets "reverse" and "directories" meets
-    "directory" (numbers untouched)."""
+    """Porter stems, as the bm25 retriever's ("reverses" meets "reverse"; numbers untouched)."""
     return tok if tok[:1].isdigit() else porter_stem(tok)
 
 
@@ -153,18 +154,18 @@ def _pseudo_blocks(page: Page) -> list[Block]:
 
 
 def _caption_of(block: Block, blocks: list[Block]) -> Block | None:
-    """A figure's caption (rule 151 ``linked_caption``): the numbered one ingest linked to it (``caption_block``:
-    "图表 5" above the chart, not the source line 0.4 pt nearer below it), else the caption, title or text nearest
-    above or below it, overlapping it horizontally."""
+    """A figure's caption (rule 151 ``linked_caption``): the numbered one ingest linked to it ("图表 5" above the chart,
+    not the source line nearer below it), else the caption, title or text nearest above or below it, overlapping it,
+    that ingest linked to no other figure (rule 252 ``caption_taken``: a header's logo is not "图 3"'s chart)."""
     linked = block.meta.get("caption_block")
     found = next((b for b in blocks if linked is not None and b.block_id == linked and b is not block), None)
     if found is not None:
         return found
     if block.meta.get(CAPTION_FROM_PAGE) is not None:   # printed at the foot of the page before (ingest)
         return Block(BlockKind.CAPTION, block.box, str(block.meta.get("caption", "")))
-    best, best_d = None, 60.0
+    best, best_d, taken = None, 60.0, {b.meta.get("caption_block") for b in blocks if b is not block} - {None}
     for b in blocks:
-        if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT):
+        if b is block or b.kind not in (BlockKind.CAPTION, BlockKind.TITLE, BlockKind.TEXT) or b.block_id in taken:
             continue
         if b.box.x1 < block.box.x0 or b.box.x0 > block.box.x1 or len(b.text) > 300 or prose_block(b):
             continue
@@ -276,7 +277,7 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             box = union([block.box, cap.box]) if cap is not None else block.box
             # a chart drawn as a picture: its OCR'd words (title, axis text, data labels) are its text
             text = re.sub(r"\s+", " ", block.meta.get("ocr_text") or block.text).strip()
-            caption = re.sub(r"\s+", " ", cap.text).strip() if cap is not None else ""
+            caption = group_caption(block, blocks, cap)   # rule 253: a chart under another of its figure
             if block.meta.get("ocr_text") and not _chart_like(text, caption):
                 continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
             # its data labels over its category labels (OCR'd words of a picture, the text layer's of a drawing or
@@ -392,8 +393,7 @@ def quantities_in(text: str) -> int:
 
 
 def _has_quantity(text: str) -> bool:
-    """True when ``text`` states a number other than a year or a reference such as "Table 324"
-    (years and references name sources and columns, they are not answers)."""
+    """``text`` states a number other than a year or a reference ("Table 324"): those name sources, not answers."""
     return quantities_in(text) > 0
 
 

@@ -38,22 +38,40 @@ def needs_figure_ocr(figure: Block, words: list[Word], drawings: list[dict] = ()
     source = figure.meta.get("source")
     if source not in ("image", "drawing") or min(figure.box.width, figure.box.height) < MIN_SIDE_PT:
         return False
+    if source == "drawing" and outlined_glyphs(figure.box, drawings) >= MIN_GLYPHS:
+        return True   # its letters painted as outlines, whatever else it prints as text (rule 256)
     if sum(1 for w in words if figure.box.contains(w.box, tol=1.0)) > MAX_WORDS_INSIDE:
         return False
-    return source == "image" or outlined_glyphs(figure.box, drawings) >= MIN_GLYPHS
+    return source == "image"
 
 
-def outlined_glyphs(box: Box, drawings: list[dict]) -> int:
-    """How many of ``drawings`` inside ``box`` look like letters painted as outlines (a chart exported with
-    its fonts turned into paths): small filled shapes of curves and lines, not rectangles."""
-    count = 0
+def glyph_boxes(box: Box, drawings: list[dict]) -> list[tuple[float, float, float, float]]:
+    """The rectangles of ``drawings`` inside ``box`` that look like letters painted as outlines (a chart exported
+    with its fonts turned into paths): small filled shapes of curves and lines, not rectangles."""
+    out = []
     for d in drawings:
         r, items = d["rect"], d.get("items", ())
         if (d.get("type") == "f" and 0 < r.height <= MAX_GLYPH_PT and r.width <= MAX_GLYPH_PT
                 and any(i[0] == "c" for i in items) and box.x0 <= r.x0 and r.x1 <= box.x1
                 and box.y0 <= r.y0 and r.y1 <= box.y1):
-            count += 1
-    return count
+            out.append((r.x0, r.y0, r.x1, r.y1))
+    return out
+
+
+def outlined_glyphs(box: Box, drawings: list[dict]) -> int:
+    """How many of ``drawings`` inside ``box`` look like letters painted as outlines (:func:`glyph_boxes`)."""
+    return len(glyph_boxes(box, drawings))
+
+
+def _on_glyphs(found: list[Word], glyphs: list[tuple[float, float, float, float]], typed: list[Word]) -> list[Word]:
+    """``outlined_labels`` (rule 256): of the OCR'd words of a drawing that prints its data labels as text and its
+    category labels as outlines (东方证券's "1998 … 2019" under bars labelled 6 … 139), those whose centre lies on an
+    outlined glyph and on no text-layer word."""
+    def on(w: Word, x0: float, y0: float, x1: float, y1: float) -> bool:
+        cx, cy = (w.box.x0 + w.box.x1) / 2, (w.box.y0 + w.box.y1) / 2
+        return x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1
+    return [w for w in found if any(on(w, *g) for g in glyphs)
+            and not any(on(w, t.box.x0, t.box.y0, t.box.x1, t.box.y1) for t in typed)]
 
 
 def langs_for(page_lang: str, langs: list[str]) -> list[str]:
@@ -126,6 +144,12 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
         found = split_year_runs(join_decimal_parts([
             Word(w.text, Box.points(box.x0 + w.box.x0, box.y0 + w.box.y0, box.x0 + w.box.x1, box.y0 + w.box.y1,
                                     width, height).clipped()) for w in content.words]))
+        typed = [w for w in words if box.contains(w.box, tol=1.0)]
+        if fig.meta.get("source") == "drawing" and len(typed) > MAX_WORDS_INSIDE:   # its typed words stay its own
+            glyphs = glyph_boxes(box, drawings)
+            level = _on_glyphs(found, glyphs, typed)   # outlined labels set level, else at a slant under the plot
+            out.extend(level or slanted_labels(image, box, found, langs, foot=min(g[1] for g in glyphs) - 1.0))
+            continue
         if fig.meta.get("source") == "drawing" and not chart_marks.value_axes(found):
             continue   # outlined text kept only where it makes a chart readable (a logo's is not a chart's)
         if fig.meta.get("source") == "image":   # categories set at a slant, which OCR does not read level

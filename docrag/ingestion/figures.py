@@ -93,11 +93,31 @@ def _is_graphic(d: dict, centers, to_display, words: list[Word]) -> bool:
     if fill is not None and d.get("type") in ("f", "fs") and min(fill) < 0.97:  # white fills are invisible
         r = d["rect"]
         if min(r.width, r.height) > 3.0:
-            box = to_display(r.x0, r.y0, r.x1, r.y1)
             cx, cy = centers
-            inside = ((cx >= box.x0) & (cx <= box.x1) & (cy >= box.y0) & (cy <= box.y1)).nonzero()[0]
-            return not len(inside) or _labelled_bar(box, [words[i] for i in inside])
+            # ``bars_in_one_path`` (rule 254): a path of several rectangles (a column chart's bars painted at once)
+            # is tested bar by bar; its bounding box holds the data labels printed over the shorter bars
+            parts = _bars_of(d) or [r]
+            for part in parts:
+                box = to_display(part.x0, part.y0, part.x1, part.y1)
+                inside = ((cx >= box.x0) & (cx <= box.x1) & (cy >= box.y0) & (cy <= box.y1)).nonzero()[0]
+                if len(inside) and not _labelled_bar(box, [words[i] for i in inside]):
+                    return False
+            return True
     return False
+
+
+def _bars_of(d: dict) -> list:
+    """``bars_in_one_path`` (rule 254): the rectangles of a path painting three or more bars at once, each at most
+    ``MAX_BAR_WIDTH_PT`` wide, standing on one baseline (or hanging from it), of different heights (a table's
+    shading bands are of one height); [] for any other path."""
+    items = d.get("items", ())
+    if len(items) < 3 or not all(i[0] == "re" for i in items):
+        return []
+    bars = [i[1] for i in items]
+    if max(b.width for b in bars) > MAX_BAR_WIDTH_PT or max(b.height for b in bars) - min(b.height for b in bars) <= 2:
+        return []
+    feet, tops = [b.y1 for b in bars], [b.y0 for b in bars]
+    return bars if max(feet) - min(feet) <= 1 or max(tops) - min(tops) <= 1 else []
 
 
 def _labelled_bar(box: Box, inside: list[Word]) -> bool:

@@ -33,14 +33,18 @@ def _level_words(foot: float, axes: list[chart_marks.ValueAxis], words: list[Wor
     return sum(1 for w in words if w.box.y0 >= foot - 3 and w.box.x0 > left)
 
 
-def slanted_labels(image: Any, box: Box, words: list[Word], langs: list[str]) -> list[Word]:
+def slanted_labels(image: Any, box: Box, words: list[Word], langs: list[str], foot: float | None = None) -> list[Word]:
     """The slanted category labels of picture chart ``image`` (a PIL image of ``box``, page points) whose OCR'd
-    ``words`` give a value axis but no level label row; [] when there is no such band or nothing is read in it."""
-    axes = chart_marks.value_axes(words)
-    if not axes:
-        return []
-    foot = max(a.y_bottom for a in axes)
-    if box.y1 - foot < MIN_BAND_PT or _level_words(foot, axes, words) >= MIN_LABELS:
+    ``words`` give a value axis but no level label row; [] when there is no such band or nothing is read in it.
+    ``foot`` given (the top of a drawing's outlined labels, rule 256), the band under it is read, axis or not."""
+    if foot is None:
+        axes = chart_marks.value_axes(words)
+        if not axes:
+            return []
+        foot = max(a.y_bottom for a in axes)
+        if _level_words(foot, axes, words) >= MIN_LABELS:
+            return []
+    if box.y1 - foot < MIN_BAND_PT:
         return []
     sx, sy = image.size[0] / box.width, image.size[1] / box.height
     top = int((foot - box.y0) * sy)

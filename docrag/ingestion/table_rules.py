@@ -89,11 +89,40 @@ def ruled_regions(horiz: list[Box], vert: list[Box]) -> list[Box]:
     return regions
 
 
+_FRAME_SHARE = 0.5
+
+
 def has_grid_rules(box: Box, vert: list[Box]) -> bool:
     """Two or more vertical rules run through ``box`` over rows, not just its header: short ticks or
     arrows under the column heads (ACCIONA's) mark columns but cut no cells."""
-    runs = _rule_runs(box, [v for v in vert if box.expanded(2.0).intersection_area(v) > 0])
-    return sum(length >= min(_GRID_RULE_SHARE * box.height, 40.0) for length in runs.values()) >= 2
+    inside = [v for v in vert if box.expanded(2.0).intersection_area(v) > 0]
+    runs = _rule_runs(box, inside)
+    long = [x for x, length in runs.items() if length >= min(_GRID_RULE_SHARE * box.height, 40.0)]
+    return len(long) >= 2 and not _column_frame(box, inside, long)
+
+
+def _column_frame(box: Box, vert: list[Box], xs: list[int]) -> bool:
+    """``column_frame`` (rule 261): the vertical rules are only the sides of frames, one or more of them drawn round a
+    column (Amcor's "Comparable constant currency ∆%" boxed in blue: less than ``_FRAME_SHARE`` of the table's width,
+    no rule between its sides), the others round the whole width (a boxed quote above): they mark a column; they cut
+    no cells. A table with only its border framed stays a grid (the finder reads it well)."""
+    sides = [v for v in vert if min(v.y1, box.y1) - max(v.y0, box.y0) > 2.0]
+    if len(sides) < 2 or len(sides) % 2:
+        return False
+
+    def same(a: Box, b: Box) -> bool:
+        return a is not b and abs(a.y0 - b.y0) <= 2.0 and abs(a.y1 - b.y1) <= 2.0 and abs(a.x0 - b.x0) > 4.0
+    narrow = False
+    for v in sides:
+        mates = [w for w in sides if same(v, w)]
+        if len(mates) != 1:
+            return False
+        lo, hi = sorted((v.x0, mates[0].x0))
+        if hi - lo <= _FRAME_SHARE * box.width:
+            narrow = True
+            if any(lo + 4.0 < o.x0 < hi - 4.0 and o.y0 < v.y1 and o.y1 > v.y0 for o in sides):
+                return False
+    return narrow
 
 
 def _rule_runs(box: Box, vert: list[Box]) -> dict[int, float]:
