@@ -27,6 +27,9 @@ it so on their first pages or in their file name ("minutes 104"), where the name
 issue (rule 214, ``numbered_document``). A company named by two capitalised words joined by "&" ("Johnson & Johnson") or
 their initials ("J&J") names the one or two documents printing the name whole (rule 244, ``ampersand_name``).
 
+An English question whose reference phrase names no document ("In its August 24, 2023 release, to what range did Ulta
+Beauty update ...") is read as one without a reference (rule 255, ``unnamed_reference``).
+
 The pipeline then searches those documents only (``scope = "named"``, the default; ``"off"`` searches all).
 Measured on the seen dev split: 188 questions named a document, every time the right one; 128 named none (2026-11-26).
 With share l's two new notes and prospectus (563 seen questions, 82 documents): the right document alone for 446,

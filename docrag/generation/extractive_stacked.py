@@ -10,7 +10,7 @@ from docrag.generation.extractive_tables import _YEAR, Cell, Segment, is_number
 from docrag.geometry import union
 
 _UNIT_HEAD = re.compile(r"^\(?(?:[$€£¥]\s*|US\$\s*)?(?:in\s+)?(?:millions?|thousands?|billions?|m|bn|us cents|cents|"
-                        r"%|元|万元|亿元|百万元)\)?$", re.IGNORECASE)
+                        r"元|万元|亿元|百万元)\)?$", re.IGNORECASE)   # not "%": a share column's head beside a year's
 _UNIT_NOTE = re.compile(r"\b(?:in )?(?:millions|thousands|billions)\b|单位|币种", re.IGNORECASE)
 UNIT_GAP_PT = 12.0   # a unit printed this close after a year heads that year's column with it
 HEAD_LINES = 3   # a repeated head line stands this many lines at most below the first line of its heads

@@ -145,8 +145,8 @@ def figure_words(page, figures: list[Block], words: list[Word], langs: list[str]
             Word(w.text, Box.points(box.x0 + w.box.x0, box.y0 + w.box.y0, box.x0 + w.box.x1, box.y0 + w.box.y1,
                                     width, height).clipped()) for w in content.words]))
         typed = [w for w in words if box.contains(w.box, tol=1.0)]
-        if fig.meta.get("source") == "drawing" and len(typed) > MAX_WORDS_INSIDE:   # its typed words stay its own
-            glyphs = glyph_boxes(box, drawings)
+        glyphs = glyph_boxes(box, drawings) if fig.meta.get("source") == "drawing" else []
+        if glyphs and len(typed) > MAX_WORDS_INSIDE:   # rule 256: its typed words stay its own
             level = _on_glyphs(found, glyphs, typed)   # outlined labels set level, else at a slant under the plot
             out.extend(level or slanted_labels(image, box, found, langs, foot=min(g[1] for g in glyphs) - 1.0))
             continue

@@ -89,7 +89,7 @@ def ruled_regions(horiz: list[Box], vert: list[Box]) -> list[Box]:
     return regions
 
 
-_FRAME_SHARE = 0.5
+_FRAME_SHARE = 0.5   # ``column_frame`` (rule 261): a frame narrower than this share of the table's width is a column's
 
 
 def has_grid_rules(box: Box, vert: list[Box]) -> bool:
@@ -98,10 +98,10 @@ def has_grid_rules(box: Box, vert: list[Box]) -> bool:
     inside = [v for v in vert if box.expanded(2.0).intersection_area(v) > 0]
     runs = _rule_runs(box, inside)
     long = [x for x, length in runs.items() if length >= min(_GRID_RULE_SHARE * box.height, 40.0)]
-    return len(long) >= 2 and not _column_frame(box, inside, long)
+    return len(long) >= 2 and not _column_frame(box, inside)
 
 
-def _column_frame(box: Box, vert: list[Box], xs: list[int]) -> bool:
+def _column_frame(box: Box, vert: list[Box]) -> bool:
     """``column_frame`` (rule 261): the vertical rules are only the sides of frames, one or more of them drawn round a
     column (Amcor's "Comparable constant currency ∆%" boxed in blue: less than ``_FRAME_SHARE`` of the table's width,
     no rule between its sides), the others round the whole width (a boxed quote above): they mark a column; they cut
