@@ -54,7 +54,7 @@ def data_labels(labels: list[Block], *, need_axis: bool = False) -> dict[str, st
     pitch = sorted(b - a for a, b in zip(centres, centres[1:], strict=False))
     dense = bool(pitch) and pitch[len(pitch) // 2] < DENSE_AXIS_PT
     nearest = {id(n): min((c for c in named if under(n, c)), default=None,
-                          key=lambda c: abs(c.box.x0 + c.box.x1 - n.box.x0 - n.box.x1)) for n in nums}
+                          key=lambda c: abs(c.box.x0 + c.box.x1 - n.box.x0 - n.box.x1)) for n in nums} if dense else {}
     for c in named:   # with an axis row, a word off it ("CAB", an OCR misread in a bar) names no bar
         above = [n for n in nums if under(n, c) and (not dense or nearest[id(n)] is c)]
         above = [n for n in above if not any(o is not c and n.box.y1 <= o.box.y0 and o.box.y1 <= c.box.y0 + 1

@@ -14,10 +14,6 @@ from docrag.types import Block, BlockKind
 _SOURCE = re.compile(r"^\s*(?:数据来源|资料来源|来源|Source)\s*[:：]", re.IGNORECASE)
 
 
-def _overlaps(a: Block, b: Block) -> bool:
-    return a.box.x0 < b.box.x1 and b.box.x0 < a.box.x1
-
-
 def group_caption(block: Block, blocks: Sequence[Block], cap: Block | None) -> str:
     """The caption text of a drawn figure or a table: its own (``cap``), with the numbered caption of the drawn figure
     above it in its column prefixed when its own is no numbered caption and only tables and figures stand between the
@@ -27,11 +23,12 @@ def group_caption(block: Block, blocks: Sequence[Block], cap: Block | None) -> s
     if block.meta.get("caption_block") is not None or FIG_CAPTION.match(own) or not drawn:
         return own
     above = [b for b in blocks if b.kind is BlockKind.FIGURE and b is not block and b.meta.get("caption_block")
-             is not None and b.meta.get("source") == "drawing" and b.box.y1 <= block.box.y0 and _overlaps(b, block)]
+             is not None and b.meta.get("source") == "drawing" and b.box.y1 <= block.box.y0
+             and b.box.x_overlap(block.box) > 0]
     if not above:
         return own
     top = max(above, key=lambda b: b.box.y1)
-    between = [b for b in blocks if b is not top and b is not block and b is not cap and _overlaps(b, block)
+    between = [b for b in blocks if b is not top and b is not block and b is not cap and b.box.x_overlap(block.box) > 0
                and b.box.y0 >= top.box.y1 - 1 and b.box.y1 <= block.box.y0 + 1]
     if any(b.kind is BlockKind.CAPTION or prose_block(b) or _SOURCE.match(b.text) for b in between):
         return own

@@ -31,6 +31,9 @@ def titled_tables(units: Sequence[Unit], best: Unit, question: str, tables: dict
     """The tables of ``best``'s report titled by the thing compared, in place of ``tables`` (those of the cells
     scoring near ``best``) when prose is best and none of those is so titled; else ``tables``."""
     head = head_noun(question) if best.cell is None else ""
-    titled = {id(u.table): u.table for u in units if u.cell is not None and u.table is not None and head
-              and u.page.doc_id == best.page.doc_id and head in tokenize(u.table.title)}
+    if not head:
+        return tables
+    mine = {id(u.table): u.table for u in units if u.cell is not None and u.table is not None
+            and u.page.doc_id == best.page.doc_id}   # each table once: its title tokenized once, not per cell
+    titled = {k: t for k, t in mine.items() if head in tokenize(t.title)}
     return titled if titled and not any(head in tokenize(t.title) for t in tables.values()) else tables
