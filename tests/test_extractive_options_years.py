@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import docrag.generation.extractive_score as extractive_score
 from docrag.generation import get_generator
-from docrag.generation.extractive_extremes import _without_asked
+from docrag.generation.extractive_asked import _without_asked
 from docrag.generation.extractive_lists import definitions
 from docrag.generation.extractive_units import tokenize, units_of
 from tests.support.synthetic_pages import Region, make_page

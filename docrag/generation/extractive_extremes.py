@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from docrag.generation.extractive_asked import _without_asked, asked_word
 from docrag.generation.extractive_formula import is_total_row
 from docrag.generation.extractive_tables import Table, parse_number
 from docrag.generation.extractive_titled_rows import growth_terms, titled_tables
 from docrag.generation.extractive_units import _REF, Unit, tokenize, without_references
-from docrag.words import jieba
 
 _WORDY = re.compile(r"[A-Za-z\u4e00-\u9fff]")   # a header in words (no year, no figure)
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
+_DOC_TITLE = re.compile(r"《[^》]*》")   # the report's title names the report, not a column ("《…指数增强策略》")
 _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
                      r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快|常见|普遍)", re.IGNORECASE)
 _LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
@@ -142,28 +143,6 @@ def _table_has_extremes(u: Unit) -> bool:
 
 
 _WHICH = re.compile(r"\b(?:which|what)\b|哪", re.IGNORECASE)
-# the thing asked for: "which *country* has ...", "哪个*地区*的时区最多"
-_ASKED_EN = re.compile(r"\b(?:which|what)\s+([a-z][\w-]*)", re.IGNORECASE)
-_ASKED_ZH = re.compile(r"哪(?:一个|一|个|些|种|家|位)?([\u3400-\u9fff]+)")
-_ASKED_LATIN = re.compile(r"哪(?:一个|一|个)\s*([A-Za-z][A-Za-z0-9_]*)(?![A-Za-z])")   # "哪个t": a parameter
-
-
-def _without_asked(question: str) -> str:
-    """The question less the thing a "which" question asks for: it names the table's rows (its stub),
-    so a column labelled with it ("Countries" in a table of ranges) is not the value to compare."""
-    question = _ASKED_EN.sub(lambda m: m.group(0).replace(m.group(1), " "), question)
-
-    def first_word(m: re.Match[str]) -> str:
-        word = _first_word(m.group(1))
-        return m.group(0).replace(word, " ", 1) if word else m.group(0)
-    return _ASKED_ZH.sub(first_word, question)
-
-
-def _first_word(run: str) -> str:
-    """jieba's first word of a run of Chinese after 哪 (哪个年代撤销的 -> 年代), "" when it is one character."""
-    word = next(iter(jieba().lcut(run)), "")
-    return word if len(word) >= 2 else ""
-
 
 def _is_parameter(asked: str) -> bool:
     """A parameter's one- or two-letter name ("t" of "哪个t")."""
@@ -176,18 +155,6 @@ def _heads_asked(asked: str, header: str) -> bool:
     if _is_parameter(asked):
         return bool(re.search(rf"(?<![a-z]){re.escape(asked)}(?![a-z])", header.lower()))
     return asked in header.lower()
-
-
-def asked_word(question: str) -> str:
-    """The thing a "which" question asks for ("哪个季度" -> 季度, "which quarter" -> quarter), "" when none."""
-    m = _ASKED_LATIN.search(question)
-    if m is not None:   # "哪个t对应的…最高" over columns "t=1 | t=2 | ...": the parameter's name
-        return m.group(1).lower()
-    m = _ASKED_ZH.search(question)
-    if m is not None:
-        return _first_word(m.group(1))
-    m = _ASKED_EN.search(question)
-    return m.group(1).lower() if m is not None else ""
 
 
 def _column_fit(headers: Sequence[str], terms: set[str]) -> tuple[float, float]:
@@ -223,6 +190,9 @@ def excluded(question: str) -> str:
 
 
 # "Others", "Rest of the world", "其他": a bucket of the rows not listed, no one of the things compared
+# "哪一年…最低" over rows of years: a row of a part year ("20180629", "全样本期") is no year (rule 272 ``year_rows``)
+_WHICH_YEAR = re.compile(r"哪(?:一)?(?:个)?年(?!度报告)|\b(?:which|what) (?:fiscal |calendar )?year\b", re.IGNORECASE)
+_YEAR_ROW = re.compile(r"^\s*(?:FY\s*)?(?:19|20)\d\d\s*(?:年度?)?\s*$", re.IGNORECASE)
 _REST_ROW = re.compile(r"^\s*(?:others?|all others?|other (?:countries|regions|jurisdictions)|rest of (?:the )?world"
                        r"|其他|其它)\s*$", re.IGNORECASE)
 
@@ -235,9 +205,9 @@ def _is_excluded(label: str, left_out: set[str]) -> bool:
 
 def _compared_terms(question: str, wants: dict[str, list[str]]) -> set[str]:
     """The terms naming the column (or row) compared: the question less its superlatives, the thing
-    a "which" question asks for and the table or figure it names ("Table 2" names no column "2");
-    number words count as digits."""
-    plain = without_references(question)
+    a "which" question asks for, the table or figure it names ("Table 2" names no column "2") and the report's
+    title in 《》; number words count as digits."""
+    plain = _DOC_TITLE.sub(" ", without_references(question))   # rule 271 ``title_names_no_column``
     for m in _exceptions(plain):
         plain = plain.replace(m.group(0), " ")
     for words in wants.values():
@@ -307,6 +277,8 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
            and not is_total_row(u.cell.row.label)   # a Total row sums the rows compared
            and not _is_excluded(u.cell.row.label, left_out)
            and not _REST_ROW.match(_PAREN.sub(" ", u.cell.row.label).strip(" '\"‘’“”"))]
+    if _WHICH_YEAR.search(question) and 2 * sum(bool(_YEAR_ROW.match(u.cell.row.label)) for u in col) > len(col):
+        col = [u for u in col if _YEAR_ROW.match(u.cell.row.label)]   # rule 272 ``year_rows``: not "20180629"
     # ``same_section`` (rule 250): a column of several measures (a year's revenue, income and margins) is compared
     # within the best cell's section ("Operating margin"), not across it ("Consolidated revenue" 90,155 is no margin)
     # and among figures of its kind: a percentage with percentages (a section may run on past its margins)

@@ -26,7 +26,9 @@ from docrag.types import Block, BlockKind, Page, Word
 
 # a line that starts a list item: a bullet, an option (-x, --name, %x), "1." / "(2)" / "a)" / "（三）"
 # (``decimal_not_item``, rule 199: a line wrapped before "27.29%" or "6.65。" starts no item "27.")
-_ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—]\s*\S|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}(?:[)、]|\.(?!\d))\s*\S|[a-z][.)]\s"
+# (``glyph_bullets``, rule 274: Wingdings / Symbol bullets a PDF maps to private-use code points, "\uf09f", "\uf0b7")
+_ITEM_START = re.compile(r"^\s*(?:[•·▪◦●■*–—\uf06c\uf0b7\uf09f\uf0d8\uf076\uf0a7\uf0fc\uf06e\uf075]\s*\S"
+                         r"|-{1,2}[A-Za-z0-9<]|%\S|\(?\d{1,2}(?:[)、]|\.(?!\d))\s*\S|[a-z][.)]\s"
                          r"|[（(][一二三四五六七八九十]+[）)])")
 _MIN_ITEMS = 3
 _MAX_LEAD_CHARS = 160

@@ -44,6 +44,7 @@ _LIST_SEP = ("以及", "和", "与", "及", "、")
 _MEASURE = re.compile(r"(?:收入|利润|资产|负债|率|额|规模|量|数|值|费用|成本|价格|价|比例|比重|占比|增速|增长|收益)$")
 # "大约是多少": a clause with no subject of its own
 _ASK_ONLY = re.compile(r"大约|约|是|为|多少|了|其|几|什么|哪|如何|各|分别|[？?]")
+_SUPER_END, _SUPER_ONLY = re.compile(r"最[高低大小多少]$"), re.compile(r"^哪[一个]?[\u4e00-\u9fff]?最[高低大小多少]$")
 
 
 def _outside(text: str) -> list[bool]:
@@ -151,6 +152,8 @@ def _asks_apart(clause: str) -> list[str]:
     first = _ASKS.search(pieces[0])
     if len(pieces) < 2 or first is None or not all(_ASKS.search(p) for p in pieces[1:]):
         return []
+    if len(pieces) == 2 and _SUPER_END.search(pieces[0]) and _SUPER_ONLY.match(pieces[1]):   # rule 273
+        return [pieces[0], pieces[0][:-2] + pieces[1][-2:]]   # "哪一年超额收益最低、哪一年最高": 超额收益 both ends
     said = re.search(r"(?:是|为|由)$", pieces[0][:first.start()])   # "X是哪一年", "X由谁": X is the subject
     subject = pieces[0][:said.start()] if said else ""
     return [pieces[0], *(f"{subject}{p}" for p in pieces[1:])] if len(subject) >= 2 else []

@@ -10,9 +10,14 @@ one continues it ("Unadjusted percent / change"). Cells are :class:`~docrag.gene
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
+# "绝对收 / 益": a Chinese head wrapped mid-word reads as one word ("绝对收益"), not two (rule 270 ``wrapped_word``)
+# (not of figures: "36,000.00 万元" over "刘靖康" are two cells of a form)
+_CJK_END, _CJK_START, _DIGIT = re.compile(r"[\u4e00-\u9fff]$"), re.compile(r"[\u4e00-\u9fff]"), re.compile(r"\d")
 HEADER_REACH_PT = 40.0   # how far a header's centre may sit from its column's when no other header is near
 
 
@@ -46,8 +51,24 @@ def _spread(line: Sequence[Any], columns: list[tuple[float, float]], below: Sequ
         return False
     if above and all(_wrapped_under(c, line, [above]) is not None for c in line):
         return False   # "数 | 次数 | 期": the last lines of "总交/易次/数", each under its column's head (rule 241)
+    if _staggered(line, above, columns) or _staggered(line, below, columns):
+        return False   # "年份 | 超额收益 | 信息比" centred beside "绝对收/益 | 指数收/益": one line of heads (rule 269)
     middle = (columns[0][0] + columns[-1][1]) / 2
     return min(centres) < middle < max(centres)
+
+
+def _overlapped(line: Sequence[Any], columns: list[tuple[float, float]]) -> set[int]:
+    """The columns the cells of ``line`` overlap."""
+    return {j for c in line if c.box is not None for j, (x0, x1) in enumerate(columns)
+            if min(c.box.x1, x1) - max(c.box.x0, x0) > 0}
+
+
+def _staggered(line: Sequence[Any], other: Sequence[Any], columns: list[tuple[float, float]]) -> bool:
+    """``staggered_heads`` (rule 269): ``line`` and the header line ``other`` beside it head disjoint columns that
+    together are nearly all: one line of column heads, the one-line heads set between the two lines of the wrapped
+    ones (天风证券's "年份 | 超额收益 | 信息比" beside "绝对收/益 | 指数收/益 | 相对最/大回撤"), not group headers."""
+    mine, theirs = _overlapped(line, columns), _overlapped(other, columns)
+    return bool(mine and theirs) and not mine & theirs and len(mine | theirs) >= 0.8 * len(columns)
 
 
 def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_figure: Callable[[str], bool]
@@ -117,6 +138,12 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
             if above is not None and above[0] not in grouped:
                 k, upper = above
                 out[i].update({j: hc for j, h in out[k].items() if h is upper and j not in out[i]})
+                pair = upper.text + hc.text   # rule 270 ``wrapped_word``
+                if _CJK_END.search(upper.text) and _CJK_START.match(hc.text) and not _DIGIT.search(pair):
+                    joined = replace(upper, text=pair)
+                    for j in [j for j, h in out[k].items() if h is upper and out[i].get(j) is hc]:
+                        out[k][j] = joined
+                        del out[i][j]
     return columns, out
 
 
