@@ -1,8 +1,8 @@
-"""Rules 268-274, from the held-out reading of share o (天风证券's index-enhancement note, Banco Central do Brasil's
+"""Rules 268-276, from the held-out reading of share o (天风证券's index-enhancement note, Banco Central do Brasil's
 Copom minutes) and a review leftover: the thing an English which-question asks for (268), one line of column heads
 set staggered (269), a Chinese head wrapped mid-word (270), a report's title naming no column (271), rows of years
 only when a year is asked (272), "哪一年X最低、哪一年最高" asked twice (273), bullets a PDF maps to private-use
-glyphs (274) and a chart's text stating its figures (275)."""
+glyphs (274), a chart's text stating its figures (275) and footnotes (276)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from docrag.generation.extractive_asked import asked_word
 from docrag.generation.extractive_extremes import _compared_terms
 from docrag.generation.extractive_lists import _ITEM_START
 from docrag.generation.extractive_parts import parts_of
+from docrag.generation.extractive_score import prior
 from docrag.generation.extractive_table_heads import column_heads
 from docrag.generation.extractive_table_read import parse_tables
 from docrag.generation.extractive_tables import Cell, Row, is_number
 from docrag.generation.extractive_units import Unit, tokenize
 from docrag.geometry import Box, Space
+from docrag.types import Block, BlockKind, Page
 from tests.support.real_pdfs import DEV_PDFS, NOT_FETCHED, real_pages
 
 TIANFENG = DEV_PDFS / "zh_tianfeng_zishiying_zhishu_zengqiang_2018.pdf"
@@ -113,3 +115,18 @@ def test_a_chart_text_that_states_its_figures_is_not_said_to_be_read_off_the_dra
     q = "What was the Choice white grease price in June 2017?"
     assert "read off the drawing" in figure_answer(_figure(ticks), q, {t: 1.0 for t in tokenize(q)})   # axis ticks
 
+
+
+def test_a_footnote_at_the_foot_of_the_page_weighs_less():
+    """Rule 276 ``footnote`` (en-o-015, en-o-023, en-g-018): Copom's "2 Corresponds to the rounded value of the average
+    exchange rate ..." under the paragraph stating the exchange-rate assumption outscored it; a footnote in the page's
+    bottom fifth keeps 0.7 of its prior, a numbered paragraph ("5. In the reference scenario ...") all of it."""
+    page = Page(doc_id="d", page_no=3, width_pt=595, height_pt=842)
+    foot = Block(BlockKind.TEXT, Box.points(163, 735, 548, 763, 595, 842),
+                 "2 Corresponds to the rounded value of the average exchange rate observed over the ten working days")
+    body = Block(BlockKind.TEXT, Box.points(163, 344, 549, 413, 595, 842),
+                 "5. In the reference scenario, the interest rate path is extracted from the Focus survey")
+    low = Block(BlockKind.TEXT, Box.points(163, 700, 549, 740, 595, 842), body.text)
+    note, text, last = (Unit(b.text, page, 1, b, b.box) for b in (foot, body, low))
+    assert prior(note, False, False, False) == pytest.approx(0.7 * prior(text, False, False, False))
+    assert prior(last, False, False, False) == prior(text, False, False, False)   # a paragraph low on the page

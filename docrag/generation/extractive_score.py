@@ -280,6 +280,16 @@ _CONTACT_Q = re.compile(r"\b(?:copyright|contact|e-?mail|phone|website|web site|
                         r"版权|联系|电话|邮箱|网址|网站|免责", re.IGNORECASE)
 
 
+FOOTNOTE_PRIOR = 0.7   # ``footnote`` (rule 276): a page's footnote notes what the text above it states
+_FOOTNOTE = re.compile(r"^(?:\d{1,2}|[*†‡])\s+[A-Z\u4e00-\u9fff]")   # "1 Unless ...", "2 Corresponds to ..."
+
+
+def _is_footnote(unit: Unit) -> bool:
+    """A text block in the page's bottom fifth opening with a note mark ("2 Corresponds to the rounded value ...")."""
+    box, height = unit.block.box, unit.block.box.extent[1]
+    return unit.block.kind is BlockKind.TEXT and box.y0 > 0.8 * height and bool(_FOOTNOTE.match(unit.block.text))
+
+
 def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, wants_text: bool = False,
           wants_contact: bool = False) -> float:
     """Titles name things but rarely answer; quantity questions want digits; chart questions
@@ -298,6 +308,8 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
     if (unit.kind == "sentence" and _ANNOUNCES.search(unit.text)
             and not _has_quantity(_DATE_IN.sub(" ", unit.text))):
         out *= 0.6   # "The following table includes information on ...": it points at the evidence
+    if unit.kind == "sentence" and _is_footnote(unit):
+        out *= FOOTNOTE_PRIOR   # rule 276 ``footnote``: "1 Unless explicitly stated otherwise, this update ..."
     if unit.kind == "figure":
         out *= 1.5 if wants_chart else 0.7
     elif unit.kind == "cell" or unit.extra.get("table_row"):   # a text table's row is read as its cells are
