@@ -1,8 +1,9 @@
-"""Rules 268-276, from the held-out reading of share o (天风证券's index-enhancement note, Banco Central do Brasil's
+"""Rules 268-277, from the held-out reading of share o (天风证券's index-enhancement note, Banco Central do Brasil's
 Copom minutes) and a review leftover: the thing an English which-question asks for (268), one line of column heads
 set staggered (269), a Chinese head wrapped mid-word (270), a report's title naming no column (271), rows of years
 only when a year is asked (272), "哪一年X最低、哪一年最高" asked twice (273), bullets a PDF maps to private-use
-glyphs (274), a chart's text stating its figures (275) and footnotes (276)."""
+glyphs (274), a chart's text stating its figures (275), footnotes (276) and the text that states what a chart does
+not print (277)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from docrag.generation import get_generator
 from docrag.generation.extractive_answer import figure_answer
 from docrag.generation.extractive_asked import asked_word
 from docrag.generation.extractive_extremes import _compared_terms
+from docrag.generation.extractive_figure_fit import described_chart
 from docrag.generation.extractive_lists import _ITEM_START
 from docrag.generation.extractive_parts import parts_of
 from docrag.generation.extractive_score import prior
@@ -130,3 +132,22 @@ def test_a_footnote_at_the_foot_of_the_page_weighs_less():
     note, text, last = (Unit(b.text, page, 1, b, b.box) for b in (foot, body, low))
     assert prior(note, False, False, False) == pytest.approx(0.7 * prior(text, False, False, False))
     assert prior(last, False, False, False) == prior(text, False, False, False)   # a paragraph low on the page
+
+
+def test_the_text_describing_a_chart_answers_what_the_chart_does_not_print():
+    """Rule 277 ``described_chart`` (zh-o-032): 天风's 图21 is a raster bar chart with no data labels; "图21 是
+    组合每个月的超额收益序列，…均值1.47%，…最低一期为-1.3%" under it (ingested as a caption block: it kept a
+    caption's x0.6, now not) answers; a text naming another figure, or one stating no figures, does not."""
+    page = Page(doc_id="d", page_no=12, width_pt=595, height_pt=842)
+    cap = Block(BlockKind.CAPTION, Box.points(158, 277, 552, 316, 595, 842), "")
+    chart = Unit("图 21 :自适应风控中证 1000 增强组合月度超额收益", page, 1, cap, cap.box, kind="figure",
+                 extra={"caption": "图 21", "labels": "", "values": {}})
+    told = Unit("图 21 是组合每个月的超额收益序列，在回测期的 44 个月份中月度超额收益均值 1.47%，"
+                "只有 3 个月的超额收益为负，最低一期的超额收益为 -1.3%。", page, 1, cap, cap.box)
+    other = Unit(told.text.replace("图 21", "图 19"), page, 1, cap, cap.box)
+    drawn = "图 21 :自适应风控中证 1000 增强组合月度超额收益 （图中未标注该数值，只能从图形上读取）"
+    assert described_chart(chart, drawn, [chart, other, told], [0, 1, 2], [1.0, 0.7, 0.5]) is told
+    assert described_chart(chart, drawn, [chart, other], [0, 1], [1.0, 0.7]) is None
+    assert described_chart(chart, "1.47% — 2015", [chart, told], [0, 1], [1.0, 0.5]) is None   # a label answers
+    title = Unit("图 21 :自适应风控中证 1000 增强组合月度超额收益", page, 1, cap, cap.box)
+    assert prior(told, True, True, False) > prior(title, True, True, False) / 0.6 * 0.99   # no caption's x0.6

@@ -68,7 +68,7 @@ from docrag.generation.extractive_choice import choice_answer, option_cell
 from docrag.generation.extractive_cues import named_reference, reference_text
 from docrag.generation.extractive_embed import e5_scores, minilm_scores
 from docrag.generation.extractive_extremes import extreme_row, extreme_terms
-from docrag.generation.extractive_figure_fit import figure_fit
+from docrag.generation.extractive_figure_fit import described_chart, figure_fit
 from docrag.generation.extractive_formula import named_operands
 from docrag.generation.extractive_gap import figure_of, gap_asked, parts_gap
 from docrag.generation.extractive_glossary import english_heads
@@ -330,6 +330,9 @@ class ExtractiveGenerator:
                 if charted is not None:   # chart_math: two named bars' data labels combined, the chart cited
                     meta["arithmetic"] = {"op": op, "inputs": "chart labels"}
                 parts = [charted or (figure_answer(best, question, idf) if best.kind == "figure" else best.text)]
+                told = described_chart(best, parts[0], units, order, scores)   # rule 277
+                if told is not None:   # the chart prints no value asked for; the text describing it does
+                    parts, used = [told.text], [told, best]
                 res = prose_arithmetic(op, question, best.text) if best.kind == "sentence" else None
                 changed = prose_change(op, question, units, scores, order, best) if (
                     res is None and best.kind == "sentence" and not stated) else None

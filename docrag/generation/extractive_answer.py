@@ -46,6 +46,7 @@ from docrag.generation.extractive_periods import (
     other_periods,
     printed_change,
 )
+from docrag.generation.extractive_sentences import states_figures
 from docrag.generation.extractive_tables import parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
 from docrag.types import Page
@@ -68,16 +69,7 @@ _EXTREME = re.compile(r"\b(highest|largest|biggest|tallest|most|lowest|smallest|
 _LOW = {"lowest", "smallest", "least", "shortest", "最低", "最小", "最少", "最少见"}
 _DRAWN_EN = "(the chart prints no value for this: it can only be read off the drawing)"
 _DRAWN_ZH = "（图中未标注该数值，只能从图形上读取）"
-_STATED = re.compile(r"(?<![\d.])-?\d+(?:\.\d+%?|%)")   # a figure with decimals or a percent sign, not "图 13"
-
-
-def _states_figures(text: str) -> bool:
-    """Rule 275 ``stated_not_drawn``: ``text`` is prose stating two figures or more (with decimals or a percent sign),
-    not a run of axis ticks ("2.60 2.40 2.20 … $/gal"): its clauses are punctuated and under a third of its pieces are
-    figures."""
-    pieces = re.findall(r"[\u4e00-\u9fff]|[^\s\u4e00-\u9fff]+", text)
-    figures = _STATED.findall(text)
-    return len(figures) >= 2 and 3 * len(figures) < len(pieces) and bool(re.search(r"[，。；、]|[,;]\s", text))
+DRAWN_NOTES = (_DRAWN_EN, _DRAWN_ZH)   # how an answer read off a drawing ends
 
 
 QUOTE_SEP = " … "
@@ -304,7 +296,7 @@ def figure_answer(best: Unit, question: str, idf: dict[str, float]) -> str:
     text = best.text + (f" [chart text: {labels[:240]}]" if labels and labels != best.text else "")
     # drawn_value: say so rather than pass the caption off as the value; not of a text that states the figures
     # ("图 13 是…均值 1.76%，…最低一期为 -2.11%", taken as the chart's caption: rule 275 ``stated_not_drawn``)
-    if _QUANTITY_Q.search(question) and not _states_figures(best.text):
+    if _QUANTITY_Q.search(question) and not states_figures(best.text):
         text += " " + (_DRAWN_ZH if _CJK.search(question) else _DRAWN_EN)
     return text
 

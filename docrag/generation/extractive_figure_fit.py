@@ -1,12 +1,16 @@
 """How a figure competes with the units around it when the question does not ask for a chart (rule 247
-``labelled_figure``), and how a table captioned as a figure is read when the question names it (rule 248
-``captioned_table``); applied with the cues in ``extractive.py``."""
+``labelled_figure``), how a table captioned as a figure is read when the question names it (rule 248
+``captioned_table``), and the text that states what a chart does not print (rule 277 ``described_chart``); applied
+in ``extractive.py``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from docrag.generation.extractive_answer import DRAWN_NOTES
 from docrag.generation.extractive_chart_labels import _YEARISH
+from docrag.generation.extractive_sentences import states_figures
 from docrag.generation.extractive_units import Unit, tokenize
 from docrag.regions import FIG_CAPTION
 
@@ -38,3 +42,28 @@ def figure_fit(units: Sequence[Unit], question: str, wants_chart: bool, named: S
         out = [f * CAPTIONED_TABLE if ref and u.kind == "cell" and u.table is not None
                and FIG_CAPTION.match(u.table.title) else f for f, u, ref in zip(out, units, named, strict=True)]
     return out
+
+
+_FIGURE_NO = re.compile(r"(图表?|figure|fig\.|chart|exhibit)\s*(\d+)", re.IGNORECASE)
+DESCRIBED_MIN = 0.3   # ``described_chart`` (rule 277): the describing text scores at least this share of the chart
+
+
+def described_chart(best: Unit, answer: str, units: Sequence[Unit], order: Sequence[int],
+                    scores: Sequence[float]) -> Unit | None:
+    """``described_chart`` (rule 277): a chart whose ``answer`` reads the value off the drawing (it prints none asked
+    for), and a text naming it by its number that states figures ("图21 是组合每个月的超额收益序列，…均值1.47%，
+    …最低一期为-1.3%") among the best-scored units of its document: that text answers; else None."""
+    if best.kind != "figure" or not answer.endswith(DRAWN_NOTES):
+        return None
+    ref = _FIGURE_NO.search(best.text)
+    if ref is None:
+        return None
+    key = (ref.group(1).lower()[:3], ref.group(2))
+    for i in order[:16]:
+        u = units[i]
+        if scores[i] < DESCRIBED_MIN * scores[order[0]]:
+            return None
+        if u.kind != "figure" and u.page.doc_id == best.page.doc_id and states_figures(u.text) and any(
+                (m.group(1).lower()[:3], m.group(2)) == key for m in _FIGURE_NO.finditer(u.text)):
+            return u
+    return None

@@ -36,6 +36,7 @@ from docrag.generation.extractive_cues import (
     share_fit,
 )
 from docrag.generation.extractive_extremes import chart_extreme_fit, extreme_fit
+from docrag.generation.extractive_sentences import states_figures
 from docrag.generation.extractive_share_class import class_fit
 from docrag.generation.extractive_span import span_fit
 from docrag.generation.extractive_tables import _MONTH, is_date
@@ -301,7 +302,8 @@ def prior(unit: Unit, wants_number: bool, wants_chart: bool, wants_table: bool, 
     # ``stated_title`` (rule 129): a bold line stating a figure ("● Total revenue: $1.025 billion to ...") is no title
     stated = unit.kind == "title" and len(unit.text) <= 120 and bool(_STATES.search(unit.text)) \
         and _has_quantity(unit.text) and not _NOTE.match(unit.text)
-    if not stated and (unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure")):
+    if not stated and (unit.kind == "title" or (unit.block.kind is BlockKind.CAPTION and unit.kind != "figure")) \
+            and not states_figures(unit.text):   # rule 277: "图 21 是…均值 1.47%，…最低一期为 -1.3%" is prose
         out *= 0.6
     if unit.kind == "sentence" and len(unit.text.split()) < 4 and not _CJK.search(unit.text):
         out *= 0.7

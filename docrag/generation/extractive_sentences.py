@@ -85,3 +85,15 @@ def fit_quotes(quotes: list[str], limit: int, sep: str) -> str:
         share[i] = max(MIN_QUOTE_CHARS, min(len(quotes[i]), budget // (len(quotes) - n)))
         budget -= share[i]
     return sep.join(_cut(q, share[i]) for i, q in enumerate(quotes))
+
+
+_STATED = re.compile(r"(?<![\d.])-?\d+(?:\.\d+%?|%)")   # a figure with decimals or a percent sign, not "图 13"
+
+
+def states_figures(text: str) -> bool:
+    """Rule 275 ``stated_not_drawn``: ``text`` is prose stating two figures or more (with decimals or a percent sign),
+    not a run of axis ticks ("2.60 2.40 2.20 … $/gal"): its clauses are punctuated and under a third of its pieces are
+    figures."""
+    pieces = re.findall(r"[\u4e00-\u9fff]|[^\s\u4e00-\u9fff]+", text)
+    figures = _STATED.findall(text)
+    return len(figures) >= 2 and 3 * len(figures) < len(pieces) and bool(re.search(r"[，。；、]|[,;]\s", text))
