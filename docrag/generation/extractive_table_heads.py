@@ -51,7 +51,7 @@ def _spread(line: Sequence[Any], columns: list[tuple[float, float]], below: Sequ
         return False
     if above and all(_wrapped_under(c, line, [above]) is not None for c in line):
         return False   # "数 | 次数 | 期": the last lines of "总交/易次/数", each under its column's head (rule 241)
-    if _staggered(line, above, columns) or _staggered(line, below, columns):
+    if _staggered(line, above, below, columns):
         return False   # "年份 | 超额收益 | 信息比" centred beside "绝对收/益 | 指数收/益": one line of heads (rule 269)
     middle = (columns[0][0] + columns[-1][1]) / 2
     return min(centres) < middle < max(centres)
@@ -63,12 +63,16 @@ def _overlapped(line: Sequence[Any], columns: list[tuple[float, float]]) -> set[
             if min(c.box.x1, x1) - max(c.box.x0, x0) > 0}
 
 
-def _staggered(line: Sequence[Any], other: Sequence[Any], columns: list[tuple[float, float]]) -> bool:
-    """``staggered_heads`` (rule 269): ``line`` and the header line ``other`` beside it head disjoint columns that
-    together are nearly all: one line of column heads, the one-line heads set between the two lines of the wrapped
-    ones (天风证券's "年份 | 超额收益 | 信息比" beside "绝对收/益 | 指数收/益 | 相对最/大回撤"), not group headers."""
-    mine, theirs = _overlapped(line, columns), _overlapped(other, columns)
-    return bool(mine and theirs) and not mine & theirs and len(mine | theirs) >= 0.8 * len(columns)
+def _staggered(line: Sequence[Any], above: Sequence[Any], below: Sequence[Any], columns: list[tuple[float, float]]
+               ) -> bool:
+    """``staggered_heads`` (rule 269): ``line`` stands between the two lines of wrapped heads (each head below continues
+    one above) and heads other columns than they do: one line of column heads, the one-line heads centred beside the
+    wrapped ones (天风证券's "年份 | 超额收益 | 信息比" between "绝对收 | 指数收 | 相对最" and "益 | 益 | 大回撤"), not
+    group headers."""
+    if not above or not below or any(_wrapped_under(c, below, [above]) is None for c in below):
+        return False
+    mine, theirs = _overlapped(line, columns), _overlapped(above, columns)
+    return bool(mine and theirs) and not mine & theirs
 
 
 def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_figure: Callable[[str], bool]
