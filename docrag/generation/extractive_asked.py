@@ -5,6 +5,7 @@ when its column headers name it (``docs/extractive-rules.md``, rules 79 and 268 
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from docrag.words import jieba
 
@@ -54,7 +55,7 @@ def _asked_en(question: str) -> tuple[int, int] | None:
     function words ("Which Johnson & Johnson *segment*", "Which of Walmart's three *segments*", "which *group*'s
     contribution"); None when a verb comes first ("What was ...")."""
     m = _ASKED_EN.search(question)
-    for w in list(_EN_WORD.finditer(question, m.end()))[:6] if m is not None else ():
+    for w in islice(_EN_WORD.finditer(question, m.end()), 6) if m is not None else ():
         word = w.group(0)
         if word.lower() in _VERB_EN:
             return None

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from docrag.generation.extractive_asked import _without_asked, asked_word
+from docrag.generation.extractive_chart_drawn import _TITLE
 from docrag.generation.extractive_formula import is_total_row
 from docrag.generation.extractive_tables import Table, parse_number
 from docrag.generation.extractive_titled_rows import growth_terms, titled_tables
@@ -19,7 +20,6 @@ from docrag.generation.extractive_units import _REF, Unit, tokenize, without_ref
 
 _WORDY = re.compile(r"[A-Za-z\u4e00-\u9fff]")   # a header in words (no year, no figure)
 _PAREN = re.compile(r"[（(][^)）]*[)）]")
-_DOC_TITLE = re.compile(r"《[^》]*》")   # the report's title names the report, not a column ("《…指数增强策略》")
 _MOST_Q = re.compile(r"\b(?:highest|largest|biggest|greatest|heaviest|tallest|oldest|longest|fastest|most|maximum|"
                      r"max|peak|top)\b|最(?:高|大|多|重|长|老|年长|快|常见|普遍)", re.IGNORECASE)
 _LEAST_Q = re.compile(r"\b(?:lowest|smallest|lightest|shortest|youngest|slowest|least|fewest|minimum|min)\b"
@@ -207,7 +207,7 @@ def _compared_terms(question: str, wants: dict[str, list[str]]) -> set[str]:
     """The terms naming the column (or row) compared: the question less its superlatives, the thing
     a "which" question asks for, the table or figure it names ("Table 2" names no column "2") and the report's
     title in 《》; number words count as digits."""
-    plain = _DOC_TITLE.sub(" ", without_references(question))   # rule 271 ``title_names_no_column``
+    plain = _TITLE.sub(" ", without_references(question))   # rule 271: the report's title names no column
     for m in _exceptions(plain):
         plain = plain.replace(m.group(0), " ")
     for words in wants.values():
