@@ -1,6 +1,7 @@
 """Which two table cells an arithmetic question combines, and in which order: the second operand of a
 difference, sum, ratio, share or growth beside the best cell (same row for a change over time, a row the
-question names for a comparison, never a range such as "100-199" nor a row number under "序号"), and
+question names for a comparison, never a range such as "100-199" nor a row number under "序号"; a share's
+whole from another table printing the same row, rule 278), and
 (earlier, later) / (part, whole) / "A比B多几个" order. Rules (``docs/extractive-rules.md``, 42-43, 81): second
 operand (same row x2 for a change, named row x3, x(1 + 0.5 x new terms), of the best cell's kind: no
 percentage beside a count) and operand order."""
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from docrag.generation.extractive_cues import named_in, quoted_at
 from docrag.generation.extractive_math import cell_figure, comparable, mixes_measures, named_figure
-from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number
+from docrag.generation.extractive_tables import Row, TableCell, is_serial, parse_number, unit_of
 from docrag.generation.extractive_units import Unit, content_words, tokenize
 from docrag.words import YEAR_ALONE
 
@@ -82,7 +83,27 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
                                              or named_at >= 0) else 1.0
             cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
     cands = _span_asked(question, tc, cands)
+    if not cands and op == "share":
+        return _whole_elsewhere(best, units)
     return max(cands, key=lambda x: x[0])[1] if cands else None
+
+
+def _whole_elsewhere(best: Unit, units: Sequence[Unit]) -> Unit | None:
+    """``whole_elsewhere`` (rule 278): a share whose table holds no whole ("what share of consolidated net sales came
+    from the Walmart U.S. segment": the segment's table prints its own net sales only) divides by the largest figure
+    of another table printing the same row label for the same year, in the same unit and scale, and larger."""
+    tc, table = best.cell, best.table
+    part = parse_number(tc.value) if tc is not None else None
+    year = _year_of(tc.headers) if tc is not None else ""
+    if tc is None or table is None or not part or part <= 0 or not year:
+        return None
+    label = tc.row.own_label.strip().lower()
+    scale, unit = table.scale_for(tc), unit_of(tc, table)
+    wholes = [(v, u) for u in units if u.cell is not None and u.table is not None and not table.joins(u.table)
+              and u.cell.row.own_label.strip().lower() == label and _year_of(u.cell.headers) == year
+              and (v := parse_number(u.cell.value)) is not None and v > part
+              and u.table.scale_for(u.cell) == scale and unit_of(u.cell, u.table) == unit]
+    return max(wholes, key=lambda x: x[0])[1] if label and wholes else None
 
 
 # the words that ask for the arithmetic ("what share of", "占…的比例"), not for a row
