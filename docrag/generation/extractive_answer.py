@@ -22,6 +22,7 @@ from typing import Any
 
 from docrag.generation.extractive_chart_drawn import SIGN_Q, WHICH_Q, drawn_answer, label_figures, labels_past, of_sign
 from docrag.generation.extractive_cues import asks_rate, missing_entities, missing_nouns
+from docrag.generation.extractive_derivation import column_mates, derived_rows
 from docrag.generation.extractive_formula import formula_of, formula_operands, printed_ratio, prints_share
 from docrag.generation.extractive_listed_sum import listed_operands, listed_sum
 from docrag.generation.extractive_math import (
@@ -34,6 +35,7 @@ from docrag.generation.extractive_math import (
     mixes_measures,
     named_figure,
     not_addable,
+    other_rate,
     printed_measure,
     share_row,
     stated_total,
@@ -48,7 +50,14 @@ from docrag.generation.extractive_periods import (
 )
 from docrag.generation.extractive_sentences import states_figures
 from docrag.generation.extractive_tables import parse_number, unit_of
-from docrag.generation.extractive_units import _CJK, _QUANTITY_Q, Unit, _has_quantity, page_text, tokenize
+from docrag.generation.extractive_units import (
+    _CJK,
+    _QUANTITY_Q,
+    Unit,
+    _has_quantity,
+    page_text,
+    tokenize,
+)
 from docrag.types import Page
 
 _AMOUNT_Q = re.compile(r"\bhow (?:many|much)\b|多少|几[个名例次岁年天倍位项种]", re.IGNORECASE)
@@ -109,7 +118,7 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
     """A cell's answer: ``(best, used, parts)``. For a share or growth the row's printed percentage is
     quoted instead of computed; otherwise the arithmetic ``op`` asks for is computed from ``best`` and
     its second operand when both are of one kind (``meta`` records it, or why it was refused)."""
-    mates = {id(u) for u in _column_mates(best, units)}
+    mates = {id(u) for u in column_mates(best, units)}
     averaged = column_mean(best, question, [u for u in units if u is best or id(u) in mates])   # in table order
     if averaged is not None:   # column_mean: "各年超额收益的简单平均值", the column's rows averaged (rule 150)
         res, cells = averaged
@@ -149,6 +158,7 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
                                                        or op == "growth" and u.cell.value.strip().endswith("%")
                                                        and _CHANGE_COL.search(u.cell.header_text))   # "本年比上年增减"
                    and not (op == "share" and _CHANGE_COL.search(u.cell.header_text))   # 变动比例: a change
+                   and not (op == "share" and other_rate(u.cell.header_text, question))   # rule 279: 毛利率 (%)
                    and not _NOTE_COL.search(u.cell.header_text)]
         stated = share_row(best, units) if op == "share" and not printed else None
         if stated is not None:   # rule 196: a row of its own states the share ("研发人员数量占比")
@@ -181,7 +191,8 @@ def cell_answer(best: Unit, op: str, question: str, units: Sequence[Unit], score
         periods = other_periods(best, question, units)
         for named in (periods, other_columns(best, question, units), rows,
                       [p for u in rows for p in other_periods(u, question, units)], printed_change(best, periods,
-                                                                                                   question, units)):
+                                                                                                   question, units),
+                      derived_rows(best, question, units)):
             more += [u for u in named if all(u.cell.cell is not v.cell.cell for v in more)]
         used.extend(more)
         parts.append("; ".join(fmt_cell(u, row_names=bool(WHICH_Q.search(question))) for u in [best, *more]))
@@ -219,18 +230,6 @@ def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: 
     return res
 
 
-def _column_mates(best: Unit, units: Sequence[Unit]) -> list[Unit]:
-    """The cells of ``best``'s column in its table's other rows (its parts over a page break too), one per row."""
-    out: list[Unit] = []
-    if best.cell is None or best.table is None:
-        return out
-    for u in units:
-        if (u is not best and u.cell is not None and best.table.joins(u.table) and u.cell.row is not best.cell.row
-                and u.cell.header_text == best.cell.header_text and not any(v.cell.row is u.cell.row for v in out)):
-            out.append(u)
-    return out
-
-
 def _named_apart(own: str, theirs: str, asked: set[str]) -> bool:
     """``theirs`` (a header or row label) differs from ``own`` only in words the question names, and the
     question also names what sets ``own`` apart."""
@@ -258,7 +257,7 @@ def other_rows(best: Unit, question: str, units: Sequence[Unit], most: int = 3) 
     if best.cell is None or not best.cell.header_text:
         return []
     asked = set(tokenize(question))
-    mates = [u for u in _column_mates(best, units) if _named_apart(best.cell.row.name, u.cell.row.name, asked)]
+    mates = [u for u in column_mates(best, units) if _named_apart(best.cell.row.name, u.cell.row.name, asked)]
     return sorted(mates, key=lambda u: u.cell.row.section != best.cell.row.section)[:most]  # type: ignore[union-attr]
 
 

@@ -32,7 +32,9 @@ _LEAST_LABEL = re.compile(r"\b(?:min(?:imum)?|lowest|smallest|low|bottom|lower)\
 
 
 # "which quarter's cash flow was negative", "哪个季度的...为负": the one value of that sign (rule 97)
-_NEGATIVE_Q = re.compile(r"\bnegative\b|为负|负值", re.IGNORECASE)
+# rule 283 ``loss_asked``: "哪个季度…净利润为亏损", "which quarter posted a net loss": the negative one
+_NEGATIVE_Q = re.compile(r"\bnegative\b|为负|负值|(?:为|出现|发生)亏损"
+                         r"|\b(?:posted|reported|recorded|had) an? (?:net )?loss\b", re.IGNORECASE)
 _POSITIVE_Q = re.compile(r"\bpositive\b|为正(?![常式确当在])|正值", re.IGNORECASE)
 
 
@@ -174,7 +176,9 @@ _NUMBER_WORDS = {w: str(i) for i, w in enumerate("one two three four five six se
 
 
 # "Apart from Spain and 'Others', which ...", "除银行外，哪个行业...": rows left out of the comparison (rule 98)
-_EXCEPT_EN = re.compile(r"\b(?:apart from|aside from|except(?: for)?|excluding|other than|besides|not counting)\s+"
+# rule 280 ``outside``: "Outside the United States, which geographic region ..." leaves the United States out
+_EXCEPT_EN = re.compile(r"\b(?:apart from|aside from|except(?: for)?|excluding|other than|besides|not counting|"
+                        r"outside(?: of)?)\s+"
                         r"(.+?)(?=,|;|\bwhich\b|\bwhat\b|\bwho\b|$)", re.IGNORECASE)
 _EXCEPT_ZH = re.compile(r"除(?:了)?([^，,。？?]{1,30}?)(?:以外|之外|外)(?=[，,。？?]|$)")
 
@@ -264,11 +268,16 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
                          {k for k, n in heading.items() if n >= 2 and _is_parameter(asked)}
                          | {k for k, heads in listed.items() if heads})
     across = [u for u in across if not listed[id(u.table)] or set(u.cell.headers) & listed[id(u.table)]]
+    if across and asked and not heading[id(across[0].table)] and not listed[id(across[0].table)] and any(
+            _heads_asked(asked, u.cell.row.label) for u in units if u.cell is not None and u.table is across[0].table):
+        across = []   # rule 281 ``asked_in_rows``: "which geographic region": rows of regions compared, not columns
     if across:   # the question names a row and asks which column: the row's extreme cell
         return _pick(across, wants)
     named = {k: _names_stub(tables[k], question) for k in tables}   # "哪个地区": the table of regions
     column = max(fits, key=lambda k: (fits[k][0] >= 0.5, named[k[0]], fits[k]))
     fit = fits[column][:2]
+    if fit[0] < 0.5 and (total := _total_column(fits, best, asked, units)) is not None:
+        column, fit = total, (1.0, 1.0)
     if fit[0] < 0.5 or any(k != column and k[0] == column[0] and f[:2] == fit for k, f in fits.items()):
         return None   # no column named by most of its header, or two columns of one table named as well
     left_out = set(tokenize(excluded(question)))
@@ -287,6 +296,17 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
         rate = "%" in best.cell.value
         col = [u for u in col if u.cell.row.section == section and ("%" in u.cell.value) == rate]
     return _pick(col, wants) if col else None
+
+
+def _total_column(fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]], best: Unit, asked: str,
+                  units: Sequence[Unit]) -> tuple[int, tuple[str, ...]] | None:
+    """``total_column`` (rule 282): no column named, the thing asked heads the rows of the best cell's table ("which
+    geographic region … the most net sales for Lockheed Martin" over segment columns): its Total column is compared."""
+    if not asked or best.table is None or not any(_heads_asked(asked, u.cell.row.label) for u in units
+                                                  if u.cell is not None and u.table is best.table):
+        return None
+    totals = [k for k in fits if k[0] == id(best.table) and k[1] and is_total_row(k[1][-1])]
+    return totals[0] if len(totals) == 1 else None
 
 
 def _listed_columns(table: Table, question: str) -> set[str]:

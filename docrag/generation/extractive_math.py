@@ -17,7 +17,7 @@ from typing import Any
 from docrag.generation.extractive_cues import named_in
 from docrag.generation.extractive_formula import formula_of, is_total_row
 from docrag.generation.extractive_tables import TableCell, parse_number
-from docrag.generation.extractive_units import Unit
+from docrag.generation.extractive_units import Unit, content_words
 
 _OPS: list[tuple[str, re.Pattern[str]]] = [
     ("growth", re.compile(r"\b(growth rate|percent(age)? (change|increase|decrease|growth)|grow by what percent|"
@@ -279,3 +279,15 @@ def compute(op: str, first: str, second: str) -> Result | None:
         v = 100.0 * (b - a) / abs(a)
         return Result(op, v, f"{v:+.1f}% = ({second} − {first}) / {first}")
     return None
+
+
+_SHARE_HEAD = re.compile(r"比例|比重|占比|\bshare\b|\bpercent(?:age)? of\b|% of\b|\bmix\b", re.IGNORECASE)
+
+
+def other_rate(header: str, question: str) -> bool:
+    """``other_rate`` (rule 279): a percentage column that names a rate of its own the question does not ask
+    ("毛利率 (%)" beside "i茅台 … 约占直销渠道销售收入的多少") prints no share asked: the share is computed."""
+    if _SHARE_HEAD.search(header):
+        return False
+    words = content_words(re.sub(r"[(（]?%[)）]?|percent", " ", header, flags=re.IGNORECASE))
+    return bool(words) and not words & content_words(question)

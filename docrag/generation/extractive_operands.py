@@ -84,26 +84,28 @@ def second_operand(op: str, question: str, best: Unit, units: Sequence[Unit],
             cands.append((s * (row_bonus if same_row else named_row) * (1 + 0.5 * gain), u))
     cands = _span_asked(question, tc, cands)
     if not cands and op == "share":
-        return _whole_elsewhere(best, units)
+        return _whole_elsewhere(best, units, question)
     return max(cands, key=lambda x: x[0])[1] if cands else None
 
 
-def _whole_elsewhere(best: Unit, units: Sequence[Unit]) -> Unit | None:
+def _whole_elsewhere(best: Unit, units: Sequence[Unit], question: str) -> Unit | None:
     """``whole_elsewhere`` (rule 278): a share whose table holds no whole ("what share of consolidated net sales came
-    from the Walmart U.S. segment": the segment's table prints its own net sales only) divides by the largest figure
-    of another table printing the same row label for the same year, in the same unit and scale, and larger."""
+    from the Walmart U.S. segment": the segment's table prints its own net sales only; "i茅台…约占直销渠道销售收入的
+    多少": the channel table prints 直销) divides by the largest figure of another table, for the same period (year,
+    or the same column heads), in the same unit and scale, and larger, in a row of the same label or one the question
+    names."""
     tc, table = best.cell, best.table
     part = parse_number(tc.value) if tc is not None else None
-    year = _year_of(tc.headers) if tc is not None else ""
-    if tc is None or table is None or not part or part <= 0 or not year:
+    if tc is None or table is None or not part or part <= 0:
         return None
-    label = tc.row.own_label.strip().lower()
+    year, label = _year_of(tc.headers), tc.row.own_label.strip().lower()
     scale, unit = table.scale_for(tc), unit_of(tc, table)
     wholes = [(v, u) for u in units if u.cell is not None and u.table is not None and not table.joins(u.table)
-              and u.cell.row.own_label.strip().lower() == label and _year_of(u.cell.headers) == year
+              and (label and u.cell.row.own_label.strip().lower() == label or named_in(u.cell.row.label, question))
+              and (year and _year_of(u.cell.headers) == year or u.cell.header_text == tc.header_text)
               and (v := parse_number(u.cell.value)) is not None and v > part
               and u.table.scale_for(u.cell) == scale and unit_of(u.cell, u.table) == unit]
-    return max(wholes, key=lambda x: x[0])[1] if label and wholes else None
+    return max(wholes, key=lambda x: x[0])[1] if wholes else None
 
 
 # the words that ask for the arithmetic ("what share of", "占…的比例"), not for a row

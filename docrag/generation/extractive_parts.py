@@ -38,7 +38,7 @@ _HOW_MUCH_END = re.compile(r"(?:是|为)?多少[？?]?$")   # "…营业收入�
 # a change asked with no measure of its own: the measure is the one the part before asked for
 _BARE_CHANGE = re.compile(r"^(?:同比|较上年同期|较上年|比上年同期|比上年|较去年|比去年)?"
                           r"(?:增长|增加|下降|减少|变动|变化)了?(?:多少|几)(?:[%％]|个百分点)?[？?]?$")
-_TOGETHER = re.compile(r"的|合计|总和|之和|总计|共|差|比")   # "A和B的合计是多少": one figure
+_TOGETHER = re.compile(r"的|合计|总和|之和|总计|共|差|比(?!例|重|率)")   # "A和B的合计": one; rule 284: 比例 is no 比
 _LIST_SEP = ("以及", "和", "与", "及", "、")
 # "公司总资产和归属于上市公司股东的净资产": the first item is a measure itself, not a name the last one's measure is of
 _MEASURE = re.compile(r"(?:收入|利润|资产|负债|率|额|规模|量|数|值|费用|成本|价格|价|比例|比重|占比|增速|增长|收益)$")
