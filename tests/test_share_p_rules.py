@@ -1,16 +1,21 @@
 """Rules from the eighth session (2026-11-29): a share whose whole is printed in another table (278), a percentage
 column naming a rate of its own (279), "outside X" (280), rows compared when the thing asked heads them (281, 282)
-and "为亏损" asking for the negative value (283), 比例 read as no 比 (284) and how a figure is derived (285). Real-page
-tests skip where the dev PDFs are not fetched."""
+and "为亏损" asking for the negative value (283), 比例 read as no 比 (284), how a figure is derived (285),
+control diagrams (286) and "$ 16,148" read as a figure (287). Real-page tests skip where the dev PDFs are not
+fetched."""
 
 from __future__ import annotations
 
 import pytest
 
 from docrag.generation import get_generator
+from docrag.generation.extractive_diagrams import ownership_stakes
 from docrag.generation.extractive_extremes import _wanted_sign, excluded
 from docrag.generation.extractive_math import other_rate
 from docrag.generation.extractive_parts import parts_of
+from docrag.generation.extractive_tables import is_number
+from docrag.geometry import Box, Space
+from docrag.types import Block, BlockKind
 from tests.support.real_pdfs import DEV_PDFS, NOT_FETCHED, real_pages
 
 WALMART = DEV_PDFS / "en_walmart_fy2023_annual_report.pdf"
@@ -103,3 +108,55 @@ def test_how_a_figure_is_derived_reads_the_rows_above_it(tmp_path):
                              "(1,670) (millions) — Capital expenditures, 2022"), answer
     alone = generator.generate("What was Lockheed Martin's free cash flow in 2022?", pages).answer
     assert alone.startswith("6,132 (millions) — Free cash flow, 2022") and "7,802" not in alone, alone
+
+
+def _word(text: str, x0: float, y0: float, x1: float, y1: float) -> Block:
+    return Block(BlockKind.TEXT, Box(x0, y0, x1, y1, Space.POINT, (595.0, 842.0)), text)
+
+
+def test_a_control_diagram_is_read_as_stakes_between_the_boxes_above_and_below():
+    """Rule 286 ``ownership_diagram`` on the OCR'd words of 张家界's 2016 control diagram (zh-p-041, as ingest boxed
+    them): each stake lies between its holder's box above and the held company's box below, the nearest of each;
+    a name wrapped onto a second line ("…投资集团有限" / "公司") is one box. Words that are no entities (a pie chart's
+    "大专 69.70%") are no diagram."""
+    words = [_word("张家界市人民政府国有资产监督", 249, 99, 366, 108), _word("管理委员会", 286, 108, 330, 119),
+             _word("100%", 161, 159, 181, 169), _word("100%", 423, 159, 442, 169),
+             _word("张家界市经济发展投资集团有限", 134, 186, 252, 195),
+             _word("张家界市土地房产开发有限责任", 352, 186, 469, 195),
+             _word("公司", 184, 195, 203, 205), _word("公司", 402, 195, 420, 205),
+             _word("30.02%", 254, 242, 281, 251), _word("2.42%", 345, 241, 370, 252),
+             _word("张家界旅游集团股份有限公司", 253, 274, 362, 282)]
+    assert ownership_stakes(words) == {
+        "张家界市人民政府国有资产监督管理委员会 → 张家界市经济发展投资集团有限公司": "100%",
+        "张家界市人民政府国有资产监督管理委员会 → 张家界市土地房产开发有限责任公司": "100%",
+        "张家界市经济发展投资集团有限公司 → 张家界旅游集团股份有限公司": "30.02%",
+        "张家界市土地房产开发有限责任公司 → 张家界旅游集团股份有限公司": "2.42%"}
+    assert ownership_stakes([_word("大专", 100, 100, 120, 110), _word("69.70%", 100, 120, 130, 130),
+                             _word("本科", 100, 140, 120, 150)]) == {}
+
+
+@pytest.mark.skipif(not MAOTAI.exists(), reason=NOT_FETCHED)
+def test_the_stake_a_control_diagram_prints_answers(tmp_path):
+    """Rule 286 on 茅台's 2024 report (zh-p-013): the diagram is a picture holding two numbers, so it was no chart and
+    no unit at all; the answer was the heading above it."""
+    state, group = "贵州省人民政府国有资产监督管理委员会", "中国贵州茅台酒厂（集团）有限责任公司"
+    answer = _answer(f"贵州茅台2024年年度报告中“公司与实际控制人之间的产权及控制关系的方框图”显示，{state}持有{group}"
+                     "多少股权？", real_pages(MAOTAI, [12, 11], tmp_path))
+    assert answer.startswith(f"90.00% — {state} → {group}"), answer
+
+
+def test_a_dollar_sign_set_apart_from_its_figure_is_a_figure():
+    """Rule 287: a 10-K prints "$" apart from the figures of a table's first and total rows ("$ 16,148"): they were no
+    figures, so "Net sales | $ 16,148 | …" became a header line and "Backlog at year-end" a section without values."""
+    assert is_number("$ 16,148") and is_number("$ (1,670)") and is_number("€ 3.5%") and is_number("$16,148")
+    assert not is_number("$") and not is_number("$ abc") and not is_number("US$ 5")
+
+
+@pytest.mark.skipif(not LOCKHEED.exists(), reason=NOT_FETCHED)
+def test_a_change_of_a_total_printed_with_dollar_signs(tmp_path):
+    """Rule 287 on Lockheed Martin's net sales table (en-p-007): the total net sales row prints "$ 65,984 | $ 67,044";
+    the answer subtracted two "% of total net sales" rows (84.1 % − 84.2 %)."""
+    answer = get_generator("extractive").generate(   # with the bundled MiniLM, as the dev set is asked
+        "By how much did Lockheed Martin's consolidated net sales change in 2022 compared with 2021?",
+        real_pages(LOCKHEED, [6, 1], tmp_path)).answer
+    assert answer.startswith("-1,060 = $ 65,984 − $ 67,044"), answer

@@ -28,7 +28,7 @@ from docrag.ingestion.tables import currency_after_figure
 from docrag.ingestion.textlayer import word_lines
 from docrag.types import Block, Page, Word
 
-_NUM = re.compile(r"^[-−–(+$€£¥]*(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:\s?%)?\)?(?:\s?%)?[a-zA-Z]{0,2}$"
+_NUM = re.compile(r"^(?:[-−–(+]|[$€£¥]\s?)*(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:\s?%)?\)?(?:\s?%)?[a-zA-Z]{0,2}$"
                   r"|^\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?$")
 _LEADER = re.compile(r"^[.·•…_]+$|^[-–—]{2,}$")
 _DOTS = re.compile(r"(?:\s*\.){2,}\s*$|(?:\s*\.){3,}")  # dot leaders of printed tables: "Fraud. . . ."
@@ -70,7 +70,7 @@ def names_periods(texts: list[str]) -> bool:
 
 
 def is_number(text: str) -> bool:
-    """True for a printed figure: ``1,190,000``, ``-3.5%``, ``(12)``, ``455,000e``, ``1.35 - 1.42``."""
+    """A printed figure: ``1,190,000``, ``-3.5%``, ``(12)``, ``455,000e``, ``1.35 - 1.42``, ``$ 16,148`` (rule 287)."""
     return bool(_NUM.match(text.strip().replace("\u2009", "")))
 
 

@@ -22,6 +22,7 @@ from docrag.devices import dtype_name, resolve_dtype
 from docrag.generation.extractive_callouts import callouts
 from docrag.generation.extractive_chart_labels import _PLAIN_NUMBER, _YEARISH, data_labels, prose_block
 from docrag.generation.extractive_chart_panels import chart_panels, respelled
+from docrag.generation.extractive_diagrams import ownership_stakes
 from docrag.generation.extractive_figure_groups import group_caption
 from docrag.generation.extractive_lists import WordIndex, _line_boxes, definitions, list_items
 from docrag.generation.extractive_sentences import split_sentences
@@ -275,15 +276,14 @@ def units_of(page: Page, rank: int) -> list[Unit]:
         if block.kind is BlockKind.FIGURE:
             cap = _caption_of(block, blocks)
             box = union([block.box, cap.box]) if cap is not None else block.box
-            # a chart drawn as a picture: its OCR'd words (title, axis text, data labels) are its text
-            text = re.sub(r"\s+", " ", block.meta.get("ocr_text") or block.text).strip()
+            text = re.sub(r"\s+", " ", block.meta.get("ocr_text") or block.text).strip()   # a picture's: OCR'd words
             caption = group_caption(block, blocks, cap)   # rule 253: a chart under another of its figure
-            if block.meta.get("ocr_text") and not _chart_like(text, caption):
-                continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
-            # its data labels over its category labels (OCR'd words of a picture, the text layer's of a drawing or
-            # the OCR'd words of one whose letters are outlines: a drawing's need an axis row)
-            drawing = "ocr_text" not in block.meta or block.meta.get("source") == "drawing"
             inside = [Block(BlockKind.TEXT, w.box, w.text) for w in page.words if block.box.coverage_of(w.box) >= 0.6]
+            stakes = ownership_stakes(inside) if block.meta.get("ocr_text") else {}   # rule 286: a control diagram
+            if block.meta.get("ocr_text") and not stakes and not _chart_like(text, caption):
+                continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
+            # data labels over category labels (OCR'd words of a picture, the text layer's of a drawing or of one
+            drawing = "ocr_text" not in block.meta or block.meta.get("source") == "drawing"   # in outlines: an axis)
             panels = chart_panels(inside) if not drawing else []   # rule 246: a picture of several charts
             for p in panels:
                 # a "图3"/"Figure 3" caption names every panel; a sentence naming them all would tie them (rule 246)
@@ -293,7 +293,7 @@ def units_of(page: Page, rank: int) -> list[Unit]:
                                   extra={"caption": p.title, "labels": " ".join(w.text for w in p.words),
                                          "values": data_labels(p.words), "drawn": []}))
             if (text or caption) and not panels:
-                values = data_labels(inside, need_axis=drawing)
+                values = stakes or data_labels(inside, need_axis=drawing)
                 units.append(Unit(caption or text[:200], page, rank, block, box, context=f"{_CHART_WORDS} {text}",
                                   kind="figure",
                                   extra={"caption": caption, "labels": text, "values": values,
