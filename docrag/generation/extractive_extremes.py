@@ -268,8 +268,8 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
                          {k for k, n in heading.items() if n >= 2 and _is_parameter(asked)}
                          | {k for k, heads in listed.items() if heads})
     across = [u for u in across if not listed[id(u.table)] or set(u.cell.headers) & listed[id(u.table)]]
-    if across and asked and not heading[id(across[0].table)] and not listed[id(across[0].table)] and any(
-            _heads_asked(asked, u.cell.row.label) for u in units if u.cell is not None and u.table is across[0].table):
+    if across and not heading[id(across[0].table)] and not listed[id(across[0].table)] \
+            and _asked_in_rows(asked, across[0].table, units):
         across = []   # rule 281 ``asked_in_rows``: "which geographic region": rows of regions compared, not columns
     if across:   # the question names a row and asks which column: the row's extreme cell
         return _pick(across, wants)
@@ -298,12 +298,17 @@ def extreme_row(units: Sequence[Unit], scores: Sequence[float], best: Unit, ques
     return _pick(col, wants) if col else None
 
 
+def _asked_in_rows(asked: str, table: Table, units: Sequence[Unit]) -> bool:
+    """The thing a which-question asks for ("geographic region") is in the row labels of ``table``."""
+    return bool(asked) and any(_heads_asked(asked, u.cell.row.label) for u in units
+                               if u.cell is not None and u.table is table)
+
+
 def _total_column(fits: dict[tuple[int, tuple[str, ...]], tuple[float, float, float]], best: Unit, asked: str,
                   units: Sequence[Unit]) -> tuple[int, tuple[str, ...]] | None:
     """``total_column`` (rule 282): no column named, the thing asked heads the rows of the best cell's table ("which
     geographic region … the most net sales for Lockheed Martin" over segment columns): its Total column is compared."""
-    if not asked or best.table is None or not any(_heads_asked(asked, u.cell.row.label) for u in units
-                                                  if u.cell is not None and u.table is best.table):
+    if best.table is None or not _asked_in_rows(asked, best.table, units):
         return None
     totals = [k for k in fits if k[0] == id(best.table) and k[1] and is_total_row(k[1][-1])]
     return totals[0] if len(totals) == 1 else None
