@@ -22,7 +22,7 @@ def _boxes(words: Sequence[Block]) -> list[tuple[str, Box]]:
     groups: list[tuple[str, Box]] = []
     for w in sorted(words, key=lambda w: (w.box.y0, w.box.x0)):
         for i, (text, box) in enumerate(groups):
-            if 0 <= w.box.y0 - box.y1 <= 0.6 * w.box.height and min(w.box.x1, box.x1) > max(w.box.x0, box.x0):
+            if 0 <= w.box.y0 - box.y1 <= 0.6 * w.box.height and w.box.x_overlap(box) > 0:
                 groups[i] = (text + w.text, union([box, w.box]))
                 break
         else:

@@ -282,8 +282,8 @@ def units_of(page: Page, rank: int) -> list[Unit]:
             stakes = ownership_stakes(inside) if block.meta.get("ocr_text") else {}   # rule 286: a control diagram
             if block.meta.get("ocr_text") and not stakes and not _chart_like(text, caption):
                 continue    # a logo, a cover title, an analyst box drawn as a picture: no chart to read
-            # data labels over category labels (OCR'd words of a picture, the text layer's of a drawing or of one
-            drawing = "ocr_text" not in block.meta or block.meta.get("source") == "drawing"   # in outlines: an axis)
+            # data labels over category labels: a drawing's (its text layer, or OCR'd outlines) need an axis row
+            drawing = "ocr_text" not in block.meta or block.meta.get("source") == "drawing"
             panels = chart_panels(inside) if not drawing else []   # rule 246: a picture of several charts
             for p in panels:
                 # a "图3"/"Figure 3" caption names every panel; a sentence naming them all would tie them (rule 246)
