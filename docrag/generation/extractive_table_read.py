@@ -261,6 +261,8 @@ def _period_heads(grid: Table, line: list[Word]) -> list[list[Cell]]:
     228: 星图测控's 货币资金 table, whose first row of nils had been taken for its header)."""
     words = sorted(line, key=lambda w: w.box.x0)
     at = [i for i, w in enumerate(words) if _YEAR.match(w.text.strip()) or _YEAR_DATE.match(w.text.strip())]
+    if not at:
+        return []   # a line above with no year (广发's 表8 under its title) heads nothing
     periods = [words[i:j] for i, j in zip(at, [*at[1:], len(words)], strict=True)]
     full = [r.cells for r in grid.rows if len(r.cells) == len(periods) and all(c.box is not None for c in r.cells)]
     if len(periods) < 2 or not full:
