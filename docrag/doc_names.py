@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 IDENTITY_PAGES = 2          # the first pages whose whole text names the document (cover, first header)
 FURNITURE_PAGES = 5         # running headers repeat: the first pages' furniture holds them
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 # on folded text ("México" is "Mexico"); a name glued to Chinese counts ("ICU均线", "C-VIX编制手册": rule 231)
 _CAPITALISED = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z&]+(?![A-Za-z0-9&])")
 _LATIN_WORD = re.compile(r"[a-z0-9&]+")
@@ -60,6 +61,8 @@ _NAME_RUN = re.compile(r"[A-Z][A-Za-z&]+(?: [A-Z][A-Za-z&]+)+")   # a name of se
 # "minutes number 104", "meeting no. 5/2021": the document's word and its number
 _NUMBERED = re.compile(r"([a-z]{3,})\s+(?:no\.?|number|#)\s*(\d{1,4}(?:/\d{2,4})?)(?![\d/])")
 _AMPERSAND = re.compile(r"(?<![A-Za-z])([A-Z][a-z]*)\s*&\s*([A-Z][a-z]*)(?![A-Za-z&])")   # rule 244
+# initials every filing uses ("R&D" is Pfizer's "research & development", no company's name): rule 291 ``initialism``
+_INITIALISMS = frozenset({"r&d", "m&a", "p&l", "s&p", "a&d", "g&a", "q&a", "e&p", "p&c", "o&m", "d&a", "b&r"})
 _LEADING_ZH = re.compile(r"^(?:根据|在|据)?([\u4e00-\u9fff]{4})")
 _NOT_NAMES = {"in", "on", "what", "how", "the", "which", "according", "using", "from", "by", "for", "did", "does",
               "was", "were", "is", "are", "among", "as", "at", "if", "per", "under", "its", "an", "and", "of"}
@@ -177,10 +180,25 @@ class DocumentNames:
         numbered = self._numbered(question)
         if 1 <= len(numbered) <= most:
             held.append((len(numbered), numbered))
+        held = [(n, kept) for n, docs in held if (kept := self._of_year(docs, reference))]
         if not held:
             return set()
         fewest = min(n for n, _ in held)
-        return set().union(*(docs for n, docs in held if n == fewest))
+        named = set().union(*(docs for n, docs in held if n == fewest))
+        if fewest > 1 and all(docs == named for n, docs in held if n == fewest):
+            # ``more_names`` (rule 292): one name several documents hold ("凸显理论" in 广发's note and 招商's) goes to
+            # those that hold more of the reference's other names too ("广发证券"), counted once per set of holders
+            sets = {frozenset(docs) for _, docs in held}
+            count = {d: sum(d in docs for docs in sets) for d in named}
+            named = {d for d in named if count[d] == max(count.values())}
+        return named
+
+    def _of_year(self, docs: set[str], reference: str) -> set[str]:
+        """``other_year`` (rule 290): of ``docs``, those not titled with other years only than the year the reference
+        names: "2024年北京市政府工作报告" is not 万科's 2014 report, whose page mentioning a 政府工作报告 made it the
+        only holder of the name (the work report's extract prints no title)."""
+        years = set(_YEAR.findall(reference))
+        return {d for d in docs if not years or not (own := set(_YEAR.findall(self.titles.get(d, "")))) or own & years}
 
     def _ampersand(self, question: str) -> set[str]:
         """``ampersand_name`` (rule 244): a company named by two capitalised words joined by "&" ("Johnson & Johnson",
@@ -189,6 +207,8 @@ class DocumentNames:
         ("Johnson") are too common to name a report, the initials are seldom printed."""
         out: set[str] = set()
         for a, b in _AMPERSAND.findall(folded(question)):
+            if f"{a}&{b}".lower() in _INITIALISMS:
+                continue
             if len(a) == len(b) == 1:
                 printed = re.compile(rf"\b{a.lower()}[a-z]{{2,}}\s*&\s*{b.lower()}[a-z]{{2,}}\b")
             elif len(a) >= 3 and len(b) >= 3:

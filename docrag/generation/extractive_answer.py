@@ -36,6 +36,7 @@ from docrag.generation.extractive_math import (
     named_figure,
     not_addable,
     other_rate,
+    part_over_whole,
     printed_measure,
     share_row,
     stated_total,
@@ -221,6 +222,8 @@ def _computed(op: str, first: Unit, second: Unit, meta: dict[str, Any], quoted: 
         quoted.append(second)   # "合计多少？其中 X 多少": both are asked for (the caller drops the best)
     elif mixes_measures(op, named_figure(fc), named_figure(sc)):
         meta["arithmetic_refused"] = f"{op}: money with a count ({fc.value}, {sc.value})"
+    elif part_over_whole(op, fc.value, sc.value):   # rule 289
+        meta["arithmetic_refused"] = f"{op}: the part exceeds the whole ({fc.value}, {sc.value})"
     elif comparable(op, cell_figure(fc), cell_figure(sc)):
         res = compute(op, a, b)
     else:

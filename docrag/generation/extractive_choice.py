@@ -25,10 +25,11 @@ from docrag.words import YEAR
 _WHICH_EN = re.compile(r"\bwhich\b", re.IGNORECASE)
 _OR = re.compile(r"\s+or\s+", re.IGNORECASE)
 _AMONG = re.compile(r"\bamong\s+(?:the\s+)?(?P<list>[^?]+?),\s+which\b", re.IGNORECASE)
-_ZH_WHICH = re.compile(r"(?P<list>[^，,。；;：:？?]+?)(?:中|之中|当中|相比|相比较)?(?:，|,)?"
+_ZH_WHICH = re.compile(r"(?P<list>[^，,。；;：:？?]+?)(?:中|之中|当中|里|里面|相比|相比较)?(?:，|,)?"
                        r"(?:哪个|哪一个|哪家|哪项|哪一项|谁)")
 _SEP_EN = re.compile(r",\s*(?:and|or)\s+|\s+(?:and|or)\s+|,\s*", re.IGNORECASE)
 _SEP_ZH = re.compile(r"以及|、|和|与|及|或")
+_SHARED_NOUN = re.compile(r"(?:成分股|成份股|股票池|样本股?|板块|组合)$")
 # what is compared
 _GROWTH = re.compile(r"\b(?:grew|grow(?:s|ing|th)?|increas\w*|rose|rise[sn]?|gain\w*|decline[sd]?|fell|"
                      r"f[ae]ll\w*|drop\w*|decreas\w*)\b|增长|增速|增幅|涨幅|上涨|下降|降幅|减少|增加", re.IGNORECASE)
@@ -55,6 +56,8 @@ def options_of(question: str) -> list[str]:
     if _CJK.search(q):
         m = _ZH_WHICH.search(q)
         items = _SEP_ZH.split(m.group("list")) if m else []
+        if len(items) >= 2 and (noun := _SHARED_NOUN.search(items[-1])):   # rule 296 ``shared_noun``: "沪深300和
+            items[-1] = items[-1][:noun.start()]   # 中证500成分股": the pool's noun is every option's, no row's name
     elif not _WHICH_EN.search(q):
         return []
     else:
@@ -129,6 +132,8 @@ def choice_answer(units: Sequence[Unit], scores: Sequence[float], best: Unit, qu
     if len(order) > 1 and order[0][1] == order[1][1]:
         return None
     names = [used[0].cell.row.name for _, _, used in order]   # as the table prints it
+    if len(set(names)) < len(names):   # "STR(沪深300)", "STR(中证500)": the brackets tell them apart
+        names = [used[0].cell.row.own_label for _, _, used in order]
     parts = [_describe(name, value, used) for name, (_, value, used) in zip(names, order, strict=True)]
     return Choice(f"{names[0]} — " + "; ".join(parts), [u for _, _, used in order for u in used])
 
@@ -141,7 +146,8 @@ def _option_rows(options: list[str], cells: list[Unit]) -> dict[str, list[Unit]]
         by_row.setdefault(id(u.cell.row), []).append(u)
     out: dict[str, list[Unit]] = {}
     for option in options:
-        fits = sorted(((_label_fit(option, r[0].cell.row.name), -len(r[0].cell.row.name), k)
+        # the label whole: "STR(沪深300)" and "STR(中证500)" differ in their brackets only (rule 296)
+        fits = sorted(((_label_fit(option, r[0].cell.row.own_label), -len(r[0].cell.row.name), k)
                        for k, r in by_row.items()), reverse=True)
         if fits and fits[0][0] >= 0.75 and (len(fits) == 1 or fits[1][:2] != fits[0][:2]):
             out[option] = by_row[fits[0][2]]

@@ -1,7 +1,7 @@
 """How a figure competes with the units around it when the question does not ask for a chart (rule 247
-``labelled_figure``), how a table captioned as a figure is read when the question names it (rule 248
-``captioned_table``), and the text that states what a chart does not print (rule 277 ``described_chart``); applied
-in ``extractive.py``."""
+``labelled_figure``), a chart beside the table of its values (rule 293 ``tabled_chart``), how a table captioned as a
+figure is read when the question names it (rule 248 ``captioned_table``), and the text that states what a chart does
+not print (rule 277 ``described_chart``); applied in ``extractive.py``."""
 
 from __future__ import annotations
 
@@ -37,10 +37,29 @@ def figure_fit(units: Sequence[Unit], question: str, wants_chart: bool, named: S
     """Rules 247 (:func:`labelled_figure`) and 248 ``captioned_table``: the cells of a table captioned as a figure
     ("图表7", the statistics under "图10"), when the question names it by that number, are read as the figure asked for
     (a chart's x1.5 in place of a cell's x0.85)."""
-    out = labelled_figure(units, question, wants_chart)
+    out = [f * t for f, t in zip(labelled_figure(units, question, wants_chart), tabled_chart(units), strict=True)]
     if wants_chart:
         out = [f * CAPTIONED_TABLE if ref and u.kind == "cell" and u.table is not None
                and FIG_CAPTION.match(u.table.title) else f for f, u, ref in zip(out, units, named, strict=True)]
+    return out
+
+
+TABLED_CHART = 0.5   # ``tabled_chart`` (rule 293): a drawing to read beside the table printing its values
+
+
+def tabled_chart(units: Sequence[Unit]) -> list[float]:
+    """``tabled_chart`` (rule 293): a chart with no data label whose drawn categories ("2017" .. "2022" of a 10-K's
+    performance graph) head three columns or more of a table on its page is that table drawn: the table prints the
+    values the drawing can only approximate (Pfizer's "Five Year Performance" under its graph), so the chart loses."""
+    heads: dict[str, set[str]] = {}
+    for u in units:
+        if u.cell is not None and u.cell.headers:
+            heads.setdefault(u.page.page_id, set()).add(u.cell.headers[-1].strip())
+    out = []
+    for u in units:
+        drawn = {str(v[0]).strip() for s in u.extra.get("drawn") or [] for v in s.get("values") or []} \
+            if u.kind == "figure" and not u.extra.get("values") else set()
+        out.append(TABLED_CHART if len(drawn & heads.get(u.page.page_id, set())) >= 3 else 1.0)
     return out
 
 

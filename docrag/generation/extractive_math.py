@@ -220,11 +220,14 @@ def column_mean(best: Any, question: str, column: Sequence[Any]) -> tuple[Result
     answering cell's ``column`` (its cells, one per row of its table) over its rows (those of the years named when a
     span is; no total or average row), computed with its inputs shown; None unless the question asks a mean and two
     rows or more give figures."""
-    if best.cell is None or not _MEAN.search(question) or printed_measure(
-            question, "mean", best.cell, [h for tc in best.table.cells() for h in tc.headers] if best.table else ()):
+    # a row label prints the measure too (广发's 表2: "IC 均值" a row over 周度 / 月度 columns)
+    printed = [h for tc in best.table.cells() for h in (*tc.headers, tc.row.label)] if best.table else ()
+    if best.cell is None or not _MEAN.search(question) or printed_measure(question, "mean", best.cell, printed):
         return None
     cells = [u for u in column if not is_total_row(u.cell.row.label) and not _AVERAGE_ROW.search(u.cell.row.label)
              and parse_number(u.cell.value) is not None]
+    if len({u.cell.value.strip().endswith("%") for u in cells}) > 1:
+        return None   # ``mean_one_unit`` (rule 288): rates beside plain figures are rows of different measures
     span = _YEAR_SPAN.search(question)
     if span:
         lo, hi = sorted(int(g) for g in span.groups())
@@ -247,6 +250,12 @@ def adds_a_total(op: str, label_a: str, label_b: str) -> bool:
 def finest(values: Sequence[str]) -> str:
     """The printed figure with the most decimals: a result is written as finely as its finest input."""
     return max(values, key=lambda t: len(t.split(".")[1]) if "." in t else -1)
+
+
+def part_over_whole(op: str, part: str, whole: str) -> bool:
+    """``part_over_whole`` (rule 289): a share whose part exceeds its whole (390 / 23, a "% Change" column read as
+    the whole of Pfizer's revenues) pairs two figures that are no part and whole."""
+    return op == "share" and 0 < (parse_number(whole) or 0) < (parse_number(part) or 0)
 
 
 def compute(op: str, first: str, second: str) -> Result | None:

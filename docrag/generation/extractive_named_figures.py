@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from docrag.generation.extractive_answer import fmt_cell
 from docrag.generation.extractive_formula import Formula, _fit, formula_of, formula_operands
 from docrag.generation.extractive_gap import _PERCENT_UNITS
-from docrag.generation.extractive_math import Result, compute
+from docrag.generation.extractive_math import Result, compute, part_over_whole
 from docrag.generation.extractive_tables import is_serial, parse_number, unit_of
 from docrag.generation.extractive_units import _CJK, _STOP, Unit
 
@@ -133,6 +133,8 @@ def named_figures(question: str, units: Sequence[Unit], scores: Sequence[float],
     if pair is None:
         return None
     a, b = pair
+    if part_over_whole(formula.op, a.number, b.number):
+        return None   # rule 289
     res = compute(formula.op, b.number, a.number) if formula.op == "difference" else \
         compute(formula.op, a.number, b.number)
     if res is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from docrag.generation.extractive_extremes import _PAREN
+from docrag.generation.extractive_parts_joins import joined_pieces
 from docrag.generation.extractive_units import _CJK
 
 _ASKS = re.compile(r"多少|几|什么|哪|何|谁|是否|吗|如何|怎样|怎么|"
@@ -332,40 +333,6 @@ def _shared_verb(q: str) -> list[str]:
     return [f"{m.group('head')}{m.group('a')} {tail}", f"{m.group('head')}{m.group('b')} {tail}"]
 
 
-_BETWEEN_OPEN = re.compile(r"\bbetween\b(?![^,;?]*\band\b)[^,;?]*$", re.IGNORECASE)
-
-
-def _between_joined(pieces: list[str]) -> list[str]:
-    """``between_pair`` (rule 165): "the difference between A and its B" is one figure: a piece ending in a "between"
-    not yet closed by its "and" joins the piece after it."""
-    out: list[str] = []
-    for piece in pieces:
-        if out and _BETWEEN_OPEN.search(out[-1]):
-            out[-1] = f"{out[-1]} and {piece}"
-        else:
-            out.append(piece)
-    return out
-
-
-# "rates for the euro area and the United States are cited": two objects of one preposition, the verb after the second
-_OBJECT_END = re.compile(r"\b(?:for|in|of|on|at|from|among)\s+(?:the\s+)?[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}$",
-                         re.IGNORECASE)
-_VERB_AFTER = re.compile(r"^(?:the|its|their)\s+(?:[A-Za-z][\w'’-]*\s+){1,4}(?:are|is|was|were)\s", re.IGNORECASE)
-
-
-def _objects_joined(pieces: list[str]) -> list[str]:
-    """``joined_objects`` (rule 222): "what rates for the euro area and the United States are cited" is one question
-    over two objects (rule 220 answers each): a piece that starts with its subject's noun and a verb, asking nothing
-    of its own, joins the piece before it when that ends in a preposition's object."""
-    out: list[str] = []
-    for piece in pieces:
-        if out and _OBJECT_END.search(out[-1]) and _VERB_AFTER.match(piece) and not _WH.search(piece):
-            out[-1] = f"{out[-1]} and {piece}"
-        else:
-            out.append(piece)
-    return out
-
-
 def _refers_back(piece: str) -> bool:
     words = piece.split()
     return bool(_REFERS_BACK.search(piece)) or len(words) < 4 or (len(words) <= 5 and bool(_PRONOUN.search(piece)))
@@ -384,7 +351,7 @@ def parts_of(question: str) -> list[str]:
     shared = _shared_verb(q)
     if len(shared) > 1:
         return shared
-    pieces = _objects_joined(_between_joined([p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")]))
+    pieces = joined_pieces([p.strip(" ,?") for p in _SPLIT_EN.split(q) if p.strip(" ,?")])
     if len(pieces) < 2 or not _ASKS.search(pieces[0]):
         spans = _two_spans(q)
         return spans if len(spans) > 1 else _items_en(q)

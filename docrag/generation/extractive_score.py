@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from docrag.generation.extractive_cost_basis import cost_fit
 from docrag.generation.extractive_counts import count_fit
 from docrag.generation.extractive_cues import (
     amount_fit,
@@ -70,7 +71,7 @@ def cue_product(units: Sequence[Unit], question: str, asked: str, referred: str 
     out = [a * b * c for a, b, c in zip(month_fit(units, asked), quoted_fit(units, asked),
                                         reference_fit(units, referred or question), strict=True)]
     for fit in (label_fit, count_fit, language_fit, extreme_fit, chart_extreme_fit, key_fit, category_fit, span_fit,
-                share_fit, rate_fit, class_fit, amount_fit):
+                share_fit, rate_fit, class_fit, amount_fit, cost_fit):
         out = [a * b for a, b in zip(out, fit(units, question), strict=True)]
     return out
 
@@ -179,16 +180,25 @@ _EVIDENCE_IN = re.compile(r"^(.+?)\s+(?:of|in)\s+(.+)$")   # "Table 1 of the BLS
 # "what were RIL's revenue and net profit", "NVIDIA's Data Center revenue": the company whose report is read,
 # named on its cover and in its boilerplate more than beside its figures (rule 104)
 _OWNER_EN = re.compile(r"\b((?:[A-Z][\w&.-]*\s+(?:(?:de|of|la|del|du|der|van|von|y)\s+)?){0,2}[A-Z][\w&.-]*)['’]s\s+"
-                       r"(?=[A-Za-z])")   # "Banco de México's", "Bank of England's": one owner
+                       r"(?=[A-Za-z]|(?:19|20)\d\d\b)")   # "Banco de México's", "Bank of England's": one owner
+
+
+_OWNS_REPORT = re.compile(r"(?:(?:19|20)\d\d\s+|fiscal\s+|fy\s?\d+\s+|q[1-4]\s+|annual\s+|form\s+){0,3}(?:"
+                          + _DOC_WORDS_EN + r")\b", re.IGNORECASE)
 
 
 def _owner_apart(asked: str, ref: str) -> tuple[str, str]:
     """(``asked`` less its possessive owners, ``ref`` with them): "RIL's revenue" asks for revenue in RIL's
     report; the owner still weighs, as context (``_CONTEXT_WEIGHT``), so another company's page does not win."""
-    owners = [m.group(1) for m in _OWNER_EN.finditer(asked)]
-    if not owners or _CJK.search(asked):
+    found = list(_OWNER_EN.finditer(asked))
+    if not found or _CJK.search(asked):
         return asked, ref
-    return _OWNER_EN.sub("", asked), " ".join([ref, *owners]).strip()
+    # rule 297 ``owner_or_subject``: an owner of a report ("according to Pfizer's 2022 Form 10-K") owns alone; another
+    # owner is then the question's subject ("Paxlovid's worldwide revenues"); "Pfizer's 2022 revenues" owns too
+    owning = [m for m in found if _OWNS_REPORT.match(asked, m.end())] or found
+    for m in sorted(owning, key=lambda m: -m.start()):
+        asked = asked[:m.start()] + asked[m.end():]
+    return asked, " ".join([ref, *(m.group(1) for m in owning)]).strip()
 
 
 def document_reference(question: str) -> tuple[str, str]:
