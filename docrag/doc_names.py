@@ -46,14 +46,13 @@ from itertools import pairwise
 
 from docrag.generation.extractive_score import document_reference
 from docrag.types import Document, Page
-from docrag.words import file_name_words, folded, simplified
+from docrag.words import YEAR_ALONE, file_name_words, folded, simplified
 
 log = logging.getLogger(__name__)
 
 IDENTITY_PAGES = 2          # the first pages whose whole text names the document (cover, first header)
 FURNITURE_PAGES = 5         # running headers repeat: the first pages' furniture holds them
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 # on folded text ("México" is "Mexico"); a name glued to Chinese counts ("ICU均线", "C-VIX编制手册": rule 231)
 _CAPITALISED = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z&]+(?![A-Za-z0-9&])")
 _LATIN_WORD = re.compile(r"[a-z0-9&]+")
@@ -197,8 +196,9 @@ class DocumentNames:
         """``other_year`` (rule 290): of ``docs``, those not titled with other years only than the year the reference
         names: "2024年北京市政府工作报告" is not 万科's 2014 report, whose page mentioning a 政府工作报告 made it the
         only holder of the name (the work report's extract prints no title)."""
-        years = set(_YEAR.findall(reference))
-        return {d for d in docs if not years or not (own := set(_YEAR.findall(self.titles.get(d, "")))) or own & years}
+        years = set(YEAR_ALONE.findall(reference))
+        titled = {d: set(YEAR_ALONE.findall(self.titles.get(d, ""))) for d in docs}
+        return {d for d in docs if not years or not titled[d] or titled[d] & years}
 
     def _ampersand(self, question: str) -> set[str]:
         """``ampersand_name`` (rule 244): a company named by two capitalised words joined by "&" ("Johnson & Johnson",

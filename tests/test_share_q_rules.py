@@ -1,6 +1,8 @@
-"""Findings of the ninth session (2026-11-29) on share q: a table found without its header under a line that
-names no year (广发's 表8) crashed the period-header reader. Real-page tests skip where the dev PDFs are not
-fetched."""
+"""Rules from the ninth session (2026-11-29), on share q: a table found without its header under a line naming no
+year crashed the period-header reader; a mean of one unit (288), a part larger than its whole (289), the documents a
+question names (290 a year, 291 initials, 292 more names), a chart beside the table of its values (293), "and for what"
+(294), before or after costs (295), options in one pool (296) and the report's owner (297). Real-page tests skip where
+the dev PDFs are not fetched."""
 
 from __future__ import annotations
 

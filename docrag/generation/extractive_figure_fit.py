@@ -34,9 +34,9 @@ CAPTIONED_TABLE = 1.5 / 0.85   # ``captioned_table`` (rule 248): a chart's prior
 
 
 def figure_fit(units: Sequence[Unit], question: str, wants_chart: bool, named: Sequence[bool]) -> list[float]:
-    """Rules 247 (:func:`labelled_figure`) and 248 ``captioned_table``: the cells of a table captioned as a figure
-    ("图表7", the statistics under "图10"), when the question names it by that number, are read as the figure asked for
-    (a chart's x1.5 in place of a cell's x0.85)."""
+    """Rules 247 (:func:`labelled_figure`), 293 (:func:`tabled_chart`) and 248 ``captioned_table``: the cells of a
+    table captioned as a figure ("图表7", the statistics under "图10"), when the question names it by that number, are
+    read as the figure asked for (a chart's x1.5 in place of a cell's x0.85)."""
     out = [f * t for f, t in zip(labelled_figure(units, question, wants_chart), tabled_chart(units), strict=True)]
     if wants_chart:
         out = [f * CAPTIONED_TABLE if ref and u.kind == "cell" and u.table is not None
