@@ -1,7 +1,8 @@
 """Rules from the ninth session (2026-11-29), on share q: a table found without its header under a line naming no
 year crashed the period-header reader; a mean of one unit (288), a part larger than its whole (289), the documents a
 question names (290 a year, 291 initials, 292 more names), a chart beside the table of its values (293), "and for what"
-(294), before or after costs (295), options in one pool (296) and the report's owner (297). Real-page tests skip where
+(294), before or after costs (295), options in one pool (296), the report's owner (297) and nested group headers
+(298). Real-page tests skip where
 the dev PDFs are not fetched."""
 
 from __future__ import annotations
@@ -187,3 +188,23 @@ def test_the_owner_of_the_report_owns_and_a_product_stays_asked() -> None:
     assert document_reference("What were Pfizer's 2022 total revenues in the U.S. and internationally?") == (
         "What were 2022 total revenues in the U.S. and internationally?", "Pfizer")
     assert document_reference("What were RIL's revenue and net profit?") == ("What were revenue and net profit?", "RIL")
+
+
+def _heads_of(page, label: str) -> dict[str, list[str]]:
+    from docrag.generation.extractive_table_read import parse_tables
+
+    return {tc.value: tc.headers for b in page.blocks if b.kind is BlockKind.TABLE for t in parse_tables(b, page)
+            for tc in t.cells() if tc.row.label.startswith(label)}
+
+
+@pytest.mark.skipif(not PFIZER.exists(), reason=NOT_FETCHED)
+def test_nested_group_headers_head_the_runs_under_them(tmp_path) -> None:
+    """Rule 298 ``nested_groups``: Pfizer's revenue table heads "Worldwide | U.S. | International" over three runs of
+    "2022 2021 2020", again over three runs of "22/21 21/20", and "Year Ended December 31, | % Change" over those; each
+    header headed only the column it overlapped (International 2022 had no "International", the change columns no
+    "% Change")."""
+    heads = _heads_of(real_pages(PFIZER, [6], tmp_path)[0], "Total revenues")
+    assert heads["$ 57,857"] == ["Year Ended December 31,", "International", "2022"]
+    assert heads["$ 100,330"] == ["Year Ended December 31,", "Worldwide", "2022"]
+    assert heads["12"] == ["% Change", "International", "22/21"]
+

@@ -5,7 +5,8 @@ Values of different rows that overlap form a column; each header line heads a co
 overlapping it most, so a spanning header ("Unadjusted indexes" over three columns) heads each column it
 overlaps and no other. A header over no column takes the nearest one when near; a line of group headers
 spread across the table ("多空对冲 | 多头") parts the columns between them; a header alone under a wider
-one continues it ("Unadjusted percent / change"). Cells are :class:`~docrag.generation.extractive_tables.Cell`
+one continues it ("Unadjusted percent / change"); lines of group headers over repeated runs of the line below head
+their runs (rule 298 ``nested_groups``). Cells are :class:`~docrag.generation.extractive_tables.Cell`
 (``text`` and a ``box`` in PDF points), rows :class:`~docrag.generation.extractive_tables.Row`.
 """
 from __future__ import annotations
@@ -148,7 +149,46 @@ def column_heads(rows: Sequence[Any], header_lines: Sequence[Sequence[Any]], is_
                     for j in [j for j, h in out[k].items() if h is upper and out[i].get(j) is hc]:
                         out[k][j] = joined
                         del out[i][j]
+    for i, heads in _nested_groups(header_lines, columns, out[-1] if out else {}).items():
+        out[i] = heads   # rule 298
     return columns, out
+
+
+def _centre(x0: float, x1: float) -> float:
+    return (x0 + x1) / 2
+
+
+def _nested_groups(header_lines: Sequence[Sequence[Any]], columns: list[tuple[float, float]],
+                   bottom: dict[int, Any]) -> dict[int, dict[int, Any]]:
+    """``nested_groups`` (rule 298): lines of group headers over runs of the line below that repeat ("Worldwide | U.S. |
+    International" over "2022 2021 2020" three times, then over "22/21 21/20" three times; "Year Ended December 31, |
+    % Change" over those two runs of three): from the lowest line up, each run of the line below goes to the nearest
+    header of the line above; a line is read so when every header gets a contiguous run of groups whose lower heads
+    are distinct, and two headers get the same lower heads (the nesting shows). {line index: {column: header}} for
+    the lines read so, the lowest first; lines above the first that is not are left as they were."""
+    n = len(columns)
+    if len(header_lines) < 2 or n < 4 or any(j not in bottom for j in range(n)):
+        return {}
+    groups = [[j] for j in range(n)]
+    keys = [bottom[j].text.strip() for j in range(n)]
+    out: dict[int, dict[int, Any]] = {}
+    for i in range(len(header_lines) - 2, -1, -1):
+        cells = sorted((c for c in header_lines[i] if c.box is not None), key=lambda c: c.box.x0)
+        if not 2 <= len(cells) < len(groups):
+            break
+        owner = [min(range(len(cells)), key=lambda m: abs(_centre(cells[m].box.x0, cells[m].box.x1)
+                                                          - _centre(columns[g[0]][0], columns[g[-1]][1])))
+                 for g in groups]
+        mine = [[k for k, o in enumerate(owner) if o == m] for m in range(len(cells))]
+        seqs = [tuple(keys[k] for k in ks) for ks in mine]
+        if any(not ks or ks != list(range(ks[0], ks[-1] + 1)) or len(set(q)) < len(q) for ks, q in zip(mine, seqs,
+                                                                                                       strict=True)) \
+                or not any(len(q) >= 2 and seqs.count(q) >= 2 for q in seqs):
+            break
+        out[i] = {j: cells[m] for m, ks in enumerate(mine) for k in ks for j in groups[k]}
+        groups = [[j for k in ks for j in groups[k]] for ks in mine]
+        keys = [c.text.strip() for c in cells]
+    return out
 
 
 def _repeated_blocks(line: Sequence[Any], columns: list[tuple[float, float]],
