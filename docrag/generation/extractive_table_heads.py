@@ -180,15 +180,20 @@ def _nested_groups(header_lines: Sequence[Sequence[Any]], columns: list[tuple[fl
                                                           - _centre(columns[g[0]][0], columns[g[-1]][1])))
                  for g in groups]
         mine = [[k for k, o in enumerate(owner) if o == m] for m in range(len(cells))]
-        seqs = [tuple(keys[k] for k in ks) for ks in mine]
-        if any(not ks or ks != list(range(ks[0], ks[-1] + 1)) or len(set(q)) < len(q) for ks, q in zip(mine, seqs,
-                                                                                                       strict=True)) \
-                or not any(len(q) >= 2 and seqs.count(q) >= 2 for q in seqs):
+        if not _nested(mine, [tuple(keys[k] for k in ks) for ks in mine]):
             break
         out[i] = {j: cells[m] for m, ks in enumerate(mine) for k in ks for j in groups[k]}
         groups = [[j for k in ks for j in groups[k]] for ks in mine]
         keys = [c.text.strip() for c in cells]
     return out
+
+
+def _nested(mine: list[list[int]], seqs: list[tuple[str, ...]]) -> bool:
+    """Each header owns a contiguous run of groups (``mine``) whose lower heads (``seqs``) are distinct, and two headers
+    own the same lower heads."""
+    runs = all(ks and ks == list(range(ks[0], ks[-1] + 1)) and len(set(q)) == len(q)
+               for ks, q in zip(mine, seqs, strict=True))
+    return runs and any(len(q) >= 2 and seqs.count(q) >= 2 for q in seqs)
 
 
 def _repeated_blocks(line: Sequence[Any], columns: list[tuple[float, float]],
