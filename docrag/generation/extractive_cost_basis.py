@@ -14,11 +14,11 @@ _COST = r"(?:交易)?(?:成本|费用|手续费|费)"
 _BEFORE_Q = re.compile(rf"未扣除?{_COST}?|不扣除?{_COST}|扣(?:除{_COST}|费)前|费前|(?:未|不)考虑{_COST}"
                        r"|\bbefore (?:transaction |trading )?(?:costs|fees)\b|\bgross of (?:costs|fees)\b",
                        re.IGNORECASE)
-_AFTER_Q = re.compile(rf"(?<![未不])扣除{_COST}(?!前)|(?<![未不])扣费(?!前)|费后|(?<![未不])考虑{_COST}"
-                      r"|\bafter (?:transaction |trading )?(?:costs|fees)\b|\bnet of (?:costs|fees)\b", re.IGNORECASE)
-# a column of the after-cost basis: "(扣除交易成本)", "(扣费)", "费后", "net of fees"
-_AFTER_HEAD = re.compile(rf"(?<![未不])扣除{_COST}(?!前)|(?<![未不])扣费(?!前)|费后|\bnet of (?:costs|fees)\b"
-                         r"|\bafter (?:transaction |trading )?(?:costs|fees)\b", re.IGNORECASE)
+# a column of the after-cost basis: "(扣除交易成本)", "(扣费)", "费后", "net of fees"; asked, "考虑交易成本" too
+_AFTER = (rf"(?<![未不])扣除{_COST}(?!前)|(?<![未不])扣费(?!前)|费后|\bnet of (?:costs|fees)\b"
+          r"|\bafter (?:transaction |trading )?(?:costs|fees)\b")
+_AFTER_HEAD = re.compile(_AFTER, re.IGNORECASE)
+_AFTER_Q = re.compile(rf"{_AFTER}|(?<![未不])考虑{_COST}", re.IGNORECASE)
 
 
 def _after(u: Unit) -> bool:
@@ -32,11 +32,7 @@ def cost_fit(units: Sequence[Unit], question: str, loss: float = 0.6) -> list[fl
     before, after = bool(_BEFORE_Q.search(question)), bool(_AFTER_Q.search(question))
     if before == after:
         return [1.0] * len(units)
-    priced = {id(u.table) for u in units if u.cell is not None and u.table is not None and _after(u)}
-    out = []
-    for u in units:
-        if u.cell is None or u.table is None or id(u.table) not in priced:
-            out.append(1.0)
-        else:
-            out.append(loss if _after(u) == before else 1.0)
-    return out
+    marked = [u.cell is not None and u.table is not None and _after(u) for u in units]
+    priced = {id(u.table) for u, m in zip(units, marked, strict=True) if m}
+    return [loss if u.cell is not None and u.table is not None and id(u.table) in priced and m == before else 1.0
+            for u, m in zip(units, marked, strict=True)]

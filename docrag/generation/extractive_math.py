@@ -220,9 +220,11 @@ def column_mean(best: Any, question: str, column: Sequence[Any]) -> tuple[Result
     answering cell's ``column`` (its cells, one per row of its table) over its rows (those of the years named when a
     span is; no total or average row), computed with its inputs shown; None unless the question asks a mean and two
     rows or more give figures."""
+    if best.cell is None or not _MEAN.search(question):
+        return None
     # a row label prints the measure too (广发's 表2: "IC 均值" a row over 周度 / 月度 columns)
     printed = [h for tc in best.table.cells() for h in (*tc.headers, tc.row.label)] if best.table else ()
-    if best.cell is None or not _MEAN.search(question) or printed_measure(question, "mean", best.cell, printed):
+    if printed_measure(question, "mean", best.cell, printed):
         return None
     cells = [u for u in column if not is_total_row(u.cell.row.label) and not _AVERAGE_ROW.search(u.cell.row.label)
              and parse_number(u.cell.value) is not None]

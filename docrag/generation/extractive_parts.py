@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from docrag.generation.extractive_extremes import _PAREN
-from docrag.generation.extractive_parts_joins import joined_pieces
+from docrag.generation.extractive_parts_joins import _WH, joined_pieces
 from docrag.generation.extractive_units import _CJK
 
 _ASKS = re.compile(r"多少|几|什么|哪|何|谁|是否|吗|如何|怎样|怎么|"
@@ -27,7 +27,6 @@ _ASKS = re.compile(r"多少|几|什么|哪|何|谁|是否|吗|如何|怎样|怎�
 _SPLIT_EN = re.compile(r",?\s+and\s+(?=(?:what|how|which|when|where|who|whose|why|did|does|do|is|are|was|were|"
                        r"the|its|their|his|her|by how much)\b|(?:in|at|on|for|from|to|by|with|of|during|under|"
                        r"roughly|approximately|about|around)\s+(?:what|which|whom|whose|how)\b)", re.IGNORECASE)
-_WH = re.compile(r"\b(?:what|which|how|when|where|who|whose|why)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:it|they|them|this|that|these|those|then)\b", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"^(?:how|why)\s+(?:does|did|do|has|have|is|was|would)\s+(?:it|they|this|that|these|those)\b",
                           re.IGNORECASE)
